@@ -1,0 +1,34 @@
+# Setup and test in two commands: `make run` and `make test`.
+# Each creates .venv and installs the project into it when needed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint bench check clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/pbem check games.yaml
+	$(BIN)/pbem demo games.yaml
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check pbem adjudicator tests bench
+	$(BIN)/ruff format --check pbem adjudicator tests bench
+
+bench: $(STAMP)
+	$(BIN)/python bench/officewars.py
+
+check: $(STAMP)
+	$(BIN)/pbem check games.yaml
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

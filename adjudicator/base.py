@@ -1,0 +1,392 @@
+"""The game interface every rule set implements, and the values it passes.
+
+The host (``pbem``) only ever talks to a game through a :class:`Game`
+object, so it never knows which game it runs. Everything here is pure:
+no mail, no disk, no clock, no global random state. A game's state is
+plain data that round-trips through JSON exactly, with a format version.
+
+What the five rule sets need of this interface, and where it lives:
+
+* simultaneous orders (Office Wars, Empire) and orders executed in the
+  order the server received them (Implosion, Territory's bilateral
+  attacks): every :class:`Order` carries ``seq``, the host's received
+  sequence number; :attr:`Game.order_mode` says which the game uses.
+* chance: :meth:`Game.adjudicate` takes a seed; the host derives it from
+  the seed stored with the game (:func:`turn_seed`) and games draw from
+  :class:`Rng`, never from :mod:`random`.
+* several phases a year (Empire): :meth:`Game.phase` names the phase the
+  state is in; a turn moves the state to its next phase.
+* start conditions and leaving: :attr:`Game.seats` (Territory starts at
+  exactly 6), :meth:`Game.remove_player`.
+* hidden information: :meth:`Game.view` is per viewer, and results and
+  events carry ``visible_to``; :meth:`TurnResult.for_viewer` filters them.
+* votes and scores: votes are orders (``VOTE ...``), their state is in
+  :attr:`View.votes`, and :meth:`Game.outcome` gives the winners and scores.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+# --------------------------------------------------------------------------
+# Orders and the three ways an order line fails
+
+
+class OrderMode(enum.Enum):
+    """How a game's orders relate in time."""
+
+    SIMULTANEOUS = "simultaneous"  # all orders of a turn take effect together
+    RECEIVED = "received"  # orders run one by one in received order (seq)
+
+
+@dataclass(frozen=True)
+class Order:
+    """One understood, allowed order. Games subclass this with their fields.
+
+    ``player`` gave it; ``seq`` is the host's received sequence number of
+    the mail it came in (0 offline); ``line`` its line number in that mail.
+    """
+
+    player: str
+    seq: int = 0
+    line: int = 0
+
+    @property
+    def unit(self) -> str | None:
+        """The unit this order commands, or None for orders such as votes.
+
+        Two orders with the same unit key in one sheet: the later replaces
+        the earlier, with a warning.
+        """
+        return None
+
+    def canonical(self) -> str:  # pragma: no cover - every game overrides
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:  # pragma: no cover - every game overrides
+        raise NotImplementedError
+
+
+class ProblemKind(enum.Enum):
+    NOT_UNDERSTOOD = "not_understood"  # the line is not an order of this game
+    NOT_ALLOWED = "not_allowed"  # understood, but not legal in this position
+    AMBIGUOUS = "ambiguous"  # a name matches more than one thing
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A refused order line, returned as a value so the other lines count.
+
+    ``reason`` is a stable code (``"no_such_system"``); ``facts`` hold what
+    a template needs to say it in words; ``suggestions`` are the closest
+    names or a correct form of the order.
+    """
+
+    line: int
+    text: str
+    kind: ProblemKind
+    reason: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    suggestions: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "text": self.text,
+            "kind": self.kind.value,
+            "reason": self.reason,
+            "facts": dict(self.facts),
+            "suggestions": list(self.suggestions),
+        }
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something accepted but worth telling the player (an order replaced)."""
+
+    line: int
+    reason: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "reason": self.reason, "facts": dict(self.facts)}
+
+
+@dataclass(frozen=True)
+class OrderSheet:
+    """What one player's order text came to: the orders that stand (one per
+    unit, later lines replacing earlier ones), the refused lines, warnings."""
+
+    player: str
+    orders: tuple[Order, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    warnings: tuple[Notice, ...] = ()
+
+
+# --------------------------------------------------------------------------
+# Results of a turn
+
+
+@dataclass(frozen=True)
+class OrderResult:
+    """Exactly one per order executed (including the holds of units left
+    without orders). ``reason`` is a stable code from the game's reason enum;
+    ``succeeded`` follows from it. ``visible_to`` is None (everyone) or the
+    players who may see it."""
+
+    order: Order
+    succeeded: bool
+    reason: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    visible_to: frozenset[str] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "order": self.order.to_dict(),
+            "text": self.order.canonical(),
+            "player": self.order.player,
+            "succeeded": self.succeeded,
+            "reason": self.reason,
+            "facts": dict(self.facts),
+        }
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened in a turn: a conquest, a loss, a deployment,
+    an elimination, the end of the game. ``kind`` is a stable code."""
+
+    kind: str
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    visible_to: frozenset[str] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **dict(self.facts)}
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """What :meth:`Game.adjudicate` returns. The old state stays valid."""
+
+    state: Any
+    results: tuple[OrderResult, ...]
+    events: tuple[Event, ...]
+
+    def for_viewer(self, viewer: str | None) -> TurnResult:
+        """The same result with what ``viewer`` may not see left out.
+        ``viewer`` None is the game master, who sees everything."""
+        if viewer is None:
+            return self
+
+        def visible(item: OrderResult | Event) -> bool:
+            return item.visible_to is None or viewer in item.visible_to
+
+        return TurnResult(
+            self.state,
+            tuple(r for r in self.results if visible(r)),
+            tuple(e for e in self.events if visible(e)),
+        )
+
+
+# --------------------------------------------------------------------------
+# Views, votes, outcome
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One row of the standings table. ``measures`` are the game's own
+    (systems, units; supply centres; centre points), in display order."""
+
+    player: str
+    measures: tuple[tuple[str, int], ...]
+    status: str = "active"  # "active", "out", "removed", "winner"
+
+
+@dataclass(frozen=True)
+class VoteInfo:
+    """The state of one vote: whether it is open, who may vote and the
+    weights, who has voted for it, and what it needs to carry."""
+
+    name: str
+    open: bool
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class View:
+    """What one viewer may see of a state; the report templates' input.
+
+    ``board`` is game-specific data for the map picture and the report (for
+    Office Wars: systems, owners, units), already filtered for the viewer.
+    ``options`` maps each of the viewer's units to the orders it may give.
+    """
+
+    game: str
+    turn: int
+    phase: str
+    standings: tuple[Standing, ...]
+    votes: tuple[VoteInfo, ...]
+    board: Mapping[str, Any]
+    options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A finished game: why it ended, the winners, and each player's score."""
+
+    reason: str
+    winners: tuple[str, ...]
+    scores: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Seats:
+    """How many players a game takes. ``exact`` games start only when
+    exactly ``maximum`` have joined (Territory: 6)."""
+
+    minimum: int
+    maximum: int
+    exact: bool = False
+
+    def can_start(self, count: int) -> bool:
+        if self.exact:
+            return count == self.maximum
+        return self.minimum <= count <= self.maximum
+
+
+class GameError(ValueError):
+    """Bad input to a game that is not an order line: a malformed map, an
+    unknown option, a state file of another game or format. The message
+    names the problem."""
+
+
+# --------------------------------------------------------------------------
+# The interface
+
+
+@runtime_checkable
+class Game(Protocol):
+    """One rule set. Every method is pure and deterministic."""
+
+    name: str  # the key in games.yaml ("officewars")
+    title: str  # for people ("Office Wars")
+    order_mode: OrderMode
+    seats: Seats
+
+    def maps(self) -> tuple[str, ...]:
+        """The names of the maps shipped with the game."""
+        ...
+
+    def load_map(self, source: str) -> Any:
+        """A shipped map by name, or a map file's YAML text. Raises
+        :class:`GameError` naming every problem of a malformed map."""
+        ...
+
+    def start(
+        self, board: Any, players: Sequence[str], options: Mapping[str, Any], seed: int
+    ) -> Any:
+        """The state of a new game for ``players`` (in seat order)."""
+        ...
+
+    def phase(self, state: Any) -> tuple[int, str]:
+        """The turn number and a name for the phase the state is in."""
+        ...
+
+    def read_orders(self, state: Any, player: str, text: str, seq: int = 0) -> OrderSheet:
+        """Parse and validate one player's order text against ``state``."""
+        ...
+
+    def default_orders(self, state: Any, player: str, orders: Sequence[Order]) -> tuple[Order, ...]:
+        """The orders the player's units get for lack of one (holds)."""
+        ...
+
+    def adjudicate(self, state: Any, sheets: Sequence[OrderSheet], seed: int) -> TurnResult:
+        """Resolve one turn. Units without orders get their defaults."""
+        ...
+
+    def remove_player(self, state: Any, player: str) -> Any:
+        """The state after ``player`` has left the game."""
+        ...
+
+    def view(self, state: Any, viewer: str | None) -> View:
+        """What ``viewer`` may see (None: the game master, everything)."""
+        ...
+
+    def player_for(self, state: Any, word: str) -> str | None:
+        """The player that a name (or the game's colour, faction or power
+        name) means in ``state``; None if nobody."""
+        ...
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """None while the game goes on."""
+        ...
+
+    def dump_state(self, state: Any) -> str:
+        """Canonical JSON: sorted keys, a format version; exact round trip."""
+        ...
+
+    def load_state(self, text: str) -> Any:
+        """The inverse of :meth:`dump_state`; :class:`GameError` if not ours."""
+        ...
+
+
+# --------------------------------------------------------------------------
+# Chance: a seeded generator of our own, stable across Python versions
+
+
+def turn_seed(game_seed: int, turn: int, phase: str = "") -> int:
+    """The seed of one turn, derived from the seed stored with the game, so
+    a turn redone after a crash draws exactly the same numbers."""
+    digest = hashlib.sha256(f"{game_seed}:{turn}:{phase}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class Rng:
+    """SplitMix64: small, fast, and the same numbers on every platform and
+    Python version (the standard library promises that only for random())."""
+
+    _MASK = (1 << 64) - 1
+
+    def __init__(self, seed: int) -> None:
+        self._state = seed & self._MASK
+
+    def next64(self) -> int:
+        self._state = (self._state + 0x9E3779B97F4A7C15) & self._MASK
+        z = self._state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & self._MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & self._MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n), without modulo bias."""
+        if n <= 0:
+            raise ValueError("below() needs a positive bound")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next64()
+            if x < limit:
+                return x % n
+
+    def coin(self) -> bool:
+        """A fair coin: True half the time."""
+        return bool(self.next64() >> 63)
+
+    def choice(self, items: Sequence[Any]) -> Any:
+        return items[self.below(len(items))]
+
+    def shuffled(self, items: Sequence[Any]) -> list[Any]:
+        out = list(items)
+        for i in range(len(out) - 1, 0, -1):
+            j = self.below(i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+
+def canonical_json(data: Any) -> str:
+    """The one JSON form of game data: sorted keys, no spaces, UTF-8."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

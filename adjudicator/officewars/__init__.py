@@ -1,0 +1,166 @@
+"""Office Wars (../shared/rules/officewars.html, with RULINGS.md).
+
+The game object the host uses is :data:`GAME`; see docs/rules/officewars.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from adjudicator.base import (
+    GameError,
+    Order,
+    OrderMode,
+    OrderSheet,
+    Outcome,
+    Seats,
+    Standing,
+    TurnResult,
+    View,
+    VoteInfo,
+)
+from adjudicator.officewars import board as boards
+from adjudicator.officewars import orders as notation
+from adjudicator.officewars import resolve, state as states
+from adjudicator.officewars.state import ACTIVE, REMOVED, State
+from adjudicator.officewars.votes import surrender_vote
+
+
+class OfficeWars:
+    name = "officewars"
+    title = "Office Wars"
+    order_mode = OrderMode.SIMULTANEOUS
+    seats = Seats(minimum=2, maximum=len(states.COLOURS))
+    default_deadline = "50 0,12 * * *"  # officewars.html: ticks at 00:50 and 12:50
+
+    def maps(self) -> tuple[str, ...]:
+        return boards.shipped_maps()
+
+    def load_map(self, source: str) -> boards.Board:
+        if "\n" in source or ":" in source:
+            return boards.load_board(source)
+        return boards.shipped_board(source)
+
+    def start(self, board: boards.Board, players: Sequence[str],
+              options: Mapping[str, Any] | None = None, seed: int = 0) -> State:
+        """Each player gets the next home world of the map, with one unit on
+        it; every other system is neutral and empty."""
+        options = dict(options or {})
+        if options:
+            raise GameError(f"Office Wars has no game options (got: {', '.join(options)})")
+        names = list(players)
+        if len(set(names)) != len(names):
+            raise GameError("a player is listed twice")
+        if not self.seats.minimum <= len(names) <= len(board.homes):
+            raise GameError(f"map {board.name} takes {self.seats.minimum} to "
+                            f"{len(board.homes)} players, not {len(names)}")
+        seated = tuple(states.Player(n, states.COLOURS[i], board.homes[i])
+                       for i, n in enumerate(names))
+        homes = {p.home: p.name for p in seated}
+        return State(board, seated, 0, dict(sorted(homes.items())), dict(sorted(homes.items())),
+                     seed)
+
+    def phase(self, state: State) -> tuple[int, str]:
+        return state.turn + 1, f"tick {state.turn + 1}"
+
+    def read_orders(self, state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
+        return notation.read_orders(state, player, text, seq)
+
+    def default_orders(self, state: State, player: str, orders: Sequence[Order]
+                       ) -> tuple[Order, ...]:
+        return notation.default_orders(state, player, tuple(orders))
+
+    def adjudicate(self, state: State, sheets: Sequence[OrderSheet], seed: int = 0
+                   ) -> TurnResult:
+        return resolve.adjudicate(state, sheets, seed)
+
+    def remove_player(self, state: State, player: str) -> State:
+        """The player leaves: their units are disbanded and their systems
+        become neutral (docs/rules/officewars.md, Leaving)."""
+        if player not in state.player:
+            raise GameError(f"no player {player!r} in this game")
+        players = tuple(replace(p, status=REMOVED) if p.name == player else p
+                        for p in state.players)
+        owners = {s: p for s, p in state.owners.items() if p != player}
+        units = {s: p for s, p in state.units.items() if p != player}
+        new = replace(state, players=players, owners=owners, units=units)
+        if new.outcome is None and len(new.active) <= 1:
+            left = new.active
+            new = replace(new, outcome=Outcome("last_player" if left else "no_players", left,
+                                               resolve._scores(players, owners, left)))
+        return new
+
+    def view(self, state: State, viewer: str | None) -> View:
+        """Office Wars hides nothing: every viewer sees the whole board."""
+        owners, units = state.owners, state.units
+        home_of = {p.home: p.name for p in state.players}
+        systems = [
+            {"name": s.name, "x": s.x, "y": s.y, "owner": owners.get(s.name),
+             "unit": units.get(s.name), "home_of": home_of.get(s.name)}
+            for s in state.board.systems
+        ]
+        winners = set(state.outcome.winners) if state.outcome else set()
+        standings = tuple(
+            Standing(p.name, (("systems", state.system_count[p.name]),
+                              ("units", state.unit_count[p.name])),
+                     "winner" if p.name in winners else p.status)
+            for p in sorted(state.players,
+                            key=lambda p: (-state.system_count[p.name], p.name))
+        )
+        vote = surrender_vote(state)
+        votes = (VoteInfo("surrender", vote.open, {
+            "leader": vote.leader, "leader_systems": vote.leader_systems,
+            "second_systems": vote.second_systems, "weights": dict(vote.weights),
+            "needed": vote.total // 2 + 1}),)
+        options: dict[str, tuple[str, ...]] = {}
+        if viewer is not None and state.outcome is None:
+            options = {s: self.unit_options(state, s)
+                       for s, who in sorted(units.items()) if who == viewer}
+        board = {
+            "name": state.board.name,
+            "title": state.board.title,
+            "systems": systems,
+            "connections": [list(c) for c in state.board.connections],
+            "colours": {p.name: p.colour for p in state.players},
+        }
+        return View(self.name, state.turn + 1, self.phase(state)[1], standings, votes, board,
+                    options)
+
+    def unit_options(self, state: State, system: str) -> tuple[str, ...]:
+        """Every legal order of the unit at ``system``, canonical text."""
+        who = state.units[system]
+        adj = sorted(state.board.adjacency[system])
+        group = state.groups.get(system)
+        moves = sorted(s for s, g in state.groups.items() if g == group and s != system)
+        out = [f"{system} holds"]
+        out += [f"{system} moves to {s}" for s in moves]
+        out += [f"{system} attacks {s}" for s in adj if state.owners.get(s) != who]
+        out += [f"{system} supports {s}" for s in adj if s in state.units]
+        return tuple(out)
+
+    def outcome(self, state: State) -> Outcome | None:
+        return state.outcome
+
+    def dump_state(self, state: State) -> str:
+        return states.dump(state)
+
+    def load_state(self, text: str) -> State:
+        return states.load(text)
+
+    def player_colour(self, state: State, player: str) -> str:
+        return state.player[player].colour
+
+    def player_for(self, state: State, word: str) -> str | None:
+        """The player a name or colour means (orders files use either)."""
+        low = word.strip().lower()
+        for p in state.players:
+            if low in (p.name.lower(), p.colour.lower()):
+                return p.name
+        return None
+
+
+GAME = OfficeWars()
+
+__all__ = ["GAME", "ACTIVE", "OfficeWars"]

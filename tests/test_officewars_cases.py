@@ -1,0 +1,99 @@
+"""Run every Office Wars rule case in tests/cases/officewars/*.yaml.
+
+Each case quotes the rule or ruling it checks, sets up a position, reads
+each player's orders as a mail would be read, adjudicates one tick, and
+compares every result, the position after and the events.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from adjudicator.base import Event
+from adjudicator.officewars import GAME
+from tests.ow_cases import build_state, by_player
+
+CASES = Path(__file__).parent / "cases" / "officewars"
+
+
+def _load() -> list[Any]:
+    out = []
+    for path in sorted(CASES.glob("*.yaml")):
+        for case in yaml.safe_load(path.read_text()):
+            out.append(pytest.param(case, id=f"{path.stem}:{case['id']}"))
+    return out
+
+
+def event_text(e: Event) -> str:
+    f = e.facts
+    if e.kind == "conquered":
+        return f"conquered {f['system']} by {f['by']}"
+    if e.kind == "unit_lost":
+        return f"lost {f['system']} {f['player']}"
+    if e.kind == "deployed":
+        return f"deployed {f['system']} {f['player']}"
+    if e.kind == "eliminated":
+        return f"eliminated {f['player']}"
+    if e.kind == "game_over":
+        return f"game over {f['reason']} {' '.join(f['winners'])}".strip()
+    if e.kind == "vote_counted":
+        return f"vote {'carried' if f['carried'] else 'failed'} {f['yes_weight']}/{f['total_weight']}"
+    return e.kind
+
+
+@pytest.mark.parametrize("case", _load())
+def test_case(case: dict[str, Any]) -> None:
+    assert case.get("rule"), "every case names the rule it checks"
+    state = build_state(case)
+    sheets = []
+    refused: dict[str, list[list[Any]]] = {}
+    for player, text in (case.get("orders") or {}).items():
+        if isinstance(text, list):
+            text = "\n".join(text)
+        sheet = GAME.read_orders(state, player, text)
+        sheets.append(sheet)
+        if sheet.problems:
+            refused[player] = [[p.line, p.reason] for p in sheet.problems]
+    assert refused == (case.get("refused") or {}), f"refused lines: {refused}"
+
+    result = GAME.adjudicate(state, sheets, 0)
+    got = {}
+    for r in result.results:
+        key = f"vote:{r.order.player}" if r.order.unit == "vote" else r.order.unit
+        got[key] = r
+    expected = case.get("results") or {}
+    for key, r in got.items():
+        want = expected.get(key, "vote_counted" if key.startswith("vote:") else "held")
+        if isinstance(want, str):
+            want = {"reason": want}
+        facts = {"reason": r.reason, **dict(r.facts)}
+        mismatch = {k: (v, facts.get(k)) for k, v in want.items() if facts.get(k) != v}
+        assert not mismatch, f"{r.order.canonical()}: (expected, got) {mismatch}; all: {facts}"
+    unknown = set(expected) - set(got)
+    assert not unknown, f"no result for {unknown}"
+    for r in result.results:
+        assert r.succeeded == (r.reason in {"held", "moved", "conquered", "support_given",
+                                            "support_unused", "vote_counted"})
+
+    after = case.get("after")
+    if after is not None:
+        new = result.state
+        if "owners" in after:
+            assert by_player(dict(new.owners)) == after["owners"], by_player(dict(new.owners))
+        if "units" in after:
+            assert by_player(dict(new.units)) == after["units"], by_player(dict(new.units))
+    if "events" in case:
+        assert sorted(event_text(e) for e in result.events) == sorted(case["events"]), [
+            event_text(e) for e in result.events]
+    if "outcome" in case:
+        outcome = result.state.outcome
+        got_outcome = None if outcome is None else {
+            "reason": outcome.reason, "winners": list(outcome.winners)}
+        assert got_outcome == case["outcome"]
+    # the old state is untouched and the new one round-trips
+    assert GAME.dump_state(state) == GAME.dump_state(build_state(case))
+    assert GAME.load_state(GAME.dump_state(result.state)) == result.state
