@@ -237,7 +237,7 @@ def board_from_data(data: Any, source: str = "map") -> Board:
         problem(data, "homes", "homes: at least two home worlds are needed")
 
     if systems and pairs and not problems:
-        unreached = _unreached(known, pairs)
+        unreached = _unreached([s.name for s in systems], pairs)
         if unreached:
             shown = ", ".join(sorted(unreached)[:10])
             more = f" and {len(unreached) - 10} more" if len(unreached) > 10 else ""

@@ -1,0 +1,304 @@
+"""The pbem command line.
+
+    pbem check [FILE]              check games.yaml (every problem, with lines)
+    pbem adjudicate ...            run one turn from files (for game masters)
+    pbem maps [GAME]               the maps shipped with a game
+    pbem genmap ...                write a random connected map
+    pbem demo [FILE]               one offline turn of every configured game
+
+Exit status: 0 done, 2 bad input (every problem is printed), 1 a fault.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import yaml
+
+from adjudicator import GAMES
+from adjudicator.base import Game, GameError, OrderSheet, Rng, TurnResult, turn_seed
+from pbem.config import ConfigError, load_config
+from pbem.words import say
+
+
+class InputError(Exception):
+    """Bad input from the user: printed, exit status 2."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args, sys.stdout) or 0)
+    except (InputError, GameError) as exc:
+        print(f"pbem: {exc}", file=sys.stderr)
+        return 2
+    except ConfigError as exc:
+        print(f"pbem: {len(exc.problems)} problem(s):", file=sys.stderr)
+        for p in exc.problems:
+            print(f"  {p}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pbem", description="A play-by-email game server.")
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    p = sub.add_parser("check", help="check games.yaml")
+    p.add_argument("file", nargs="?", default="games.yaml")
+    p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("adjudicate", help="run one turn from files",
+                       description="Run one turn from files and write the new state. The "
+                       "orders file has one order a line, each prefixed by the player's name "
+                       "or colour: 'ann: Sol attacks Vega'.")
+    p.add_argument("--game", default="officewars", choices=sorted(GAMES))
+    p.add_argument("--map", help="a shipped map or a map file (for a fresh start)")
+    start = p.add_mutually_exclusive_group(required=True)
+    start.add_argument("--state", help="the state file to start from")
+    start.add_argument("--players", help="a fresh start: player names, comma-separated")
+    p.add_argument("--orders", help="the orders file (no orders: every unit holds)")
+    p.add_argument("--seed", type=int, help="the turn's seed (default: from the game's seed)")
+    p.add_argument("--game-seed", type=int, default=0, help="the game's seed (fresh start)")
+    p.add_argument("--out", help="where to write the new state (default state-<turn>.json)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse to adjudicate if any order line is refused (exit 2)")
+    p.set_defaults(run=cmd_adjudicate)
+
+    p = sub.add_parser("maps", help="list the maps shipped with a game")
+    p.add_argument("game", nargs="?", default="officewars", choices=sorted(GAMES))
+    p.set_defaults(run=cmd_maps)
+
+    p = sub.add_parser("genmap", help="write a random connected Office Wars map")
+    p.add_argument("--systems", type=int, required=True)
+    p.add_argument("--players", type=int, required=True)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", help="file to write (default: standard output)")
+    p.set_defaults(run=cmd_genmap)
+
+    p = sub.add_parser("demo", help="play one offline turn of every game in games.yaml")
+    p.add_argument("file", nargs="?", default="games.yaml")
+    p.set_defaults(run=cmd_demo)
+    return parser
+
+
+# ----------------------------------------------------------------------------
+# check
+
+
+def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
+    config = load_config(args.file)
+    s = config.server
+    print(f"{args.file}: OK", file=out)
+    print(f"  server {s.domain}, listening on {s.host}:{s.port}, time zone {s.timezone}",
+          file=out)
+    print(f"  storage {s.storage}", file=out)
+    for g in config.games:
+        game = GAMES[g.game]
+        print(f"  game {g.name} ({game.title}) at {g.address(s)}: map {Path(g.map).name}, "
+              f"{len(g.players)} players, deadline '{g.deadline}' {g.timezone}", file=out)
+    if not config.games:
+        print("  no games yet", file=out)
+    return 0
+
+
+# ----------------------------------------------------------------------------
+# adjudicate
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read the {what} {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"the {what} {path} is not UTF-8 text") from None
+
+
+def _load_map(game: Game, ref: str) -> Any:
+    if ref in game.maps():
+        return game.load_map(ref)
+    return game.load_map(_read(ref, "map file"))
+
+
+def read_orders_file(game: Game, state: Any, text: str) -> dict[str, str]:
+    """Split an orders file into each player's text, keeping the file's line
+    numbers (other lines become blank). Raises InputError listing every
+    line without a known player."""
+    lines = text.splitlines()
+    known = [row.player for row in game.view(state, None).standings]
+    per: dict[str, list[str]] = {}
+    problems = []
+    owners: list[str | None] = []
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            owners.append(None)
+            continue
+        who, sep, rest = stripped.partition(":")
+        player = game.player_for(state, who) if sep else None
+        if player is None:
+            if sep:
+                why = f"{who.strip()!r} is not a player's name or colour in this game"
+            else:
+                why = "start the line with a player's name or colour and a colon"
+            problems.append(f"orders file, line {number}: {stripped!r}: {why} "
+                            f"(players: {', '.join(known)})")
+            owners.append(None)
+            continue
+        owners.append(player)
+        per.setdefault(player, [""] * len(lines))[number - 1] = rest.strip()
+    if problems:
+        raise InputError("\n".join(problems))
+    return {p: "\n".join(ls) for p, ls in per.items()}
+
+
+def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
+    game = GAMES[args.game]
+    if args.state:
+        state = game.load_state(_read(args.state, "state file"))
+    else:
+        if not args.map:
+            raise InputError("a fresh start needs --map")
+        players = [p.strip() for p in args.players.split(",") if p.strip()]
+        state = game.start(_load_map(game, args.map), players, {}, args.game_seed)
+    if game.outcome(state) is not None:
+        raise InputError("this game is already over")
+    texts = read_orders_file(game, state, _read(args.orders, "orders file")) if args.orders \
+        else {}
+    sheets = [game.read_orders(state, player, text) for player, text in texts.items()]
+    refused = [p for s in sheets for p in s.problems]
+    if args.strict and refused:
+        raise InputError("\n".join(
+            f"orders file, line {p.line}: {p.text!r}: {say(game.name, 'problems', p.reason, dict(p.facts))}"
+            for p in refused))
+    turn, phase = game.phase(state)
+    seed = args.seed if args.seed is not None else turn_seed(state.seed, turn, phase)
+    result = game.adjudicate(state, sheets, seed)
+    target = Path(args.out or f"state-{turn + 1}.json")
+    try:
+        target.write_text(game.dump_state(result.state) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {target}: {exc.strerror}") from None
+    if args.json:
+        json.dump(_as_json(game, turn, phase, seed, sheets, result, target), out, indent=2,
+                  sort_keys=True)
+        out.write("\n")
+    else:
+        write_turn(game, phase, sheets, result, out)
+        print(f"\nNew state written to {target}.", file=out)
+    return 0
+
+
+def _as_json(game: Game, turn: int, phase: str, seed: int, sheets: list[OrderSheet],
+             result: TurnResult, target: Path) -> dict[str, Any]:
+    outcome = game.outcome(result.state)
+    return {
+        "game": game.name,
+        "turn": turn,
+        "phase": phase,
+        "seed": seed,
+        "refused": {s.player: [p.to_dict() for p in s.problems] for s in sheets if s.problems},
+        "warnings": {s.player: [n.to_dict() for n in s.warnings] for s in sheets if s.warnings},
+        "results": [r.to_dict() for r in result.results],
+        "events": [e.to_dict() for e in result.events],
+        "outcome": None if outcome is None else {
+            "reason": outcome.reason, "winners": list(outcome.winners),
+            "scores": dict(outcome.scores)},
+        "state_file": str(target),
+    }
+
+
+def write_turn(game: Game, phase: str, sheets: list[OrderSheet], result: TurnResult,
+               out: TextIO) -> None:
+    """Every order's result grouped by player, refused lines, events and the
+    standings, as plain text."""
+    print(f"{game.title}, {phase}", file=out)
+    by_player: dict[str, list[Any]] = {}
+    for r in result.results:
+        by_player.setdefault(r.order.player, []).append(r)
+    sheet_of = {s.player: s for s in sheets}
+    for player in sorted(set(by_player) | set(sheet_of)):
+        print(f"\n{player}", file=out)
+        for r in by_player.get(player, []):
+            text = r.order.canonical() + ("" if r.order.line else " (no order)")
+            mark = "ok  " if r.succeeded else "FAIL"
+            print(f"  {mark} {text}: {say(game.name, 'results', r.reason, dict(r.facts))}",
+                  file=out)
+        sheet = sheet_of.get(player)
+        for p in sheet.problems if sheet else ():
+            hint = f" (did you mean: {', '.join(p.suggestions)}?)" if p.suggestions else ""
+            print(f"  REFUSED line {p.line} {p.text!r}: "
+                  f"{say(game.name, 'problems', p.reason, dict(p.facts))}{hint}", file=out)
+        for n in sheet.warnings if sheet else ():
+            print(f"  note line {n.line}: {say(game.name, 'notices', n.reason, dict(n.facts))}",
+                  file=out)
+    print("\nEvents", file=out)
+    for e in result.events:
+        print(f"  {say(game.name, 'events', e.kind, dict(e.facts))}", file=out)
+    if not result.events:
+        print("  none", file=out)
+    view = game.view(result.state, None)
+    print("\nStandings", file=out)
+    for row in view.standings:
+        measures = ", ".join(f"{k} {v}" for k, v in row.measures)
+        print(f"  {row.player:<12} {measures} ({row.status})", file=out)
+
+
+# ----------------------------------------------------------------------------
+# maps, genmap, demo
+
+
+def cmd_maps(args: argparse.Namespace, out: TextIO) -> int:
+    game = GAMES[args.game]
+    for name in game.maps():
+        board = game.load_map(name)
+        print(f"{name}: {board.title}, {len(board.systems)} systems, "
+              f"{len(board.homes)} players", file=out)
+    return 0
+
+
+def cmd_genmap(args: argparse.Namespace, out: TextIO) -> int:
+    from adjudicator.officewars.board import generate_board
+
+    board = generate_board(args.systems, args.players, args.seed)
+    text = yaml.safe_dump(board.to_dict(), sort_keys=False, width=100)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}: {len(board.systems)} systems, "
+              f"{len(board.connections)} connections", file=out)
+    else:
+        out.write(text)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    """Start every configured game on paper and play one turn with random
+    legal orders: a quick look at what the adjudicator does."""
+    config = load_config(args.file)
+    for g in config.games:
+        game = GAMES[g.game]
+        board = _load_map(game, g.map)
+        state = game.start(board, [p.name for p in g.players], g.options, g.seed or 0)
+        rng = Rng(g.seed or 0)
+        sheets = []
+        for player in (p.name for p in g.players):
+            options = game.view(state, player).options
+            lines = [rng.choice(opts) for _, opts in sorted(options.items())]
+            sheets.append(game.read_orders(state, player, "\n".join(lines)))
+        turn, phase = game.phase(state)
+        result = game.adjudicate(state, sheets, turn_seed(g.seed or 0, turn, phase))
+        print(f"== game {g.name} ({g.address(config.server)}), random orders ==\n", file=out)
+        write_turn(game, phase, sheets, result, out)
+        print(file=out)
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

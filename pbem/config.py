@@ -1,0 +1,389 @@
+"""games.yaml: the game master's file.
+
+::
+
+    server:
+      domain: judge.example          # games are mailed at <game>@<domain>
+      listen: {host: 127.0.0.1, port: 2525}
+      timezone: Europe/Oslo
+      storage: var/pbem.sqlite       # relative to this file
+      outbound: {host: 127.0.0.1, port: 25, from: judge@judge.example}
+    games:
+      - name: alpha
+        game: officewars
+        map: six                     # a shipped map, or a path to a map file
+        deadline: "50 0,12 * * *"    # cron, in the game's time zone
+        timezone: Europe/Oslo        # optional, default the server's
+        players:
+          - {name: ann, email: ann@example.org, timezone: America/New_York}
+        master: {email: gm@example.org, password: secret}
+        observers: [watcher@example.org]
+        options: {}                  # the game's own options
+        seed: 1                      # optional: the game's random seed
+
+:func:`load_config` refuses a bad file with every problem listed, each with
+its line number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from adjudicator import GAMES
+from adjudicator import yamltext
+from adjudicator.base import GameError
+from pbem.cron import cron_trigger
+
+EMAIL = re.compile(r"^[^@\s<>\"]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
+DOMAIN = re.compile(r"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
+GAME_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+
+
+class ConfigError(ValueError):
+    """A bad games.yaml; ``problems`` lists every one, each with its line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Outbound:
+    host: str = "127.0.0.1"
+    port: int = 25
+    sender: str = ""
+    username: str | None = None
+    password: str | None = None
+    starttls: bool = False
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    domain: str
+    host: str = "127.0.0.1"
+    port: int = 2525
+    timezone: str = "UTC"
+    storage: Path = Path("var/pbem.sqlite")
+    outbound: Outbound = field(default_factory=Outbound)
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    name: str
+    email: str
+    timezone: str | None = None
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    name: str
+    game: str
+    map: str  # a shipped map's name, or the absolute path of a map file
+    deadline: str
+    timezone: str
+    players: tuple[PlayerConfig, ...]
+    master_email: str | None = None
+    master_password: str | None = None
+    observers: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    line: int = 0
+
+    def address(self, server: ServerConfig) -> str:
+        return f"{self.name}@{server.domain}"
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    server: ServerConfig
+    games: tuple[GameConfig, ...]
+
+    def game(self, name: str) -> GameConfig:
+        for g in self.games:
+            if g.name == name:
+                return g
+        raise KeyError(f"no game {name!r} in {self.path.name}")
+
+
+# ----------------------------------------------------------------------------
+
+
+class _Checker:
+    """Collects problems as 'FILE, line N: message'."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[str] = []
+
+    def add(self, where: Any, key: Any, message: str) -> None:
+        line = yamltext.line_of(where, key)
+        prefix = f"{self.source}, line {line}" if line else self.source
+        self.problems.append(f"{prefix}: {message}")
+
+    def keys(self, where: dict, allowed: tuple[str, ...], what: str) -> None:
+        for key in where:
+            if key not in allowed:
+                self.add(where, key, f"{what}: unknown key {key!r} (known: {', '.join(allowed)})")
+
+    def mapping(self, where: Any, key: str, what: str, required: bool = False) -> dict:
+        value = where.get(key) if isinstance(where, dict) else None
+        if value is None:
+            if required:
+                self.add(where, key if isinstance(where, dict) and key in where else None,
+                         f"{what} is missing")
+            return yamltext.LineDict()
+        if not isinstance(value, dict):
+            self.add(where, key, f"{what} must be a mapping")
+            return yamltext.LineDict()
+        return value
+
+    def string(self, where: dict, key: str, what: str, required: bool = False,
+               pattern: re.Pattern[str] | None = None, hint: str = "") -> str | None:
+        if key not in where or where[key] is None:
+            if required:
+                self.add(where, None, f"{what} is missing")
+            return None
+        value = where[key]
+        if not isinstance(value, str | int) or isinstance(value, bool):
+            self.add(where, key, f"{what} must be text")
+            return None
+        value = str(value)
+        if pattern is not None and not pattern.match(value):
+            self.add(where, key, f"{what} {value!r} is not valid{hint}")
+            return None
+        return value
+
+    def integer(self, where: dict, key: str, what: str, default: int, low: int, high: int) -> int:
+        value = where.get(key, default)
+        if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+            self.add(where, key, f"{what} must be a whole number from {low} to {high}")
+            return default
+        return value
+
+    def timezone(self, where: dict, key: str, what: str) -> str | None:
+        value = self.string(where, key, what)
+        if value is None:
+            return None
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            self.add(where, key, f"{what} {value!r} is not a time zone (use Area/City, "
+                     "for example Europe/Oslo)")
+            return None
+        return value
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and check games.yaml. Raises ConfigError with every problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([f"{path}: cannot read: {exc.strerror}"]) from None
+    return parse_config(text, path)
+
+
+def parse_config(text: str, path: Path) -> Config:
+    c = _Checker(path.name)
+    try:
+        data = yamltext.load(text)
+    except yamltext.YamlError as exc:
+        raise ConfigError([f"{path.name}, line {exc.line}: not valid YAML: {exc.message}"]) \
+            from None
+    if not isinstance(data, dict):
+        raise ConfigError([f"{path.name}: expected a mapping with 'server' and 'games'"])
+    c.keys(data, ("server", "games"), "top level")
+    server = _server(c, data, path)
+    games = _games(c, data, path, server)
+    if c.problems:
+        raise ConfigError(c.problems)
+    assert server is not None
+    return Config(path, server, tuple(games))
+
+
+def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
+    raw = c.mapping(data, "server", "server section", required=True)
+    c.keys(raw, ("domain", "listen", "timezone", "storage", "outbound"), "server")
+    domain = c.string(raw, "domain", "server domain", required=bool(raw) or "server" in data,
+                      pattern=DOMAIN, hint=" (for example judge.example)")
+    listen = c.mapping(raw, "listen", "server listen")
+    c.keys(listen, ("host", "port"), "server listen")
+    host = c.string(listen, "host", "listen host") or "127.0.0.1"
+    port = c.integer(listen, "port", "listen port", 2525, 1, 65535)
+    tz = c.timezone(raw, "timezone", "server timezone") or "UTC"
+    storage = c.string(raw, "storage", "server storage") or "var/pbem.sqlite"
+    out = c.mapping(raw, "outbound", "server outbound")
+    c.keys(out, ("host", "port", "from", "username", "password", "starttls"), "outbound")
+    sender = c.string(out, "from", "outbound from", pattern=EMAIL) or (
+        f"judge@{domain}" if domain else "")
+    starttls = out.get("starttls", False)
+    if not isinstance(starttls, bool):
+        c.add(out, "starttls", "outbound starttls must be true or false")
+        starttls = False
+    outbound = Outbound(
+        host=c.string(out, "host", "outbound host") or "127.0.0.1",
+        port=c.integer(out, "port", "outbound port", 25, 1, 65535),
+        sender=sender,
+        username=c.string(out, "username", "outbound username"),
+        password=c.string(out, "password", "outbound password"),
+        starttls=starttls,
+    )
+    if domain is None:
+        return None
+    storage_path = Path(storage)
+    if not storage_path.is_absolute():
+        storage_path = path.resolve().parent / storage_path
+    return ServerConfig(domain, host, port, tz, storage_path, outbound)
+
+
+def _games(c: _Checker, data: dict, path: Path, server: ServerConfig | None) -> list[GameConfig]:
+    raw_games = data.get("games")
+    if raw_games is None:
+        return []
+    if not isinstance(raw_games, list):
+        c.add(data, "games", "games must be a list")
+        return []
+    out: list[GameConfig] = []
+    names: set[str] = set()
+    default_tz = server.timezone if server else "UTC"
+    for i, raw in enumerate(raw_games):
+        if not isinstance(raw, dict):
+            c.add(raw_games, i, "each game is a mapping (name, game, map, players, deadline)")
+            continue
+        g = _game(c, raw, path, default_tz)
+        if g is None:
+            continue
+        if g.name in names:
+            c.add(raw, "name", f"game {g.name!r} is listed twice")
+        names.add(g.name)
+        out.append(g)
+    return out
+
+
+def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | None:
+    c.keys(raw, ("name", "game", "map", "deadline", "timezone", "players", "master",
+                 "observers", "options", "seed"), "game")
+    name = c.string(raw, "name", "game name", required=True, pattern=GAME_NAME,
+                    hint=" (lower-case letters, digits and -, up to 40)")
+    label = f"game {name}" if name else "game"
+    kind = c.string(raw, "game", f"{label}: game", required=True)
+    engine = None
+    if kind is not None:
+        engine = GAMES.get(kind)
+        if engine is None:
+            c.add(raw, "game", f"{label}: unknown game {kind!r} (games: {', '.join(GAMES)})")
+    tz = c.timezone(raw, "timezone", f"{label}: timezone") or default_tz
+    deadline = c.string(raw, "deadline", f"{label}: deadline")
+    if deadline is None and engine is not None:
+        deadline = getattr(engine, "default_deadline", None)
+        if deadline is None:
+            c.add(raw, None, f"{label}: deadline is missing (a cron expression)")
+    if deadline is not None:
+        try:
+            cron_trigger(deadline, ZoneInfo(tz))
+        except ValueError as exc:
+            c.add(raw, "deadline", f"{label}: deadline {deadline!r}: {exc}")
+
+    players: list[PlayerConfig] = []
+    raw_players = raw.get("players")
+    if not isinstance(raw_players, list) or not raw_players:
+        c.add(raw, "players" if "players" in raw else None, f"{label}: players: a list of "
+              "{name, email} is needed")
+        raw_players = []
+    seen_names: set[str] = set()
+    seen_emails: set[str] = set()
+    for j, rp in enumerate(raw_players):
+        if not isinstance(rp, dict):
+            c.add(raw_players, j, f"{label}: each player is a mapping {{name, email}}")
+            continue
+        c.keys(rp, ("name", "email", "timezone"), f"{label}: player")
+        pname = c.string(rp, "name", f"{label}: player name", required=True,
+                         pattern=PLAYER_NAME, hint=" (a letter, then letters, digits, _ or -)")
+        email = c.string(rp, "email", f"{label}: player email", required=True, pattern=EMAIL)
+        ptz = c.timezone(rp, "timezone", f"{label}: player timezone")
+        if pname and pname.lower() in seen_names:
+            c.add(rp, "name", f"{label}: player {pname!r} is listed twice")
+        if email and email.lower() in seen_emails:
+            c.add(rp, "email", f"{label}: email {email!r} is listed twice")
+        if pname and email:
+            seen_names.add(pname.lower())
+            seen_emails.add(email.lower())
+            players.append(PlayerConfig(pname, email, ptz))
+
+    master = c.mapping(raw, "master", f"{label}: master")
+    c.keys(master, ("email", "password"), f"{label}: master")
+    master_email = c.string(master, "email", f"{label}: master email", pattern=EMAIL)
+    master_password = c.string(master, "password", f"{label}: master password")
+    if master and (master_email is None) != (master_password is None):
+        c.add(raw, "master", f"{label}: master needs both email and password")
+
+    observers: list[str] = []
+    raw_obs = raw.get("observers") or []
+    if not isinstance(raw_obs, list):
+        c.add(raw, "observers", f"{label}: observers must be a list of email addresses")
+        raw_obs = []
+    for j, o in enumerate(raw_obs):
+        if not isinstance(o, str) or not EMAIL.match(o):
+            c.add(raw_obs, j, f"{label}: observer {o!r} is not an email address")
+        else:
+            observers.append(o)
+
+    options = raw.get("options") or {}
+    if not isinstance(options, dict):
+        c.add(raw, "options", f"{label}: options must be a mapping")
+        options = {}
+    seed = raw.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+        c.add(raw, "seed", f"{label}: seed must be a whole number, 0 or more")
+        seed = None
+
+    map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None)
+    if engine is not None and map_ref is not None:
+        map_ref = _check_map(c, raw, label, engine, map_ref, path, players, options)
+    if name is None or kind is None or engine is None or map_ref is None or deadline is None:
+        return None
+    return GameConfig(name, kind, map_ref, deadline, tz, tuple(players), master_email,
+                      master_password, tuple(observers), dict(options), seed, raw.line)
+
+
+def _check_map(c: _Checker, raw: dict, label: str, engine: Any, map_ref: str, path: Path,
+               players: list[PlayerConfig], options: dict) -> str | None:
+    """The map loads, takes this many players, and the game accepts the
+    options: the game is started once, on paper."""
+    if map_ref in engine.maps():
+        source = map_ref
+        resolved = map_ref
+    else:
+        file = Path(map_ref)
+        if not file.is_absolute():
+            file = path.resolve().parent / file
+        try:
+            source = file.read_text(encoding="utf-8")
+        except OSError:
+            c.add(raw, "map", f"{label}: map {map_ref!r} is neither a shipped map "
+                  f"({', '.join(engine.maps())}) nor a readable file")
+            return None
+        resolved = str(file)
+    try:
+        board = engine.load_map(source)
+    except GameError as exc:
+        for line in str(exc).splitlines():
+            c.add(raw, "map", f"{label}: {line}")
+        return None
+    if players:
+        if not engine.seats.can_start(len(players)):
+            c.add(raw, "players", f"{label}: {engine.title} takes {engine.seats.minimum} to "
+                  f"{engine.seats.maximum} players, not {len(players)}")
+            return resolved
+        try:
+            engine.start(board, [p.name for p in players], options, 0)
+        except GameError as exc:
+            c.add(raw, "options" if "options" in str(exc) else "players", f"{label}: {exc}")
+    return resolved

@@ -1,0 +1,58 @@
+"""The English of results, refusals and events, from templates/<game>/phrases.yaml.
+
+The engines return stable codes and facts; the host writes the words.
+A code with no phrase is shown as the code and its facts, never dropped.
+"""
+
+from __future__ import annotations
+
+import string
+from functools import cache
+from typing import Any
+
+import yaml
+
+from pbem.paths import templates_dir
+
+
+@cache
+def phrasebook(game: str) -> dict[str, dict[str, str]]:
+    path = templates_dir() / game / "phrases.yaml"
+    if not path.is_file():
+        return {}
+    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "nobody"
+    if isinstance(value, bool):
+        return "carried" if value else "not carried"
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value) or "nobody"
+    return str(value)
+
+
+class _Facts(dict):
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def say(game: str, section: str, code: str, facts: dict[str, Any] | None = None) -> str:
+    """The phrase for ``code`` in ``section`` (results, problems, notices,
+    events) with the facts filled in."""
+    facts = facts or {}
+    phrase = phrasebook(game).get(section, {}).get(code)
+    if phrase is None:
+        detail = ", ".join(f"{k}={_show(v)}" for k, v in sorted(facts.items()))
+        return f"{code} ({detail})" if detail else code
+    shown = _Facts()
+    for k, v in facts.items():
+        shown[k] = _show(v)
+    out = []
+    for literal, fname, spec, conv in string.Formatter().parse(phrase):
+        out.append(literal)
+        if fname is not None:
+            value = shown[fname]
+            out.append(repr(facts.get(fname, value)) if conv == "r" else value)
+    return "".join(out)

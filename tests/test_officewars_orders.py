@@ -1,0 +1,141 @@
+"""Office Wars notation: every accepted form, names, and the refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from adjudicator.base import ProblemKind
+from adjudicator.officewars import GAME
+from adjudicator.officewars.orders import parse_line
+
+PLAYERS = ["ann", "bob", "cid", "dee", "eve", "fay"]
+
+
+@pytest.fixture(scope="module")
+def state():
+    return GAME.start(GAME.load_map("six"), PLAYERS, {}, seed=1)
+
+
+@pytest.mark.parametrize(
+    "line, canonical",
+    [
+        ("Sol holds", "Sol holds"),
+        ("sol HOLD", "Sol holds"),
+        ("Sol h", "Sol holds"),
+        ("hold Sol", "Sol holds"),
+        ("Sol stays.", "Sol holds"),
+        ("Sol moves to Alnitak", "Sol moves to Alnitak"),
+        ("Sol move Alnitak", "Sol moves to Alnitak"),
+        ("Sol -> Alnitak", "Sol moves to Alnitak"),
+        ("Sol->Alnitak", "Sol moves to Alnitak"),
+        ("Sol => Alnitak", "Sol moves to Alnitak"),
+        ("move Sol to Alnitak", "Sol moves to Alnitak"),
+        ("Sol to Alnitak", "Sol moves to Alnitak"),
+        ("Sol attacks Aldebaran", "Sol attacks Aldebaran"),
+        ("Sol x Aldebaran", "Sol attacks Aldebaran"),
+        ("attack Aldebaran from Sol", "Sol attacks Aldebaran"),
+        ("Sol supports Aldebaran", "Sol supports Aldebaran"),
+        ("Sol s Aldebaran", "Sol supports Aldebaran"),
+        ("support Aldebaran from Sol", "Sol supports Aldebaran"),
+        ("vote surrender", "vote surrender"),
+        ("VOTE NO", "vote no"),
+        # aliases and unique prefixes, any case, extra spaces
+        ("Sun x Alde", "Sol attacks Aldebaran"),
+        ("  earth   ATTACKS   aldeb  ", "Sol attacks Aldebaran"),
+        ("Sol x Barnard", "Sol attacks Barnard's Star"),
+        ("Sol x barnard's star", "Sol attacks Barnard's Star"),
+        ("Dog Star holds", "Sirius holds"),
+        ("Tau Ceti s Sol", "Tau Ceti supports Sol"),
+    ],
+)
+def test_forms(state, line, canonical):
+    order = parse_line(state, "ann", line, 1)
+    assert not hasattr(order, "reason"), order
+    assert order.canonical() == canonical
+    # the canonical text reads back to the same order
+    again = parse_line(state, "ann", canonical, 1)
+    assert again == order
+
+
+@pytest.mark.parametrize(
+    "line, kind, reason, suggestion",
+    [
+        ("Sool holds", ProblemKind.NOT_UNDERSTOOD, "no_such_system", "Sol"),
+        ("Sol x Aldebarn", ProblemKind.NOT_UNDERSTOOD, "no_such_system", "Aldebaran"),
+        ("Al holds", ProblemKind.AMBIGUOUS, "ambiguous_system", "Aldebaran"),
+        ("please win the game for me", ProblemKind.NOT_UNDERSTOOD, "not_an_order", None),
+        ("Sol", ProblemKind.NOT_UNDERSTOOD, "not_an_order", "Sol holds"),
+    ],
+)
+def test_not_understood_or_ambiguous(state, line, kind, reason, suggestion):
+    sheet = GAME.read_orders(state, "ann", line)
+    (problem,) = sheet.problems
+    assert (problem.kind, problem.reason, problem.line, problem.text) == (kind, reason, 1, line)
+    if suggestion:
+        assert suggestion in problem.suggestions
+
+
+@pytest.mark.parametrize(
+    "line, reason, facts",
+    [
+        ("Vega holds", "not_your_unit", {"system": "Vega", "owner": "bob"}),
+        ("Alnitak holds", "no_unit", {"system": "Alnitak"}),
+        ("Sol x Vega", "not_connected", {"system": "Sol", "target": "Vega"}),
+        ("Sol -> Alnitak", "move_not_own", {"system": "Sol", "to": "Alnitak"}),
+        ("Sol -> Sol", "already_there", {"system": "Sol"}),
+        ("Sol s Alnitak", "support_no_unit", {"system": "Sol", "target": "Alnitak"}),
+        ("vote surrender", "vote_not_open", {"leader_systems": 1, "second_systems": 1}),
+    ],
+)
+def test_not_allowed(state, line, reason, facts):
+    sheet = GAME.read_orders(state, "ann", line)
+    (problem,) = sheet.problems
+    assert problem.kind is ProblemKind.NOT_ALLOWED
+    assert problem.reason == reason
+    assert {k: problem.facts[k] for k in facts} == facts
+
+
+def test_move_to_neighbour_suggests_attack(state):
+    (problem,) = GAME.read_orders(state, "ann", "Sol -> Alnitak").problems
+    assert problem.suggestions == ("Sol attacks Alnitak",)
+
+
+def test_bad_lines_do_not_spoil_good_ones(state):
+    text = "Sol x Alnitak\nnonsense\n\n# a comment\nVega holds\n"
+    sheet = GAME.read_orders(state, "ann", text)
+    assert [o.canonical() for o in sheet.orders] == ["Sol attacks Alnitak"]
+    assert [(p.line, p.reason) for p in sheet.problems] == [(2, "not_an_order"),
+                                                              (5, "not_your_unit")]
+
+
+def test_second_order_for_a_unit_replaces_the_first(state):
+    sheet = GAME.read_orders(state, "ann", "Sol x Alnitak\nSol holds\n", seq=7)
+    assert [o.canonical() for o in sheet.orders] == ["Sol holds"]
+    assert sheet.orders[0].seq == 7 and sheet.orders[0].line == 2
+    (notice,) = sheet.warnings
+    assert notice.reason == "replaces_earlier"
+    assert notice.facts["earlier"] == "Sol attacks Alnitak" and notice.facts["earlier_line"] == 1
+
+
+def test_illegal_replacement_keeps_the_earlier_order(state):
+    sheet = GAME.read_orders(state, "ann", "Sol x Alnitak\nSol x Vega\n")
+    assert [o.canonical() for o in sheet.orders] == ["Sol attacks Alnitak"]
+    assert [p.reason for p in sheet.problems] == ["not_connected"]
+
+
+def test_default_orders_hold_unordered_units(state):
+    sheet = GAME.read_orders(state, "ann", "")
+    assert [o.canonical() for o in GAME.default_orders(state, "ann", sheet.orders)] == [
+        "Sol holds"]
+    sheet = GAME.read_orders(state, "ann", "Sol x Alnitak")
+    assert GAME.default_orders(state, "ann", sheet.orders) == ()
+
+
+def test_unit_options_are_all_legal(state):
+    view = GAME.view(state, "ann")
+    options = view.options["Sol"]
+    assert "Sol holds" in options and "Sol attacks Alnitak" in options
+    for text in options:
+        sheet = GAME.read_orders(state, "ann", text)
+        assert not sheet.problems, (text, sheet.problems)
+    assert set(view.options) == {"Sol"}
