@@ -53,10 +53,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", nargs="?", default="games.yaml")
     p.set_defaults(run=cmd_check)
 
-    p = sub.add_parser("adjudicate", help="run one turn from files",
-                       description="Run one turn from files and write the new state. The "
-                       "orders file has one order a line, each prefixed by the player's name "
-                       "or colour: 'ann: Sol attacks Vega'.")
+    p = sub.add_parser(
+        "adjudicate",
+        help="run one turn from files",
+        description="Run one turn from files and write the new state. The "
+        "orders file has one order a line, each prefixed by the player's name "
+        "or colour: 'ann: Sol attacks Vega'.",
+    )
     p.add_argument("--game", default="officewars", choices=sorted(GAMES))
     p.add_argument("--map", help="a shipped map or a map file (for a fresh start)")
     start = p.add_mutually_exclusive_group(required=True)
@@ -67,8 +70,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--game-seed", type=int, default=0, help="the game's seed (fresh start)")
     p.add_argument("--out", help="where to write the new state (default state-<turn>.json)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--strict", action="store_true",
-                   help="refuse to adjudicate if any order line is refused (exit 2)")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse to adjudicate if any order line is refused (exit 2)",
+    )
     p.set_defaults(run=cmd_adjudicate)
 
     p = sub.add_parser("maps", help="list the maps shipped with a game")
@@ -96,13 +102,15 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     config = load_config(args.file)
     s = config.server
     print(f"{args.file}: OK", file=out)
-    print(f"  server {s.domain}, listening on {s.host}:{s.port}, time zone {s.timezone}",
-          file=out)
+    print(f"  server {s.domain}, listening on {s.host}:{s.port}, time zone {s.timezone}", file=out)
     print(f"  storage {s.storage}", file=out)
     for g in config.games:
         game = GAMES[g.game]
-        print(f"  game {g.name} ({game.title}) at {g.address(s)}: map {Path(g.map).name}, "
-              f"{len(g.players)} players, deadline '{g.deadline}' {g.timezone}", file=out)
+        print(
+            f"  game {g.name} ({game.title}) at {g.address(s)}: map {Path(g.map).name}, "
+            f"{len(g.players)} players, deadline '{g.deadline}' {g.timezone}",
+            file=out,
+        )
     if not config.games:
         print("  no games yet", file=out)
     return 0
@@ -148,8 +156,9 @@ def read_orders_file(game: Game, state: Any, text: str) -> dict[str, str]:
                 why = f"{who.strip()!r} is not a player's name or colour in this game"
             else:
                 why = "start the line with a player's name or colour and a colon"
-            problems.append(f"orders file, line {number}: {stripped!r}: {why} "
-                            f"(players: {', '.join(known)})")
+            problems.append(
+                f"orders file, line {number}: {stripped!r}: {why} (players: {', '.join(known)})"
+            )
             owners.append(None)
             continue
         owners.append(player)
@@ -170,14 +179,17 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
         state = game.start(_load_map(game, args.map), players, {}, args.game_seed)
     if game.outcome(state) is not None:
         raise InputError("this game is already over")
-    texts = read_orders_file(game, state, _read(args.orders, "orders file")) if args.orders \
-        else {}
+    texts = read_orders_file(game, state, _read(args.orders, "orders file")) if args.orders else {}
     sheets = [game.read_orders(state, player, text) for player, text in texts.items()]
     refused = [p for s in sheets for p in s.problems]
     if args.strict and refused:
-        raise InputError("\n".join(
-            f"orders file, line {p.line}: {p.text!r}: {say(game.name, 'problems', p.reason, dict(p.facts))}"
-            for p in refused))
+        raise InputError(
+            "\n".join(
+                f"orders file, line {p.line}: {p.text!r}: "
+                + say(game.name, "problems", p.reason, dict(p.facts))
+                for p in refused
+            )
+        )
     turn, phase = game.phase(state)
     seed = args.seed if args.seed is not None else turn_seed(state.seed, turn, phase)
     result = game.adjudicate(state, sheets, seed)
@@ -187,8 +199,9 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
     except OSError as exc:
         raise InputError(f"cannot write {target}: {exc.strerror}") from None
     if args.json:
-        json.dump(_as_json(game, turn, phase, seed, sheets, result, target), out, indent=2,
-                  sort_keys=True)
+        json.dump(
+            _as_json(game, turn, phase, seed, sheets, result, target), out, indent=2, sort_keys=True
+        )
         out.write("\n")
     else:
         write_turn(game, phase, sheets, result, out)
@@ -196,8 +209,15 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _as_json(game: Game, turn: int, phase: str, seed: int, sheets: list[OrderSheet],
-             result: TurnResult, target: Path) -> dict[str, Any]:
+def _as_json(
+    game: Game,
+    turn: int,
+    phase: str,
+    seed: int,
+    sheets: list[OrderSheet],
+    result: TurnResult,
+    target: Path,
+) -> dict[str, Any]:
     outcome = game.outcome(result.state)
     return {
         "game": game.name,
@@ -208,15 +228,20 @@ def _as_json(game: Game, turn: int, phase: str, seed: int, sheets: list[OrderShe
         "warnings": {s.player: [n.to_dict() for n in s.warnings] for s in sheets if s.warnings},
         "results": [r.to_dict() for r in result.results],
         "events": [e.to_dict() for e in result.events],
-        "outcome": None if outcome is None else {
-            "reason": outcome.reason, "winners": list(outcome.winners),
-            "scores": dict(outcome.scores)},
+        "outcome": None
+        if outcome is None
+        else {
+            "reason": outcome.reason,
+            "winners": list(outcome.winners),
+            "scores": dict(outcome.scores),
+        },
         "state_file": str(target),
     }
 
 
-def write_turn(game: Game, phase: str, sheets: list[OrderSheet], result: TurnResult,
-               out: TextIO) -> None:
+def write_turn(
+    game: Game, phase: str, sheets: list[OrderSheet], result: TurnResult, out: TextIO
+) -> None:
     """Every order's result grouped by player, refused lines, events and the
     standings, as plain text."""
     print(f"{game.title}, {phase}", file=out)
@@ -229,16 +254,22 @@ def write_turn(game: Game, phase: str, sheets: list[OrderSheet], result: TurnRes
         for r in by_player.get(player, []):
             text = r.order.canonical() + ("" if r.order.line else " (no order)")
             mark = "ok  " if r.succeeded else "FAIL"
-            print(f"  {mark} {text}: {say(game.name, 'results', r.reason, dict(r.facts))}",
-                  file=out)
+            print(
+                f"  {mark} {text}: {say(game.name, 'results', r.reason, dict(r.facts))}", file=out
+            )
         sheet = sheet_of.get(player)
         for p in sheet.problems if sheet else ():
             hint = f" (did you mean: {', '.join(p.suggestions)}?)" if p.suggestions else ""
-            print(f"  REFUSED line {p.line} {p.text!r}: "
-                  f"{say(game.name, 'problems', p.reason, dict(p.facts))}{hint}", file=out)
+            print(
+                f"  REFUSED line {p.line} {p.text!r}: "
+                f"{say(game.name, 'problems', p.reason, dict(p.facts))}{hint}",
+                file=out,
+            )
         for n in sheet.warnings if sheet else ():
-            print(f"  note line {n.line}: {say(game.name, 'notices', n.reason, dict(n.facts))}",
-                  file=out)
+            print(
+                f"  note line {n.line}: {say(game.name, 'notices', n.reason, dict(n.facts))}",
+                file=out,
+            )
     print("\nEvents", file=out)
     for e in result.events:
         print(f"  {say(game.name, 'events', e.kind, dict(e.facts))}", file=out)
@@ -259,8 +290,10 @@ def cmd_maps(args: argparse.Namespace, out: TextIO) -> int:
     game = GAMES[args.game]
     for name in game.maps():
         board = game.load_map(name)
-        print(f"{name}: {board.title}, {len(board.systems)} systems, "
-              f"{len(board.homes)} players", file=out)
+        print(
+            f"{name}: {board.title}, {len(board.systems)} systems, {len(board.homes)} players",
+            file=out,
+        )
     return 0
 
 
@@ -271,8 +304,10 @@ def cmd_genmap(args: argparse.Namespace, out: TextIO) -> int:
     text = yaml.safe_dump(board.to_dict(), sort_keys=False, width=100)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote {args.out}: {len(board.systems)} systems, "
-              f"{len(board.connections)} connections", file=out)
+        print(
+            f"wrote {args.out}: {len(board.systems)} systems, {len(board.connections)} connections",
+            file=out,
+        )
     else:
         out.write(text)
     return 0

@@ -34,8 +34,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from adjudicator import GAMES
-from adjudicator import yamltext
+from adjudicator import GAMES, yamltext
 from adjudicator.base import GameError
 from pbem.cron import cron_trigger
 
@@ -120,12 +119,17 @@ class _Checker:
 
     def __init__(self, source: str) -> None:
         self.source = source
-        self.problems: list[str] = []
+        self._found: list[tuple[int, str]] = []
 
     def add(self, where: Any, key: Any, message: str) -> None:
         line = yamltext.line_of(where, key)
         prefix = f"{self.source}, line {line}" if line else self.source
-        self.problems.append(f"{prefix}: {message}")
+        self._found.append((line, f"{prefix}: {message}"))
+
+    @property
+    def problems(self) -> list[str]:
+        """Every problem, in the order of the file."""
+        return [text for _, text in sorted(self._found, key=lambda item: item[0])]
 
     def keys(self, where: dict, allowed: tuple[str, ...], what: str) -> None:
         for key in where:
@@ -136,16 +140,26 @@ class _Checker:
         value = where.get(key) if isinstance(where, dict) else None
         if value is None:
             if required:
-                self.add(where, key if isinstance(where, dict) and key in where else None,
-                         f"{what} is missing")
+                self.add(
+                    where,
+                    key if isinstance(where, dict) and key in where else None,
+                    f"{what} is missing",
+                )
             return yamltext.LineDict()
         if not isinstance(value, dict):
             self.add(where, key, f"{what} must be a mapping")
             return yamltext.LineDict()
         return value
 
-    def string(self, where: dict, key: str, what: str, required: bool = False,
-               pattern: re.Pattern[str] | None = None, hint: str = "") -> str | None:
+    def string(
+        self,
+        where: dict,
+        key: str,
+        what: str,
+        required: bool = False,
+        pattern: re.Pattern[str] | None = None,
+        hint: str = "",
+    ) -> str | None:
         if key not in where or where[key] is None:
             if required:
                 self.add(where, None, f"{what} is missing")
@@ -174,8 +188,11 @@ class _Checker:
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
-            self.add(where, key, f"{what} {value!r} is not a time zone (use Area/City, "
-                     "for example Europe/Oslo)")
+            self.add(
+                where,
+                key,
+                f"{what} {value!r} is not a time zone (use Area/City, for example Europe/Oslo)",
+            )
             return None
         return value
 
@@ -195,8 +212,9 @@ def parse_config(text: str, path: Path) -> Config:
     try:
         data = yamltext.load(text)
     except yamltext.YamlError as exc:
-        raise ConfigError([f"{path.name}, line {exc.line}: not valid YAML: {exc.message}"]) \
-            from None
+        raise ConfigError(
+            [f"{path.name}, line {exc.line}: not valid YAML: {exc.message}"]
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError([f"{path.name}: expected a mapping with 'server' and 'games'"])
     c.keys(data, ("server", "games"), "top level")
@@ -211,8 +229,14 @@ def parse_config(text: str, path: Path) -> Config:
 def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
     raw = c.mapping(data, "server", "server section", required=True)
     c.keys(raw, ("domain", "listen", "timezone", "storage", "outbound"), "server")
-    domain = c.string(raw, "domain", "server domain", required=bool(raw) or "server" in data,
-                      pattern=DOMAIN, hint=" (for example judge.example)")
+    domain = c.string(
+        raw,
+        "domain",
+        "server domain",
+        required=bool(raw) or "server" in data,
+        pattern=DOMAIN,
+        hint=" (for example judge.example)",
+    )
     listen = c.mapping(raw, "listen", "server listen")
     c.keys(listen, ("host", "port"), "server listen")
     host = c.string(listen, "host", "listen host") or "127.0.0.1"
@@ -222,7 +246,8 @@ def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
     out = c.mapping(raw, "outbound", "server outbound")
     c.keys(out, ("host", "port", "from", "username", "password", "starttls"), "outbound")
     sender = c.string(out, "from", "outbound from", pattern=EMAIL) or (
-        f"judge@{domain}" if domain else "")
+        f"judge@{domain}" if domain else ""
+    )
     starttls = out.get("starttls", False)
     if not isinstance(starttls, bool):
         c.add(out, "starttls", "outbound starttls must be true or false")
@@ -268,10 +293,30 @@ def _games(c: _Checker, data: dict, path: Path, server: ServerConfig | None) -> 
 
 
 def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | None:
-    c.keys(raw, ("name", "game", "map", "deadline", "timezone", "players", "master",
-                 "observers", "options", "seed"), "game")
-    name = c.string(raw, "name", "game name", required=True, pattern=GAME_NAME,
-                    hint=" (lower-case letters, digits and -, up to 40)")
+    c.keys(
+        raw,
+        (
+            "name",
+            "game",
+            "map",
+            "deadline",
+            "timezone",
+            "players",
+            "master",
+            "observers",
+            "options",
+            "seed",
+        ),
+        "game",
+    )
+    name = c.string(
+        raw,
+        "name",
+        "game name",
+        required=True,
+        pattern=GAME_NAME,
+        hint=" (lower-case letters, digits and -, up to 40)",
+    )
     label = f"game {name}" if name else "game"
     kind = c.string(raw, "game", f"{label}: game", required=True)
     engine = None
@@ -294,8 +339,11 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
     players: list[PlayerConfig] = []
     raw_players = raw.get("players")
     if not isinstance(raw_players, list) or not raw_players:
-        c.add(raw, "players" if "players" in raw else None, f"{label}: players: a list of "
-              "{name, email} is needed")
+        c.add(
+            raw,
+            "players" if "players" in raw else None,
+            f"{label}: players: a list of {{name, email}} is needed",
+        )
         raw_players = []
     seen_names: set[str] = set()
     seen_emails: set[str] = set()
@@ -304,8 +352,14 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
             c.add(raw_players, j, f"{label}: each player is a mapping {{name, email}}")
             continue
         c.keys(rp, ("name", "email", "timezone"), f"{label}: player")
-        pname = c.string(rp, "name", f"{label}: player name", required=True,
-                         pattern=PLAYER_NAME, hint=" (a letter, then letters, digits, _ or -)")
+        pname = c.string(
+            rp,
+            "name",
+            f"{label}: player name",
+            required=True,
+            pattern=PLAYER_NAME,
+            hint=" (a letter, then letters, digits, _ or -)",
+        )
         email = c.string(rp, "email", f"{label}: player email", required=True, pattern=EMAIL)
         ptz = c.timezone(rp, "timezone", f"{label}: player timezone")
         if pname and pname.lower() in seen_names:
@@ -349,12 +403,32 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         map_ref = _check_map(c, raw, label, engine, map_ref, path, players, options)
     if name is None or kind is None or engine is None or map_ref is None or deadline is None:
         return None
-    return GameConfig(name, kind, map_ref, deadline, tz, tuple(players), master_email,
-                      master_password, tuple(observers), dict(options), seed, raw.line)
+    return GameConfig(
+        name,
+        kind,
+        map_ref,
+        deadline,
+        tz,
+        tuple(players),
+        master_email,
+        master_password,
+        tuple(observers),
+        dict(options),
+        seed,
+        raw.line,
+    )
 
 
-def _check_map(c: _Checker, raw: dict, label: str, engine: Any, map_ref: str, path: Path,
-               players: list[PlayerConfig], options: dict) -> str | None:
+def _check_map(
+    c: _Checker,
+    raw: dict,
+    label: str,
+    engine: Any,
+    map_ref: str,
+    path: Path,
+    players: list[PlayerConfig],
+    options: dict,
+) -> str | None:
     """The map loads, takes this many players, and the game accepts the
     options: the game is started once, on paper."""
     if map_ref in engine.maps():
@@ -367,8 +441,12 @@ def _check_map(c: _Checker, raw: dict, label: str, engine: Any, map_ref: str, pa
         try:
             source = file.read_text(encoding="utf-8")
         except OSError:
-            c.add(raw, "map", f"{label}: map {map_ref!r} is neither a shipped map "
-                  f"({', '.join(engine.maps())}) nor a readable file")
+            c.add(
+                raw,
+                "map",
+                f"{label}: map {map_ref!r} is neither a shipped map "
+                f"({', '.join(engine.maps())}) nor a readable file",
+            )
             return None
         resolved = str(file)
     try:
@@ -379,8 +457,12 @@ def _check_map(c: _Checker, raw: dict, label: str, engine: Any, map_ref: str, pa
         return None
     if players:
         if not engine.seats.can_start(len(players)):
-            c.add(raw, "players", f"{label}: {engine.title} takes {engine.seats.minimum} to "
-                  f"{engine.seats.maximum} players, not {len(players)}")
+            c.add(
+                raw,
+                "players",
+                f"{label}: {engine.title} takes {engine.seats.minimum} to "
+                f"{engine.seats.maximum} players, not {len(players)}",
+            )
             return resolved
         try:
             engine.start(board, [p.name for p in players], options, 0)

@@ -61,13 +61,16 @@ def cron_trigger(expression: str, timezone: tzinfo) -> CronTrigger:
     weekday) in ``timezone``. Raises ValueError saying what is wrong."""
     fields = expression.split()
     if len(fields) != 5:
-        raise ValueError(f"a cron expression has 5 fields (minute hour day month weekday), "
-                         f"this one has {len(fields)}")
+        raise ValueError(
+            f"a cron expression has 5 fields (minute hour day month weekday), "
+            f"this one has {len(fields)}"
+        )
     minute, hour, day, month, weekday = fields
     if day not in ("*", "?") and weekday not in ("*", "?"):
         # cron runs when either matches, APScheduler only when both do
         raise ValueError("restrict the day of the month or the day of the week, not both")
     days = _days(weekday)
     dow = "*" if days is None else ",".join(_DAYS[d] for d in days)
-    return CronTrigger(minute=minute, hour=hour, day=day, month=month, day_of_week=dow,
-                       timezone=timezone)
+    return CronTrigger(
+        minute=minute, hour=hour, day=day, month=month, day_of_week=dow, timezone=timezone
+    )

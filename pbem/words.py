@@ -50,7 +50,7 @@ def say(game: str, section: str, code: str, facts: dict[str, Any] | None = None)
     for k, v in facts.items():
         shown[k] = _show(v)
     out = []
-    for literal, fname, spec, conv in string.Formatter().parse(phrase):
+    for literal, fname, _spec, conv in string.Formatter().parse(phrase):
         out.append(literal)
         if fname is not None:
             value = shown[fname]

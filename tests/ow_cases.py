@@ -29,18 +29,28 @@ def build_state(case: dict[str, Any]) -> State:
             homes[p] = home
             pairs.append([home, names[0]])
             names.append(home)
-    board = board_from_data({
-        "name": case["id"],
-        "systems": {n: {} for n in names},
-        "connections": [f"{a} - {b}" for a, b in pairs],
-        "homes": [homes[p] for p in players],
-    }, source=case["id"])
+    board = board_from_data(
+        {
+            "name": case["id"],
+            "systems": {n: {} for n in names},
+            "connections": [f"{a} - {b}" for a, b in pairs],
+            "homes": [homes[p] for p in players],
+        },
+        source=case["id"],
+    )
     owners = {s: p for p, systems in owners_spec.items() for s in systems}
     units = {s: p for p, systems in (case.get("units") or {}).items() for s in systems}
-    seated = tuple(Player(p, COLOURS[i], homes[p], (case.get("status") or {}).get(p, "active"))
-                   for i, p in enumerate(players))
-    return State(board, seated, int(case.get("turn", 0)), dict(sorted(owners.items())),
-                 dict(sorted(units.items())))
+    seated = tuple(
+        Player(p, COLOURS[i], homes[p], (case.get("status") or {}).get(p, "active"))
+        for i, p in enumerate(players)
+    )
+    return State(
+        board,
+        seated,
+        int(case.get("turn", 0)),
+        dict(sorted(owners.items())),
+        dict(sorted(units.items())),
+    )
 
 
 def by_player(mapping: dict[str, str]) -> dict[str, list[str]]:

@@ -41,7 +41,9 @@ def event_text(e: Event) -> str:
     if e.kind == "game_over":
         return f"game over {f['reason']} {' '.join(f['winners'])}".strip()
     if e.kind == "vote_counted":
-        return f"vote {'carried' if f['carried'] else 'failed'} {f['yes_weight']}/{f['total_weight']}"
+        return (
+            f"vote {'carried' if f['carried'] else 'failed'} {f['yes_weight']}/{f['total_weight']}"
+        )
     return e.kind
 
 
@@ -76,8 +78,10 @@ def test_case(case: dict[str, Any]) -> None:
     unknown = set(expected) - set(got)
     assert not unknown, f"no result for {unknown}"
     for r in result.results:
-        assert r.succeeded == (r.reason in {"held", "moved", "conquered", "support_given",
-                                            "support_unused", "vote_counted"})
+        assert r.succeeded == (
+            r.reason
+            in {"held", "moved", "conquered", "support_given", "support_unused", "vote_counted"}
+        )
 
     after = case.get("after")
     if after is not None:
@@ -88,11 +92,15 @@ def test_case(case: dict[str, Any]) -> None:
             assert by_player(dict(new.units)) == after["units"], by_player(dict(new.units))
     if "events" in case:
         assert sorted(event_text(e) for e in result.events) == sorted(case["events"]), [
-            event_text(e) for e in result.events]
+            event_text(e) for e in result.events
+        ]
     if "outcome" in case:
         outcome = result.state.outcome
-        got_outcome = None if outcome is None else {
-            "reason": outcome.reason, "winners": list(outcome.winners)}
+        got_outcome = (
+            None
+            if outcome is None
+            else {"reason": outcome.reason, "winners": list(outcome.winners)}
+        )
         assert got_outcome == case["outcome"]
     # the old state is untouched and the new one round-trips
     assert GAME.dump_state(state) == GAME.dump_state(build_state(case))

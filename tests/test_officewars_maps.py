@@ -42,14 +42,29 @@ def test_good_map_loads():
 @pytest.mark.parametrize(
     "change, message",
     [
-        (("  - Sol - Vega", "  - Sol - Deneb"), "line 7: connection Sol - Deneb: unknown system 'Deneb'"),
-        (("  - [Vega, Rigel]", "  - Sol - Sol"), "line 8: connection Sol - Sol: a system cannot connect"),
+        (
+            ("  - Sol - Vega", "  - Sol - Deneb"),
+            "line 7: connection Sol - Deneb: unknown system 'Deneb'",
+        ),
+        (
+            ("  - [Vega, Rigel]", "  - Sol - Sol"),
+            "line 8: connection Sol - Sol: a system cannot connect",
+        ),
         (("  - [Vega, Rigel]", "  - Vega - Sol"), "line 8: connection Vega - Sol is listed twice"),
-        (("homes: [Sol, Rigel]", "homes: [Sol, Deneb]"), "line 9: home world 'Deneb' is not a system"),
+        (
+            ("homes: [Sol, Rigel]", "homes: [Sol, Deneb]"),
+            "line 9: home world 'Deneb' is not a system",
+        ),
         (("homes: [Sol, Rigel]", ""), "homes: a list of home worlds is needed"),
-        (("  Rigel: {}", "  Rigel: {aliases: [sun]}"), "name 'sun' of system Rigel is already used by system Sol"),
+        (
+            ("  Rigel: {}", "  Rigel: {aliases: [sun]}"),
+            "name 'sun' of system Rigel is already used by system Sol",
+        ),
         (("  - [Vega, Rigel]", "  - Vega"), "line 8: connection 'Vega': write it as 'A - B'"),
-        (("  Vega: {at: [1, 0]}", "  Vega: {at: [1]}"), "line 4: system Vega: 'at' must be two numbers"),
+        (
+            ("  Vega: {at: [1, 0]}", "  Vega: {at: [1]}"),
+            "line 4: system Vega: 'at' must be two numbers",
+        ),
         (("name: tiny", "name: tiny\ncolour: red"), "line 2: unknown key 'colour'"),
     ],
 )
@@ -62,8 +77,9 @@ def test_malformed_maps_are_refused_with_the_line(change, message):
 
 def test_disconnected_map_is_refused():
     text = GOOD.replace("  - [Vega, Rigel]\n", "") + ""
-    with pytest.raises(GameError, match="line 6: the map is not connected: no path from Sol "
-                                        "to Rigel$"):
+    with pytest.raises(
+        GameError, match="line 6: the map is not connected: no path from Sol to Rigel$"
+    ):
         load_board(text)
 
 

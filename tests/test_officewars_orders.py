@@ -104,8 +104,10 @@ def test_bad_lines_do_not_spoil_good_ones(state):
     text = "Sol x Alnitak\nnonsense\n\n# a comment\nVega holds\n"
     sheet = GAME.read_orders(state, "ann", text)
     assert [o.canonical() for o in sheet.orders] == ["Sol attacks Alnitak"]
-    assert [(p.line, p.reason) for p in sheet.problems] == [(2, "not_an_order"),
-                                                              (5, "not_your_unit")]
+    assert [(p.line, p.reason) for p in sheet.problems] == [
+        (2, "not_an_order"),
+        (5, "not_your_unit"),
+    ]
 
 
 def test_second_order_for_a_unit_replaces_the_first(state):
@@ -125,8 +127,7 @@ def test_illegal_replacement_keeps_the_earlier_order(state):
 
 def test_default_orders_hold_unordered_units(state):
     sheet = GAME.read_orders(state, "ann", "")
-    assert [o.canonical() for o in GAME.default_orders(state, "ann", sheet.orders)] == [
-        "Sol holds"]
+    assert [o.canonical() for o in GAME.default_orders(state, "ann", sheet.orders)] == ["Sol holds"]
     sheet = GAME.read_orders(state, "ann", "Sol x Alnitak")
     assert GAME.default_orders(state, "ann", sheet.orders) == ()
 

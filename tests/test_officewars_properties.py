@@ -13,8 +13,9 @@ from adjudicator.officewars.board import generate_board
 from adjudicator.officewars.orders import Attack, Hold, Move, Support, Vote
 from adjudicator.officewars.state import COLOURS, Player, State, check
 
-PROFILE = settings(max_examples=150, deadline=None, derandomize=True,
-                   suppress_health_check=[HealthCheck.too_slow])
+PROFILE = settings(
+    max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def random_position(size: int, players: int, seed: int) -> State:
@@ -104,8 +105,11 @@ def test_legal_games_on_the_six_map(seed, turns):
             break
         sheets = []
         for p in state.active:
-            lines = [rng.choice(GAME.unit_options(state, s))
-                     for s, who in state.units.items() if who == p]
+            lines = [
+                rng.choice(GAME.unit_options(state, s))
+                for s, who in state.units.items()
+                if who == p
+            ]
             sheet = GAME.read_orders(state, p, "\n".join(lines))
             assert not sheet.problems
             sheets.append(sheet)
@@ -113,7 +117,8 @@ def test_legal_games_on_the_six_map(seed, turns):
         result = GAME.adjudicate(state, sheets, 0)
         kinds = [e.kind for e in result.events]
         assert len(result.state.units) == before - kinds.count("unit_lost") + kinds.count(
-            "deployed")
+            "deployed"
+        )
         assert all(r.reason != "invalid" for r in result.results)
         state = result.state
     assert GAME.load_state(GAME.dump_state(state)) == state

@@ -23,7 +23,8 @@ from adjudicator.base import (
 )
 from adjudicator.officewars import board as boards
 from adjudicator.officewars import orders as notation
-from adjudicator.officewars import resolve, state as states
+from adjudicator.officewars import resolve
+from adjudicator.officewars import state as states
 from adjudicator.officewars.state import ACTIVE, REMOVED, State
 from adjudicator.officewars.votes import surrender_vote
 
@@ -43,8 +44,13 @@ class OfficeWars:
             return boards.load_board(source)
         return boards.shipped_board(source)
 
-    def start(self, board: boards.Board, players: Sequence[str],
-              options: Mapping[str, Any] | None = None, seed: int = 0) -> State:
+    def start(
+        self,
+        board: boards.Board,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+        seed: int = 0,
+    ) -> State:
         """Each player gets the next home world of the map, with one unit on
         it; every other system is neutral and empty."""
         options = dict(options or {})
@@ -54,13 +60,17 @@ class OfficeWars:
         if len(set(names)) != len(names):
             raise GameError("a player is listed twice")
         if not self.seats.minimum <= len(names) <= len(board.homes):
-            raise GameError(f"map {board.name} takes {self.seats.minimum} to "
-                            f"{len(board.homes)} players, not {len(names)}")
-        seated = tuple(states.Player(n, states.COLOURS[i], board.homes[i])
-                       for i, n in enumerate(names))
+            raise GameError(
+                f"map {board.name} takes {self.seats.minimum} to "
+                f"{len(board.homes)} players, not {len(names)}"
+            )
+        seated = tuple(
+            states.Player(n, states.COLOURS[i], board.homes[i]) for i, n in enumerate(names)
+        )
         homes = {p.home: p.name for p in seated}
-        return State(board, seated, 0, dict(sorted(homes.items())), dict(sorted(homes.items())),
-                     seed)
+        return State(
+            board, seated, 0, dict(sorted(homes.items())), dict(sorted(homes.items())), seed
+        )
 
     def phase(self, state: State) -> tuple[int, str]:
         return state.turn + 1, f"tick {state.turn + 1}"
@@ -68,12 +78,12 @@ class OfficeWars:
     def read_orders(self, state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
         return notation.read_orders(state, player, text, seq)
 
-    def default_orders(self, state: State, player: str, orders: Sequence[Order]
-                       ) -> tuple[Order, ...]:
+    def default_orders(
+        self, state: State, player: str, orders: Sequence[Order]
+    ) -> tuple[Order, ...]:
         return notation.default_orders(state, player, tuple(orders))
 
-    def adjudicate(self, state: State, sheets: Sequence[OrderSheet], seed: int = 0
-                   ) -> TurnResult:
+    def adjudicate(self, state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> TurnResult:
         return resolve.adjudicate(state, sheets, seed)
 
     def remove_player(self, state: State, player: str) -> State:
@@ -81,15 +91,22 @@ class OfficeWars:
         become neutral (docs/rules/officewars.md, Leaving)."""
         if player not in state.player:
             raise GameError(f"no player {player!r} in this game")
-        players = tuple(replace(p, status=REMOVED) if p.name == player else p
-                        for p in state.players)
+        players = tuple(
+            replace(p, status=REMOVED) if p.name == player else p for p in state.players
+        )
         owners = {s: p for s, p in state.owners.items() if p != player}
         units = {s: p for s, p in state.units.items() if p != player}
         new = replace(state, players=players, owners=owners, units=units)
         if new.outcome is None and len(new.active) <= 1:
             left = new.active
-            new = replace(new, outcome=Outcome("last_player" if left else "no_players", left,
-                                               resolve._scores(players, owners, left)))
+            new = replace(
+                new,
+                outcome=Outcome(
+                    "last_player" if left else "no_players",
+                    left,
+                    resolve._scores(players, owners, left),
+                ),
+            )
         return new
 
     def view(self, state: State, viewer: str | None) -> View:
@@ -97,27 +114,44 @@ class OfficeWars:
         owners, units = state.owners, state.units
         home_of = {p.home: p.name for p in state.players}
         systems = [
-            {"name": s.name, "x": s.x, "y": s.y, "owner": owners.get(s.name),
-             "unit": units.get(s.name), "home_of": home_of.get(s.name)}
+            {
+                "name": s.name,
+                "x": s.x,
+                "y": s.y,
+                "owner": owners.get(s.name),
+                "unit": units.get(s.name),
+                "home_of": home_of.get(s.name),
+            }
             for s in state.board.systems
         ]
         winners = set(state.outcome.winners) if state.outcome else set()
         standings = tuple(
-            Standing(p.name, (("systems", state.system_count[p.name]),
-                              ("units", state.unit_count[p.name])),
-                     "winner" if p.name in winners else p.status)
-            for p in sorted(state.players,
-                            key=lambda p: (-state.system_count[p.name], p.name))
+            Standing(
+                p.name,
+                (("systems", state.system_count[p.name]), ("units", state.unit_count[p.name])),
+                "winner" if p.name in winners else p.status,
+            )
+            for p in sorted(state.players, key=lambda p: (-state.system_count[p.name], p.name))
         )
         vote = surrender_vote(state)
-        votes = (VoteInfo("surrender", vote.open, {
-            "leader": vote.leader, "leader_systems": vote.leader_systems,
-            "second_systems": vote.second_systems, "weights": dict(vote.weights),
-            "needed": vote.total // 2 + 1}),)
+        votes = (
+            VoteInfo(
+                "surrender",
+                vote.open,
+                {
+                    "leader": vote.leader,
+                    "leader_systems": vote.leader_systems,
+                    "second_systems": vote.second_systems,
+                    "weights": dict(vote.weights),
+                    "needed": vote.total // 2 + 1,
+                },
+            ),
+        )
         options: dict[str, tuple[str, ...]] = {}
         if viewer is not None and state.outcome is None:
-            options = {s: self.unit_options(state, s)
-                       for s, who in sorted(units.items()) if who == viewer}
+            options = {
+                s: self.unit_options(state, s) for s, who in sorted(units.items()) if who == viewer
+            }
         board = {
             "name": state.board.name,
             "title": state.board.title,
@@ -125,8 +159,9 @@ class OfficeWars:
             "connections": [list(c) for c in state.board.connections],
             "colours": {p.name: p.colour for p in state.players},
         }
-        return View(self.name, state.turn + 1, self.phase(state)[1], standings, votes, board,
-                    options)
+        return View(
+            self.name, state.turn + 1, self.phase(state)[1], standings, votes, board, options
+        )
 
     def unit_options(self, state: State, system: str) -> tuple[str, ...]:
         """Every legal order of the unit at ``system``, canonical text."""

@@ -45,7 +45,8 @@ class System:
 @dataclass(frozen=True)
 class Board:
     """A map. ``systems`` are sorted by name; ``connections`` are sorted
-    pairs (a < b), sorted; ``homes`` are in seat order: the first player gets the first home world."""
+    pairs (a < b), sorted; ``homes`` are in seat order: the first player
+    gets the first home world."""
 
     name: str
     title: str
@@ -142,8 +143,9 @@ def board_from_data(data: Any, source: str = "map") -> Board:
         raise GameError(f"{source}: a map is a mapping with systems, connections and homes")
     for key in data:
         if key not in ("name", "title", "systems", "connections", "homes", "players"):
-            problem(data, key, f"unknown key {key!r} (known: name, title, systems, "
-                    "connections, homes)")
+            problem(
+                data, key, f"unknown key {key!r} (known: name, title, systems, connections, homes)"
+            )
     name = str(data.get("name") or "map")
     title = str(data.get("title") or name)
 
@@ -156,12 +158,14 @@ def board_from_data(data: Any, source: str = "map") -> Board:
     for sname, entry in raw_systems.items():
         sname_s = str(sname)
         if not _NAME.match(sname_s):
-            problem(raw_systems, sname, f"system name {sname_s!r}: use letters, digits, "
-                    "spaces, dots and apostrophes")
+            problem(
+                raw_systems,
+                sname,
+                f"system name {sname_s!r}: use letters, digits, spaces, dots and apostrophes",
+            )
         entry = entry if entry is not None else {}
         if not isinstance(entry, dict):
-            problem(raw_systems, sname, f"system {sname_s}: expected a mapping "
-                    "(aliases, at)")
+            problem(raw_systems, sname, f"system {sname_s}: expected a mapping (aliases, at)")
             entry = {}
         for key in entry:
             if key not in ("aliases", "at"):
@@ -183,12 +187,14 @@ def board_from_data(data: Any, source: str = "map") -> Board:
         for word in [sname_s, *map(str, aliases)]:
             low = " ".join(word.lower().split())
             if low in taken:
-                problem(raw_systems, sname, f"name {word!r} of system {sname_s} is already "
-                        f"used by system {taken[low]}")
+                problem(
+                    raw_systems,
+                    sname,
+                    f"name {word!r} of system {sname_s} is already used by system {taken[low]}",
+                )
             else:
                 taken[low] = sname_s
-        systems.append(System(sname_s, tuple(str(a) for a in aliases), float(at[0]),
-                              float(at[1])))
+        systems.append(System(sname_s, tuple(str(a) for a in aliases), float(at[0]), float(at[1])))
     known = {s.name for s in systems}
 
     pairs: set[tuple[str, str]] = set()
@@ -241,8 +247,11 @@ def board_from_data(data: Any, source: str = "map") -> Board:
         if unreached:
             shown = ", ".join(sorted(unreached)[:10])
             more = f" and {len(unreached) - 10} more" if len(unreached) > 10 else ""
-            problem(data, "connections", "the map is not connected: no path from "
-                    f"{systems[0].name} to {shown}{more}")
+            problem(
+                data,
+                "connections",
+                f"the map is not connected: no path from {systems[0].name} to {shown}{more}",
+            )
     if problems:
         raise GameError("\n".join(problems))
     systems.sort(key=lambda s: s.name)
@@ -312,7 +321,7 @@ def generate_board(systems: int, players: int, seed: int = 0) -> Board:
     digits = len(str(systems))
     names = [f"S{i + 1:0{digits}d}" for i in range(systems)]
     pairs: list[tuple[int, int]] = []
-    for i, (x, y) in enumerate(pos):
+    for i, (x, _y) in enumerate(pos):
         right = i + 1 if x + 1 < width and i + 1 < systems else None
         down = i + width if i + width < systems else None
         diag = i + width + 1 if right is not None and i + width + 1 < systems else None
@@ -332,9 +341,13 @@ def generate_board(systems: int, players: int, seed: int = 0) -> Board:
             pairs.append((i, down))
     conn = sorted({(min(names[a], names[b]), max(names[a], names[b])) for a, b in pairs})
     if _unreached(names, conn):  # dropping links never disconnects, but be sure
-        conn = sorted(set(conn) | {
-            (min(names[i], names[i + 1]), max(names[i], names[i + 1]))
-            for i in range(systems - 1)})
+        conn = sorted(
+            set(conn)
+            | {
+                (min(names[i], names[i + 1]), max(names[i], names[i + 1]))
+                for i in range(systems - 1)
+            }
+        )
     homes: list[str] = []
     cx, cy, radius = (width - 1) / 2, (rows - 1) / 2, 0.4 * min(width, rows)
     taken: set[int] = set()
@@ -349,9 +362,15 @@ def generate_board(systems: int, players: int, seed: int = 0) -> Board:
         homes.append(names[i])
     jitter = [(rng.below(41) - 20) / 100 for _ in range(2 * systems)]
     out = tuple(
-        System(names[i], (), round((x + jitter[2 * i]) * 10, 1), round((y + jitter[2 * i + 1])
-               * 10, 1))
+        System(
+            names[i], (), round((x + jitter[2 * i]) * 10, 1), round((y + jitter[2 * i + 1]) * 10, 1)
+        )
         for i, (x, y) in enumerate(pos)
     )
-    return Board(f"generated-{systems}-{players}-{seed}", f"Generated map ({systems} systems)",
-                 out, tuple(conn), tuple(homes))
+    return Board(
+        f"generated-{systems}-{players}-{seed}",
+        f"Generated map ({systems} systems)",
+        out,
+        tuple(conn),
+        tuple(homes),
+    )

@@ -64,8 +64,12 @@ class Attack(UnitOrder):
         return f"{self.system} attacks {self.target}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "attack", "player": self.player, "system": self.system,
-                "target": self.target}
+        return {
+            "kind": "attack",
+            "player": self.player,
+            "system": self.system,
+            "target": self.target,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -76,8 +80,12 @@ class Support(UnitOrder):
         return f"{self.system} supports {self.target}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "support", "player": self.player, "system": self.system,
-                "target": self.target}
+        return {
+            "kind": "support",
+            "player": self.player,
+            "system": self.system,
+            "target": self.target,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,21 +126,33 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
     ("support", re.compile(rf"^(?P<a>.+?)\s+{_SUPPORT}\s+(?P<b>.+)$", re.I)),
 ]
 
-FORMS_HELP = ("Sol holds", "Sol moves to Rigel", "Sol attacks Vega", "Sol supports Vega",
-              "vote surrender")
+FORMS_HELP = (
+    "Sol holds",
+    "Sol moves to Rigel",
+    "Sol attacks Vega",
+    "Sol supports Vega",
+    "vote surrender",
+)
 
 
 def _clean(line: str) -> str:
     return " ".join(line.strip().rstrip(".,;").split())
 
 
-def _problem(line: int, text: str, kind: ProblemKind, reason: str,
-             suggestions: tuple[str, ...] = (), **facts: Any) -> Problem:
+def _problem(
+    line: int,
+    text: str,
+    kind: ProblemKind,
+    reason: str,
+    suggestions: tuple[str, ...] = (),
+    **facts: Any,
+) -> Problem:
     return Problem(line, text, kind, reason, facts, suggestions)
 
 
-def parse_line(state: State, player: str, text: str, line: int = 0,
-               seq: int = 0) -> Order | Problem | None:
+def parse_line(
+    state: State, player: str, text: str, line: int = 0, seq: int = 0
+) -> Order | Problem | None:
     """One line to an Order (not yet checked for legality), a Problem, or
     None for a blank line."""
     clean = _clean(text)
@@ -145,8 +165,7 @@ def parse_line(state: State, player: str, text: str, line: int = 0,
             continue
         if kind == "vote":
             word = m["v"].lower()
-            return Vote(player=player, seq=seq, line=line,
-                        surrender=word in ("surrender", "yes"))
+            return Vote(player=player, seq=seq, line=line, surrender=word in ("surrender", "yes"))
         names: dict[str, str] = {}
         for role in ("a", "b"):
             if role not in m.groupdict():
@@ -180,10 +199,23 @@ def _name(state: State, word: str, line: int, text: str) -> str | Problem:
     if len(found) == 1:
         return found[0]
     if not found:
-        return _problem(line, text, ProblemKind.NOT_UNDERSTOOD, "no_such_system",
-                        state.board.closest(word), name=word.strip())
-    return _problem(line, text, ProblemKind.AMBIGUOUS, "ambiguous_system", found[:8],
-                    name=word.strip(), count=len(found))
+        return _problem(
+            line,
+            text,
+            ProblemKind.NOT_UNDERSTOOD,
+            "no_such_system",
+            state.board.closest(word),
+            name=word.strip(),
+        )
+    return _problem(
+        line,
+        text,
+        ProblemKind.AMBIGUOUS,
+        "ambiguous_system",
+        found[:8],
+        name=word.strip(),
+        count=len(found),
+    )
 
 
 # ----------------------------------------------------------------------------
@@ -195,8 +227,9 @@ def check_order(state: State, order: Order) -> Problem | None:
     Office Wars, Orders)."""
 
     def no(reason: str, suggestions: tuple[str, ...] = (), **facts: Any) -> Problem:
-        return _problem(order.line, order.canonical(), ProblemKind.NOT_ALLOWED, reason,
-                        suggestions, **facts)
+        return _problem(
+            order.line, order.canonical(), ProblemKind.NOT_ALLOWED, reason, suggestions, **facts
+        )
 
     player = state.player.get(order.player)
     if player is None or player.status != ACTIVE:
@@ -227,8 +260,7 @@ def check_order(state: State, order: Order) -> Problem | None:
         if target not in adjacent:
             return no("not_connected", system=here, target=target)
         if state.owners.get(target) == order.player:
-            return no("already_own", (f"{here} moves to {target}",), system=here,
-                      target=target)
+            return no("already_own", (f"{here} moves to {target}",), system=here, target=target)
     elif isinstance(order, Support):
         target = order.target
         if target not in adjacent:
@@ -245,8 +277,12 @@ def _check_vote(state: State, order: Vote, no: Callable[..., Problem]) -> Proble
     if vote.leader == order.player:
         return no("leader_cannot_vote", leader=vote.leader)
     if not vote.open:
-        return no("vote_not_open", leader=vote.leader, leader_systems=vote.leader_systems,
-                  second_systems=vote.second_systems)
+        return no(
+            "vote_not_open",
+            leader=vote.leader,
+            leader_systems=vote.leader_systems,
+            second_systems=vote.second_systems,
+        )
     return None
 
 
@@ -272,23 +308,43 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
             continue
         refused = check_order(state, parsed)
         if refused is not None:
-            problems.append(Problem(number, raw.strip(), refused.kind, refused.reason,
-                                    refused.facts, refused.suggestions))
+            problems.append(
+                Problem(
+                    number,
+                    raw.strip(),
+                    refused.kind,
+                    refused.reason,
+                    refused.facts,
+                    refused.suggestions,
+                )
+            )
             continue
         key = parsed.unit or ""
         if key in kept:
-            notices.append(Notice(number, "replaces_earlier", {
-                "unit": key, "earlier_line": kept[key].line,
-                "earlier": kept[key].canonical(), "now": parsed.canonical()}))
+            notices.append(
+                Notice(
+                    number,
+                    "replaces_earlier",
+                    {
+                        "unit": key,
+                        "earlier_line": kept[key].line,
+                        "earlier": kept[key].canonical(),
+                        "now": parsed.canonical(),
+                    },
+                )
+            )
             del kept[key]
         kept[key] = parsed
     return OrderSheet(player, tuple(kept.values()), tuple(problems), tuple(notices))
 
 
-def default_orders(state: State, player: str, orders: list[Order] | tuple[Order, ...]
-                   ) -> tuple[Order, ...]:
+def default_orders(
+    state: State, player: str, orders: list[Order] | tuple[Order, ...]
+) -> tuple[Order, ...]:
     """Holds for the player's units left without an order."""
     ordered = {o.unit for o in orders}
-    return tuple(Hold(player=player, system=s)
-                 for s, who in sorted(state.units.items())
-                 if who == player and s not in ordered)
+    return tuple(
+        Hold(player=player, system=s)
+        for s, who in sorted(state.units.items())
+        if who == player and s not in ordered
+    )

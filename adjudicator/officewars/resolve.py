@@ -57,8 +57,14 @@ class Reason(enum.Enum):
         return self in _SUCCESS
 
 
-_SUCCESS = {Reason.HELD, Reason.MOVED, Reason.CONQUERED, Reason.SUPPORT_GIVEN,
-            Reason.SUPPORT_UNUSED, Reason.VOTE_COUNTED}
+_SUCCESS = {
+    Reason.HELD,
+    Reason.MOVED,
+    Reason.CONQUERED,
+    Reason.SUPPORT_GIVEN,
+    Reason.SUPPORT_UNUSED,
+    Reason.VOTE_COUNTED,
+}
 
 
 def _result(order: Order, reason: Reason, **facts: Any) -> OrderResult:
@@ -94,8 +100,9 @@ def collect(state: State, sheets: Sequence[OrderSheet]) -> Tick:
                 votes[order.player] = order
             else:
                 votes.pop(order.player, None)
-                results[f"vote:{order.player}"] = _result(order, Reason.INVALID,
-                                                          problem=problem.reason)
+                results[f"vote:{order.player}"] = _result(
+                    order, Reason.INVALID, problem=problem.reason
+                )
             continue
         if problem is not None:
             # an illegal order stands in for nothing: the unit keeps its
@@ -125,13 +132,22 @@ def step_vote(state: State, tick: Tick) -> tuple[bool, list[Event]]:
     yes = [p for p, v in tick.votes.items() if v.surrender]
     vote = surrender_vote(state, yes)
     for player, order in tick.votes.items():
-        tick.results[f"vote:{player}"] = _result(order, Reason.VOTE_COUNTED,
-                                                 weight=vote.weights.get(player, 0))
+        tick.results[f"vote:{player}"] = _result(
+            order, Reason.VOTE_COUNTED, weight=vote.weights.get(player, 0)
+        )
     if not vote.open or not tick.votes:
         return False, []
-    event = Event("vote_counted", {"vote": "surrender", "leader": vote.leader,
-                                   "yes": list(vote.yes), "yes_weight": vote.yes_weight,
-                                   "total_weight": vote.total, "carried": vote.carried})
+    event = Event(
+        "vote_counted",
+        {
+            "vote": "surrender",
+            "leader": vote.leader,
+            "yes": list(vote.yes),
+            "yes_weight": vote.yes_weight,
+            "total_weight": vote.total,
+            "carried": vote.carried,
+        },
+    )
     return vote.carried, [event]
 
 
@@ -160,7 +176,7 @@ def step_movement(state: State, tick: Tick) -> dict[str, str]:
                 break
             if here in on_path:  # a rotation: every move in the cycle succeeds
                 verdict = True
-                for s in path[on_path[here]:]:
+                for s in path[on_path[here] :]:
                     ok[s] = True
                 path = path[: on_path[here]]
                 break
@@ -175,16 +191,18 @@ def step_movement(state: State, tick: Tick) -> dict[str, str]:
             if dest not in moves:  # its unit stays
                 verdict = False
                 ok[here] = False
-                tick.results[here] = _result(moves[here], Reason.MOVE_BLOCKED, to=dest,
-                                             by=units[dest])
+                tick.results[here] = _result(
+                    moves[here], Reason.MOVE_BLOCKED, to=dest, by=units[dest]
+                )
                 path.pop()
                 break
             here = dest
         for s in reversed(path):  # each depends on the next one leaving
             ok[s] = verdict
             if not verdict:
-                tick.results[s] = _result(moves[s], Reason.MOVE_BLOCKED, to=moves[s].to,
-                                          by=units[moves[s].to])
+                tick.results[s] = _result(
+                    moves[s], Reason.MOVE_BLOCKED, to=moves[s].to, by=units[moves[s].to]
+                )
     where = {s: s for s in units}
     for s, o in moves.items():
         if ok[s]:
@@ -215,8 +233,9 @@ class Battle:
     facts: dict[str, Any] | None = None
 
 
-def step_battle(state: State, tick: Tick, where: dict[str, str],
-                pinned: dict[str, list[str]]) -> tuple[dict[str, str], dict[str, str], list[Event]]:
+def step_battle(
+    state: State, tick: Tick, where: dict[str, str], pinned: dict[str, list[str]]
+) -> tuple[dict[str, str], dict[str, str], list[Event]]:
     """Battles (RULINGS.md, tick 3). Returns the new owners and units and the
     events (conquests, units lost)."""
     # supports: a pinned supporter's support is void; a valid one counts for
@@ -225,14 +244,16 @@ def step_battle(state: State, tick: Tick, where: dict[str, str],
     supports = {s: o for s, o in tick.orders.items() if isinstance(o, Support)}
     for s, o in supports.items():
         if s in pinned:
-            tick.results[s] = _result(o, Reason.SUPPORT_CUT, target=o.target,
-                                      pinned_by=pinned[s])
+            tick.results[s] = _result(o, Reason.SUPPORT_CUT, target=o.target, pinned_by=pinned[s])
         else:
             support[o.target].append(s)
 
     at = {pos: unit for unit, pos in where.items()}  # system -> unit standing there
-    battles = {s: Battle(s, o, 1 + len(support[s]))
-               for s, o in tick.orders.items() if isinstance(o, Attack)}
+    battles = {
+        s: Battle(s, o, 1 + len(support[s]))
+        for s, o in tick.orders.items()
+        if isinstance(o, Attack)
+    }
 
     def defence(system: str) -> int:
         unit = at.get(system)
@@ -271,8 +292,10 @@ def step_battle(state: State, tick: Tick, where: dict[str, str],
                 b.facts = {"strength": b.strength, "strongest": top}
             elif len(strongest) > 1:
                 b.outcome = Reason.BLOCKED_EQUAL
-                b.facts = {"strength": b.strength,
-                           "blocked_by": sorted(x.unit for x in strongest if x is not b)}
+                b.facts = {
+                    "strength": b.strength,
+                    "blocked_by": sorted(x.unit for x in strongest if x is not b),
+                }
         if len(strongest) == 1:
             b = strongest[0]
             d = defence(target)
@@ -292,16 +315,27 @@ def step_battle(state: State, tick: Tick, where: dict[str, str],
         # a defender whose own attack succeeded has left; otherwise it is lost
         if defender is not None and defender not in {x.unit for x in won.values()}:
             lost.add(defender)
-        events.append(Event("conquered", {
-            "system": target, "by": b.order.player, "from_system": b.unit,
-            "previous_owner": state.owners.get(target),
-            "unit_lost": state.units[defender] if defender in lost else None}))
+        events.append(
+            Event(
+                "conquered",
+                {
+                    "system": target,
+                    "by": b.order.player,
+                    "from_system": b.unit,
+                    "previous_owner": state.owners.get(target),
+                    "unit_lost": state.units[defender] if defender in lost else None,
+                },
+            )
+        )
         owners[target] = b.order.player
     for unit, pos in where.items():
         if unit in lost:
             continue
-        units_after[unit] = battles[unit].order.target if (
-            unit in battles and battles[unit].outcome is Reason.CONQUERED) else pos
+        units_after[unit] = (
+            battles[unit].order.target
+            if (unit in battles and battles[unit].outcome is Reason.CONQUERED)
+            else pos
+        )
     for unit in sorted(lost):
         events.append(Event("unit_lost", {"system": where[unit], "player": state.units[unit]}))
 
@@ -313,8 +347,7 @@ def step_battle(state: State, tick: Tick, where: dict[str, str],
     for s, o in supports.items():
         if s not in pinned:
             reason = Reason.SUPPORT_GIVEN if o.target in fought else Reason.SUPPORT_UNUSED
-            tick.results[s] = _result(o, reason, target=o.target,
-                                      supported=state.units[o.target])
+            tick.results[s] = _result(o, reason, target=o.target, supported=state.units[o.target])
     # holds; every other order already has its result (a unit lost after
     # moving, supporting or a failed attack keeps it, and the loss is an event)
     for s, o in tick.orders.items():
@@ -325,8 +358,7 @@ def step_battle(state: State, tick: Tick, where: dict[str, str],
     return owners, new_units, events
 
 
-def step_deployment(state: State, owners: dict[str, str], units: dict[str, str]
-                    ) -> list[Event]:
+def step_deployment(state: State, owners: dict[str, str], units: dict[str, str]) -> list[Event]:
     """A new unit on the home world of each player who owns it, has no unit
     on it and has units <= 3 + systems / 2, exact division (RULINGS.md,
     tick 4). Changes ``units`` in place (a fresh dict of this tick)."""
@@ -336,8 +368,11 @@ def step_deployment(state: State, owners: dict[str, str], units: dict[str, str]
     for p in state.players:
         if p.status != ACTIVE:
             continue
-        if owners.get(p.home) == p.name and p.home not in units \
-                and 2 * count[p.name] <= 6 + systems[p.name]:
+        if (
+            owners.get(p.home) == p.name
+            and p.home not in units
+            and 2 * count[p.name] <= 6 + systems[p.name]
+        ):
             units[p.home] = p.name
             events.append(Event("deployed", {"system": p.home, "player": p.name}))
     return events
@@ -357,14 +392,16 @@ def step_end(state: State, owners: dict[str, str]) -> tuple[tuple, Outcome | Non
     left = [p.name for p in players if p.status == ACTIVE]
     outcome = None
     if len(left) <= 1:
-        outcome = Outcome("last_player" if left else "no_players", tuple(left),
-                          _scores(players, owners, left))
+        outcome = Outcome(
+            "last_player" if left else "no_players", tuple(left), _scores(players, owners, left)
+        )
         events.append(Event("game_over", {"reason": outcome.reason, "winners": left}))
     return tuple(players), outcome, events
 
 
-def _scores(players: Sequence[Any], owners: dict[str, str], winners: Sequence[str]
-            ) -> dict[str, int]:
+def _scores(
+    players: Sequence[Any], owners: dict[str, str], winners: Sequence[str]
+) -> dict[str, int]:
     """Office Wars keeps no score table: a player's score is the systems
     owned at the end."""
     count = Counter(owners.values())
@@ -385,8 +422,9 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
         vote = surrender_vote(state, [p for p, v in tick.votes.items() if v.surrender])
         for s, o in tick.orders.items():
             tick.results[s] = _result(o, Reason.GAME_ENDED)
-        outcome = Outcome("surrender", (vote.leader,),
-                          _scores(state.players, dict(state.owners), [vote.leader]))
+        outcome = Outcome(
+            "surrender", (vote.leader,), _scores(state.players, dict(state.owners), [vote.leader])
+        )
         events.append(Event("game_over", {"reason": "surrender", "winners": [vote.leader]}))
         new = replace(state, turn=state.turn + 1, outcome=outcome)
         return TurnResult(new, _ordered(tick), tuple(events))
@@ -397,15 +435,22 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
     events += step_deployment(state, owners, units)
     players, outcome, end_events = step_end(state, owners)
     events += end_events
-    new = replace(state, turn=state.turn + 1, players=players,
-                  owners=dict(sorted(owners.items())), units=dict(sorted(units.items())),
-                  outcome=outcome)
+    new = replace(
+        state,
+        turn=state.turn + 1,
+        players=players,
+        owners=dict(sorted(owners.items())),
+        units=dict(sorted(units.items())),
+        outcome=outcome,
+    )
     return TurnResult(new, _ordered(tick), tuple(events))
 
 
 def _ordered(tick: Tick) -> tuple[OrderResult, ...]:
     """Results grouped by player, then by system; votes last."""
+
     def key(item: tuple[str, OrderResult]) -> tuple[str, int, str]:
         k, r = item
         return (r.order.player, 1 if k.startswith("vote:") else 0, k)
+
     return tuple(r for _, r in sorted(tick.results.items(), key=key))

@@ -147,8 +147,10 @@ def from_data(data: Any) -> State:
     if data.get("game") != GAME:
         raise GameError(f"state: this is a state of {data.get('game')!r}, not of {GAME!r}")
     if data.get("format") != FORMAT:
-        raise GameError(f"state: format {data.get('format')!r} is not known "
-                        f"(this version reads format {FORMAT})")
+        raise GameError(
+            f"state: format {data.get('format')!r} is not known "
+            f"(this version reads format {FORMAT})"
+        )
     try:
         board = board_from_state(data["board"])
         players = tuple(
@@ -160,10 +162,21 @@ def from_data(data: Any) -> State:
         outcome = None
         if data.get("outcome") is not None:
             o = data["outcome"]
-            outcome = Outcome(str(o["reason"]), tuple(o["winners"]),
-                              {str(k): int(v) for k, v in sorted(o["scores"].items())})
-        state = State(board, players, int(data["turn"]), owners, units, int(data["seed"]),
-                      outcome, dict(data.get("options") or {}))
+            outcome = Outcome(
+                str(o["reason"]),
+                tuple(o["winners"]),
+                {str(k): int(v) for k, v in sorted(o["scores"].items())},
+            )
+        state = State(
+            board,
+            players,
+            int(data["turn"]),
+            owners,
+            units,
+            int(data["seed"]),
+            outcome,
+            dict(data.get("options") or {}),
+        )
     except (KeyError, TypeError, AttributeError, ValueError) as exc:
         if isinstance(exc, GameError):
             raise

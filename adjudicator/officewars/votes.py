@@ -45,13 +45,15 @@ def surrender_vote(state: State, yes: Iterable[str] = ()) -> SurrenderVote:
     counts = state.system_count
     ranked = sorted(state.active, key=lambda p: (-counts[p], p))
     if len(ranked) < 2:
-        return SurrenderVote(False, ranked[0] if ranked else None,
-                             counts[ranked[0]] if ranked else 0, 0, {})
+        return SurrenderVote(
+            False, ranked[0] if ranked else None, counts[ranked[0]] if ranked else 0, 0, {}
+        )
     leader, second = ranked[0], ranked[1]
     top, runner_up = counts[leader], counts[second]
     # strictly more than 1.2 times: top > 6/5 * runner_up, in integers
     is_open = 5 * top > 6 * runner_up
     weights = {p: counts[p] for p in ranked[1:]}
     voters = tuple(sorted(p for p in set(yes) if p in weights)) if is_open else ()
-    return SurrenderVote(is_open, leader if is_open or top > runner_up else None, top,
-                         runner_up, weights, voters)
+    return SurrenderVote(
+        is_open, leader if is_open or top > runner_up else None, top, runner_up, weights, voters
+    )

@@ -1,0 +1,239 @@
+"""The offline command line: check, adjudicate, maps, genmap, demo."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adjudicator.officewars import GAME
+from pbem.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYERS = "ann,bob,cid,dee,eve,fay"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_check_shipped_file(capsys):
+    code, out, _ = run(capsys, "check", str(ROOT / "games.yaml"))
+    assert code == 0
+    assert "game alpha (Office Wars) at alpha@judge.example: map six, 6 players" in out
+
+
+def test_check_bad_file_lists_every_problem(capsys, tmp_path):
+    bad = tmp_path / "games.yaml"
+    bad.write_text(
+        (ROOT / "games.yaml")
+        .read_text()
+        .replace("map: six", "map: nine")
+        .replace("ann@example.org", "ann")
+    )
+    code, _, err = run(capsys, "check", str(bad))
+    assert code == 2
+    assert "2 problem(s)" in err
+    assert err.index("line 17") < err.index("line 21")  # in the order of the file
+    assert "line 17: game alpha: map 'nine'" in err
+    assert "line 21: game alpha: player email 'ann' is not valid" in err
+
+
+def write_orders(tmp_path, text):
+    path = tmp_path / "orders.txt"
+    path.write_text(text)
+    return str(path)
+
+
+def test_adjudicate_fresh_start_then_from_state(capsys, tmp_path):
+    orders = write_orders(tmp_path, "# tick 1\nann: Sol x Alnitak\nblue: Vega -> Sol\n")
+    first = tmp_path / "s1.json"
+    code, out, _ = run(
+        capsys,
+        "adjudicate",
+        "--map",
+        "six",
+        "--players",
+        PLAYERS,
+        "--orders",
+        orders,
+        "--out",
+        str(first),
+    )
+    assert code == 0, out
+    assert "ok   Sol attacks Alnitak: conquered Alnitak (attack 1 against defence 0)" in out
+    assert "REFUSED line 3 'Vega -> Sol': you can only move to a system you own" in out
+    assert "ann conquered Alnitak (held by nobody)" in out
+    state = GAME.load_state(first.read_text())
+    assert state.owners["Alnitak"] == "ann" and state.units["Alnitak"] == "ann"
+    assert state.units["Sol"] == "ann"  # deployed on the emptied home world
+
+    second = tmp_path / "s2.json"
+    orders2 = write_orders(tmp_path, "ann: Alnitak holds\nann: Sol s Alnitak\n")
+    code, out, _ = run(
+        capsys,
+        "adjudicate",
+        "--state",
+        str(first),
+        "--orders",
+        orders2,
+        "--out",
+        str(second),
+        "--json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["turn"] == 2 and data["phase"] == "tick 2"
+    texts = {r["text"]: r["reason"] for r in data["results"]}
+    assert texts["Alnitak holds"] == "held"
+    assert texts["Sol supports Alnitak"] == "support_unused"
+    assert texts["Vega holds"] == "held"
+    assert len(data["results"]) == len(state.units)
+    assert data["state_file"] == str(second)
+
+
+def test_adjudicate_is_deterministic(capsys, tmp_path):
+    orders = write_orders(tmp_path, "ann: Sol x Alnitak\nbob: Vega x Saiph\n")
+    outs = []
+    for name in ("a.json", "b.json"):
+        code, out, _ = run(
+            capsys,
+            "adjudicate",
+            "--map",
+            "six",
+            "--players",
+            PLAYERS,
+            "--orders",
+            orders,
+            "--out",
+            str(tmp_path / name),
+            "--seed",
+            "5",
+        )
+        assert code == 0
+        outs.append(out.replace(name, ""))
+    assert outs[0] == outs[1]
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "orders, message",
+    [
+        ("zed: Sol holds\n", "line 1: 'zed: Sol holds': 'zed' is not a player's name or colour"),
+        ("Sol holds\n", "line 1: 'Sol holds': start the line with a player's name"),
+    ],
+)
+def test_adjudicate_bad_orders_file(capsys, tmp_path, orders, message):
+    code, _, err = run(
+        capsys,
+        "adjudicate",
+        "--map",
+        "six",
+        "--players",
+        PLAYERS,
+        "--orders",
+        write_orders(tmp_path, orders),
+        "--out",
+        str(tmp_path / "s.json"),
+    )
+    assert code == 2 and message in err
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_adjudicate_strict_refuses_refused_lines(capsys, tmp_path):
+    code, _, err = run(
+        capsys,
+        "adjudicate",
+        "--map",
+        "six",
+        "--players",
+        PLAYERS,
+        "--orders",
+        write_orders(tmp_path, "ann: Sol x Vega\n"),
+        "--strict",
+        "--out",
+        str(tmp_path / "s.json"),
+    )
+    assert code == 2 and "line 1: 'Sol x Vega': Vega is not connected to Sol" in err
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (None, "cannot read the state file"),
+        ("{not json", "state: not JSON"),
+        ('{"game": "empire", "format": 1}', "a state of 'empire', not of 'officewars'"),
+        ('{"game": "officewars", "format": 99}', "format 99 is not known"),
+        ('{"game": "officewars", "format": 1}', "state: malformed"),
+    ],
+)
+def test_adjudicate_bad_state(capsys, tmp_path, content, message):
+    path = tmp_path / "state.json"
+    if content is not None:
+        path.write_text(content)
+    code, _, err = run(
+        capsys, "adjudicate", "--state", str(path), "--out", str(tmp_path / "s.json")
+    )
+    assert code == 2 and message in err, err
+
+
+def test_adjudicate_bad_map_file(capsys, tmp_path):
+    path = tmp_path / "m.yaml"
+    path.write_text("systems: {A: {}}\nconnections: [A - B]\nhomes: [A]\n")
+    code, _, err = run(
+        capsys,
+        "adjudicate",
+        "--map",
+        str(path),
+        "--players",
+        "a,b",
+        "--out",
+        str(tmp_path / "s.json"),
+    )
+    assert code == 2
+    assert "line 2: connection A - B: unknown system 'B'" in err
+
+
+def test_adjudicate_too_many_players(capsys, tmp_path):
+    code, _, err = run(
+        capsys,
+        "adjudicate",
+        "--map",
+        "six",
+        "--players",
+        PLAYERS + ",gus",
+        "--out",
+        str(tmp_path / "s.json"),
+    )
+    assert code == 2 and "takes 2 to 6 players, not 7" in err
+
+
+def test_maps_and_genmap(capsys, tmp_path):
+    code, out, _ = run(capsys, "maps")
+    assert code == 0 and "six: The Six Offices, 36 systems, 6 players" in out
+    target = tmp_path / "gen.yaml"
+    code, out, _ = run(capsys, "genmap", "--systems", "50", "--players", "4", "--out", str(target))
+    assert code == 0
+    board = GAME.load_map(target.read_text())
+    assert len(board.systems) == 50 and len(board.homes) == 4
+
+
+def test_demo_plays_the_configured_game(capsys):
+    code, out, _ = run(capsys, "demo", str(ROOT / "games.yaml"))
+    assert code == 0
+    assert "== game alpha (alpha@judge.example), random orders ==" in out
+    assert "Standings" in out
+
+
+def test_installed_entry_point(tmp_path):
+    exe = Path(sys.executable).parent / "pbem"
+    proc = subprocess.run(
+        [str(exe), "check", str(ROOT / "games.yaml")], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "games.yaml: OK" in proc.stdout

@@ -1,0 +1,175 @@
+"""games.yaml: the shipped file loads; bad files are refused with every
+problem and its line; cron expressions mean what cron means."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from pbem.config import ConfigError, load_config, parse_config
+from pbem.cron import cron_trigger
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_shipped_games_yaml_is_valid():
+    config = load_config(ROOT / "games.yaml")
+    (game,) = config.games
+    assert game.name == "alpha" and game.game == "officewars" and game.map == "six"
+    assert len(game.players) == 6
+    assert game.address(config.server) == "alpha@judge.example"
+    assert config.server.storage == ROOT / "var" / "pbem.sqlite"
+
+
+BASE = """\
+server:
+  domain: judge.example
+games:
+  - name: alpha
+    game: officewars
+    map: six
+    players:
+      - {name: ann, email: ann@example.org}
+      - {name: bob, email: bob@example.org}
+"""
+
+
+def problems_of(text: str, tmp_path: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        parse_config(text, tmp_path / "games.yaml")
+    return caught.value.problems
+
+
+def test_minimal_file_and_defaults(tmp_path):
+    config = parse_config(BASE, tmp_path / "games.yaml")
+    game = config.games[0]
+    assert game.deadline == "50 0,12 * * *"  # Office Wars' own rhythm
+    assert game.timezone == "UTC" and config.server.port == 2525
+    assert config.server.outbound.sender == "judge@judge.example"
+
+
+@pytest.mark.parametrize(
+    "old, new, expected",
+    [
+        ("game: officewars", "game: chess", "line 5: game alpha: unknown game 'chess'"),
+        ("map: six", "map: seven", "line 6: game alpha: map 'seven' is neither a shipped map"),
+        (
+            "{name: bob, email: bob@example.org}",
+            "{name: bob, email: bob-at-example}",
+            "line 9: game alpha: player email 'bob-at-example' is not valid",
+        ),
+        (
+            "{name: bob, email: bob@example.org}",
+            "{name: ann, email: b@example.org}",
+            "line 9: game alpha: player 'ann' is listed twice",
+        ),
+        (
+            "    map: six\n",
+            "    map: six\n    deadline: '61 * * * *'\n",
+            "line 7: game alpha: deadline '61 * * * *': Error validating expression '61'",
+        ),
+        (
+            "    map: six\n",
+            "    map: six\n    timezone: Mars/Olympus\n",
+            "line 7: game alpha: timezone 'Mars/Olympus' is not a time zone",
+        ),
+        ("    map: six\n", "    map: six\n    colour: red\n", "line 7: game: unknown key 'colour'"),
+        (
+            "    map: six\n",
+            "    map: six\n    options: {fog: true}\n",
+            "game alpha: Office Wars has no game options (got: fog)",
+        ),
+        ("domain: judge.example", "domain: judge", "line 2: server domain 'judge' is not valid"),
+        (
+            "      - {name: bob, email: bob@example.org}\n",
+            "",
+            "line 7: game alpha: Office Wars takes 2 to 18 players, not 1",
+        ),
+        ("name: alpha", "name: Alpha Game", "line 4: game name 'Alpha Game' is not valid"),
+    ],
+)
+def test_each_problem_names_its_line(tmp_path, old, new, expected):
+    assert old in BASE
+    found = problems_of(BASE.replace(old, new), tmp_path)
+    assert any(expected in p for p in found), found
+
+
+def test_every_problem_at_once(tmp_path):
+    text = (
+        BASE.replace("game: officewars", "game: chess")
+        .replace("domain: judge.example", "domain: x")
+        .replace("bob@example.org", "nope")
+    )
+    found = problems_of(text, tmp_path)
+    assert len(found) == 3, found
+    assert all(p.startswith("games.yaml, line ") for p in found)
+
+
+def test_too_many_players_for_the_map(tmp_path):
+    players = "".join(f"      - {{name: p{i}, email: p{i}@example.org}}\n" for i in range(7))
+    text = BASE.split("    players:\n")[0] + "    players:\n" + players
+    found = problems_of(text, tmp_path)
+    assert any("map six takes 2 to 6 players, not 7" in p for p in found), found
+
+
+def test_map_file_relative_to_games_yaml(tmp_path):
+    (tmp_path / "maps").mkdir()
+    (tmp_path / "maps" / "tiny.yaml").write_text(
+        "systems: {A: {}, B: {}, C: {}}\nconnections: [A - B, B - C]\nhomes: [A, C]\n"
+    )
+    config = parse_config(BASE.replace("map: six", "map: maps/tiny.yaml"), tmp_path / "games.yaml")
+    assert config.games[0].map == str(tmp_path / "maps" / "tiny.yaml")
+    (tmp_path / "maps" / "tiny.yaml").write_text(
+        "systems: {A: {}, B: {}, C: {}}\nconnections: [A - B, B - D]\nhomes: [A, C]\n"
+    )
+    found = problems_of(BASE.replace("map: six", "map: maps/tiny.yaml"), tmp_path)
+    assert any("unknown system 'D'" in p for p in found), found
+
+
+def test_not_yaml(tmp_path):
+    assert problems_of("server: [\n", tmp_path)[0].startswith("games.yaml, line 2: not valid YAML")
+
+
+def test_unreadable_file(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "missing.yaml")
+
+
+UTC = ZoneInfo("UTC")
+
+
+def next_fire(expr: str, after: datetime, tz: ZoneInfo = UTC) -> datetime:
+    return cron_trigger(expr, tz).get_next_fire_time(None, after)
+
+
+def test_cron_weekday_numbers_mean_what_cron_means():
+    saturday = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+    assert next_fire("0 9 * * 1", saturday).strftime("%a %d") == "Mon 23"
+    assert next_fire("0 9 * * 0", saturday).strftime("%a %d") == "Sun 22"
+    assert next_fire("0 9 * * 7", saturday).strftime("%a %d") == "Sun 22"
+    assert next_fire("0 9 * * 1-5", saturday).strftime("%a") == "Mon"
+    assert next_fire("0 9 * * sat", saturday).strftime("%a %d") == "Sat 28"
+    assert next_fire("0 9 * * 5-7", saturday).strftime("%a %d") == "Sun 22"
+
+
+def test_cron_office_wars_rhythm_in_local_time():
+    oslo = ZoneInfo("Europe/Oslo")
+    first = next_fire("50 0,12 * * *", datetime(2026, 11, 21, 12, 0, tzinfo=UTC), oslo)
+    assert (first.hour, first.minute, first.utcoffset().total_seconds()) == (0, 50, 3600)
+
+
+@pytest.mark.parametrize(
+    "expr, message",
+    [
+        ("* * *", "5 fields"),
+        ("0 9 1 * 1", "not both"),
+        ("0 9 * * 8", "day of week '8'"),
+        ("0 9 * * 5-1", "runs backwards"),
+    ],
+)
+def test_cron_refusals(expr, message):
+    with pytest.raises(ValueError, match=message):
+        cron_trigger(expr, UTC)
