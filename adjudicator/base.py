@@ -44,7 +44,7 @@ class OrderMode(enum.Enum):
     RECEIVED = "received"  # orders run one by one in received order (seq)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Order:
     """One understood, allowed order. Games subclass this with their fields.
 
@@ -78,7 +78,7 @@ class ProblemKind(enum.Enum):
     AMBIGUOUS = "ambiguous"  # a name matches more than one thing
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Problem:
     """A refused order line, returned as a value so the other lines count.
 
@@ -105,7 +105,7 @@ class Problem:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Notice:
     """Something accepted but worth telling the player (an order replaced)."""
 
@@ -117,7 +117,7 @@ class Notice:
         return {"line": self.line, "reason": self.reason, "facts": dict(self.facts)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OrderSheet:
     """What one player's order text came to: the orders that stand (one per
     unit, later lines replacing earlier ones), the refused lines, warnings."""
@@ -132,7 +132,7 @@ class OrderSheet:
 # Results of a turn
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OrderResult:
     """Exactly one per order executed (including the holds of units left
     without orders). ``reason`` is a stable code from the game's reason enum;
@@ -156,7 +156,7 @@ class OrderResult:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     """Something that happened in a turn: a conquest, a loss, a deployment,
     an elimination, the end of the game. ``kind`` is a stable code."""
@@ -169,7 +169,7 @@ class Event:
         return {"kind": self.kind, **dict(self.facts)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TurnResult:
     """What :meth:`Game.adjudicate` returns. The old state stays valid."""
 
@@ -197,7 +197,7 @@ class TurnResult:
 # Views, votes, outcome
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Standing:
     """One row of the standings table. ``measures`` are the game's own
     (systems, units; supply centres; centre points), in display order."""
@@ -207,7 +207,7 @@ class Standing:
     status: str = "active"  # "active", "out", "removed", "winner"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class VoteInfo:
     """The state of one vote: whether it is open, who may vote and the
     weights, who has voted for it, and what it needs to carry."""
@@ -217,7 +217,7 @@ class VoteInfo:
     facts: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class View:
     """What one viewer may see of a state; the report templates' input.
 
@@ -235,7 +235,7 @@ class View:
     options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Outcome:
     """A finished game: why it ended, the winners, and each player's score."""
 
@@ -244,7 +244,7 @@ class Outcome:
     scores: Mapping[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Seats:
     """How many players a game takes. ``exact`` games start only when
     exactly ``maximum`` have joined (Territory: 6)."""

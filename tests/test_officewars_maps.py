@@ -34,7 +34,7 @@ homes: [Sol, Rigel]
 
 def test_good_map_loads():
     board = load_board(GOOD)
-    assert board.adjacency["Vega"] == {"Sol", "Rigel"}
+    assert board.adjacency["Vega"] == ("Rigel", "Sol")
     assert board.lookup("sun") == ("Sol",)
     assert board.homes == ("Sol", "Rigel")
 

@@ -167,8 +167,7 @@ class OfficeWars:
         """Every legal order of the unit at ``system``, canonical text."""
         who = state.units[system]
         adj = sorted(state.board.adjacency[system])
-        group = state.groups.get(system)
-        moves = sorted(s for s, g in state.groups.items() if g == group and s != system)
+        moves = [s for s in state.chain(system) if s != system]
         out = [f"{system} holds"]
         out += [f"{system} moves to {s}" for s in moves]
         out += [f"{system} attacks {s}" for s in adj if state.owners.get(s) != who]

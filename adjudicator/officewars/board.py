@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 from adjudicator import yamltext
 from adjudicator.base import GameError, Rng
@@ -34,8 +34,7 @@ from adjudicator.base import GameError, Rng
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 '.]*[A-Za-z0-9.]$|^[A-Za-z0-9]$")
 
 
-@dataclass(frozen=True)
-class System:
+class System(NamedTuple):
     name: str
     aliases: tuple[str, ...] = ()
     x: float = 0.0
@@ -44,38 +43,61 @@ class System:
 
 @dataclass(frozen=True)
 class Board:
-    """A map. ``systems`` are sorted by name; ``connections`` are sorted
-    pairs (a < b), sorted; ``homes`` are in seat order: the first player
-    gets the first home world."""
+    """A map. ``rows`` are the systems as plain tuples (name, aliases, x,
+    y), sorted by name: big maps hold many, and the garbage collector stops
+    scanning plain tuples of plain values, where it would scan objects on
+    every full collection. ``connections`` are sorted pairs (a < b),
+    sorted; ``homes`` are in seat order: the first player gets the first
+    home world. Build one with :meth:`of`."""
 
     name: str
     title: str
-    systems: tuple[System, ...]
+    rows: tuple[tuple[str, tuple[str, ...], float, float], ...]
     connections: tuple[tuple[str, str], ...]
     homes: tuple[str, ...]
+
+    @classmethod
+    def of(
+        cls,
+        name: str,
+        title: str,
+        systems: Iterable[System],
+        connections: Iterable[tuple[str, str]],
+        homes: Iterable[str],
+    ) -> Board:
+        rows = sorted((s.name, tuple(s.aliases), float(s.x), float(s.y)) for s in systems)
+        return cls(name, title, tuple(rows), tuple(sorted(connections)), tuple(homes))
+
+    @property
+    def systems(self) -> tuple[System, ...]:
+        """The systems, sorted by name (made on each call: keep the result)."""
+        return tuple(System(*row) for row in self.rows)
 
     # -- derived data, computed once per board --------------------------------
 
     @cached_property
-    def adjacency(self) -> dict[str, frozenset[str]]:
-        adj: dict[str, set[str]] = {s.name: set() for s in self.systems}
+    def adjacency(self) -> dict[str, tuple[str, ...]]:
+        """Each system's neighbours, sorted. Tuples, not sets: iteration
+        order never depends on string hashing, and the garbage collector
+        stops scanning tuples of strings, which matters on big maps."""
+        adj: dict[str, list[str]] = {row[0]: [] for row in self.rows}
         for a, b in self.connections:
-            adj[a].add(b)
-            adj[b].add(a)
-        return {k: frozenset(v) for k, v in adj.items()}
+            adj[a].append(b)
+            adj[b].append(a)
+        return {k: tuple(sorted(v)) for k, v in adj.items()}
 
     @cached_property
     def names(self) -> frozenset[str]:
-        return frozenset(s.name for s in self.systems)
+        return frozenset(row[0] for row in self.rows)
 
     @cached_property
     def _index(self) -> tuple[list[str], list[str]]:
         """Sorted lower-case keys (names and aliases) and the system each
         names, for exact and unique-prefix lookup."""
         pairs = []
-        for s in self.systems:
-            pairs.append((s.name.lower(), s.name))
-            pairs.extend((a.lower(), s.name) for a in s.aliases)
+        for name, aliases, _x, _y in self.rows:
+            pairs.append((name.lower(), name))
+            pairs.extend((a.lower(), name) for a in aliases)
         pairs.sort()
         return [k for k, _ in pairs], [v for _, v in pairs]
 
@@ -112,11 +134,11 @@ class Board:
 
     def to_dict(self) -> dict[str, Any]:
         systems: dict[str, Any] = {}
-        for s in self.systems:
-            entry: dict[str, Any] = {"at": [s.x, s.y]}
-            if s.aliases:
-                entry["aliases"] = list(s.aliases)
-            systems[s.name] = entry
+        for name, aliases, x, y in self.rows:
+            entry: dict[str, Any] = {"at": [x, y]}
+            if aliases:
+                entry["aliases"] = list(aliases)
+            systems[name] = entry
         return {
             "name": self.name,
             "title": self.title,
@@ -254,8 +276,7 @@ def board_from_data(data: Any, source: str = "map") -> Board:
             )
     if problems:
         raise GameError("\n".join(problems))
-    systems.sort(key=lambda s: s.name)
-    return Board(name, title, tuple(systems), tuple(sorted(pairs)), tuple(homes))
+    return Board.of(name, title, systems, pairs, homes)
 
 
 def _unreached(names: Iterable[str], pairs: Iterable[tuple[str, str]]) -> set[str]:
@@ -367,10 +388,10 @@ def generate_board(systems: int, players: int, seed: int = 0) -> Board:
         )
         for i, (x, y) in enumerate(pos)
     )
-    return Board(
+    return Board.of(
         f"generated-{systems}-{players}-{seed}",
         f"Generated map ({systems} systems)",
         out,
-        tuple(conn),
-        tuple(homes),
+        conn,
+        homes,
     )

@@ -27,7 +27,7 @@ from adjudicator.officewars.state import ACTIVE, State
 # Order values
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class UnitOrder(Order):
     system: str  # where the unit stands at the start of the tick
 
@@ -36,7 +36,7 @@ class UnitOrder(Order):
         return self.system
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Hold(UnitOrder):
     def canonical(self) -> str:
         return f"{self.system} holds"
@@ -45,7 +45,7 @@ class Hold(UnitOrder):
         return {"kind": "hold", "player": self.player, "system": self.system}
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Move(UnitOrder):
     to: str
 
@@ -56,7 +56,7 @@ class Move(UnitOrder):
         return {"kind": "move", "player": self.player, "system": self.system, "to": self.to}
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Attack(UnitOrder):
     target: str
 
@@ -72,7 +72,7 @@ class Attack(UnitOrder):
         }
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Support(UnitOrder):
     target: str  # the system whose unit (at the start of the tick) is supported
 
@@ -88,7 +88,7 @@ class Support(UnitOrder):
         }
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Vote(Order):
     surrender: bool
 

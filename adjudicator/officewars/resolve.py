@@ -23,7 +23,6 @@ from adjudicator.officewars.orders import (
     UnitOrder,
     Vote,
     check_order,
-    default_orders,
 )
 from adjudicator.officewars.state import ACTIVE, OUT, State
 from adjudicator.officewars.votes import surrender_vote
@@ -65,10 +64,12 @@ _SUCCESS = {
     Reason.SUPPORT_UNUSED,
     Reason.VOTE_COUNTED,
 }
+_CODES = {r: (r in _SUCCESS, r.value) for r in Reason}  # looked up once per result
 
 
 def _result(order: Order, reason: Reason, **facts: Any) -> OrderResult:
-    return OrderResult(order, reason.succeeded, reason.value, facts)
+    succeeded, code = _CODES[reason]
+    return OrderResult(order, succeeded, code, facts)
 
 
 # ----------------------------------------------------------------------------
@@ -114,12 +115,10 @@ def collect(state: State, sheets: Sequence[OrderSheet]) -> Tick:
         assert isinstance(order, UnitOrder)
         orders[order.system] = order
         results.pop(order.system, None)
-    for player in state.active:
-        for hold in default_orders(state, player, tuple(orders.values())):
-            orders[hold.system] = hold  # type: ignore[assignment]
-    for system, result in results.items():  # illegal orders: the unit holds
-        if not system.startswith("vote:"):
-            orders[system] = Hold(player=result.order.player, system=system)
+    # units without a legal order hold (orders.default_orders, for all at once)
+    for system, player in state.units.items():
+        if system not in orders:
+            orders[system] = Hold(player=player, system=system)
     return Tick(orders, votes, results)
 
 
@@ -155,12 +154,14 @@ def step_movement(state: State, tick: Tick) -> dict[str, str]:
     """Simultaneous moves (RULINGS.md, tick 1). Returns where each unit
     stands after movement, keyed by its starting system."""
     moves = {s: o for s, o in tick.orders.items() if isinstance(o, Move)}
-    wanted = Counter(o.to for o in moves.values())
+    movers_to: dict[str, list[str]] = defaultdict(list)
+    for s, o in moves.items():
+        movers_to[o.to].append(s)
     ok: dict[str, bool] = {}
     for s, o in moves.items():
-        if wanted[o.to] > 1:
+        if len(movers_to[o.to]) > 1:
             ok[s] = False
-            others = sorted(t for t, m in moves.items() if m.to == o.to and t != s)
+            others = sorted(t for t in movers_to[o.to] if t != s)
             tick.results[s] = _result(o, Reason.MOVE_CONTESTED, to=o.to, others=others)
     units = state.units
     for start in moves:
@@ -222,128 +223,127 @@ def step_pinning(tick: Tick, where: dict[str, str]) -> dict[str, list[str]]:
     return {unit: sorted(attacked[pos]) for unit, pos in where.items() if pos in attacked}
 
 
-@dataclass
-class Battle:
-    """One attack as fought: its unit (starting system), target, strength."""
-
-    unit: str
-    order: Attack
-    strength: int
-    outcome: Reason | None = None
-    facts: dict[str, Any] | None = None
-
-
 def step_battle(
     state: State, tick: Tick, where: dict[str, str], pinned: dict[str, list[str]]
 ) -> tuple[dict[str, str], dict[str, str], list[Event]]:
     """Battles (RULINGS.md, tick 3). Returns the new owners and units and the
-    events (conquests, units lost)."""
+    events (conquests, units lost). Attacks are keyed by the attacking
+    unit's system; plain dicts, not an object per attack, keep big turns
+    light."""
     # supports: a pinned supporter's support is void; a valid one counts for
     # the supported unit wherever it ends up
-    support: dict[str, list[str]] = defaultdict(list)
+    support: Counter[str] = Counter()  # valid supports for each unit
     supports = {s: o for s, o in tick.orders.items() if isinstance(o, Support)}
     for s, o in supports.items():
         if s in pinned:
             tick.results[s] = _result(o, Reason.SUPPORT_CUT, target=o.target, pinned_by=pinned[s])
         else:
-            support[o.target].append(s)
+            support[o.target] += 1
 
     at = {pos: unit for unit, pos in where.items()}  # system -> unit standing there
-    battles = {
-        s: Battle(s, o, 1 + len(support[s]))
-        for s, o in tick.orders.items()
-        if isinstance(o, Attack)
-    }
+    attacks = {s: o for s, o in tick.orders.items() if isinstance(o, Attack)}
+    strength = {s: 1 + support.get(s, 0) for s in attacks}
+    outcome: dict[str, tuple[Reason, dict[str, Any]]] = {}
 
     def defence(system: str) -> int:
         unit = at.get(system)
         if unit is None:
             return 0
-        base = 0 if isinstance(tick.orders.get(unit), Attack) else 1
-        return base + len(support[unit])
+        base = 0 if unit in attacks else 1
+        return base + support.get(unit, 0)
 
     # head to head: two units attacking each other's systems
-    for s, b in battles.items():
-        other = battles.get(b.order.target)
-        if other is None or other.order.target != s or b.outcome is not None:
+    for s, o in attacks.items():
+        t = o.target
+        other = attacks.get(t)
+        if other is None or other.target != s or s in outcome:
             continue
-        facts = {"strength": b.strength, "other": other.unit, "other_strength": other.strength}
-        back = {"strength": other.strength, "other": s, "other_strength": b.strength}
-        if b.strength == other.strength:
-            b.outcome, b.facts = Reason.HEAD_TO_HEAD_EQUAL, facts
-            other.outcome, other.facts = Reason.HEAD_TO_HEAD_EQUAL, back
-        elif b.strength < other.strength:
-            b.outcome, b.facts = Reason.HEAD_TO_HEAD_LOST, facts
+        mine, theirs = strength[s], strength[t]
+        facts = {"strength": mine, "other": t, "other_strength": theirs}
+        back = {"strength": theirs, "other": s, "other_strength": mine}
+        if mine == theirs:
+            outcome[s] = (Reason.HEAD_TO_HEAD_EQUAL, facts)
+            outcome[t] = (Reason.HEAD_TO_HEAD_EQUAL, back)
+        elif mine < theirs:
+            outcome[s] = (Reason.HEAD_TO_HEAD_LOST, facts)
         else:
-            other.outcome, other.facts = Reason.HEAD_TO_HEAD_LOST, back
+            outcome[t] = (Reason.HEAD_TO_HEAD_LOST, back)
 
     # per target: only the strongest remaining attack counts
-    by_target: dict[str, list[Battle]] = defaultdict(list)
-    for b in battles.values():
-        if b.outcome is None:
-            by_target[b.order.target].append(b)
-    won: dict[str, Battle] = {}  # target -> winning battle
-    for target, fights in by_target.items():
-        top = max(b.strength for b in fights)
-        strongest = [b for b in fights if b.strength == top]
-        for b in fights:
-            if b.strength < top:
-                b.outcome = Reason.OUTNUMBERED
-                b.facts = {"strength": b.strength, "strongest": top}
-            elif len(strongest) > 1:
-                b.outcome = Reason.BLOCKED_EQUAL
-                b.facts = {
-                    "strength": b.strength,
-                    "blocked_by": sorted(x.unit for x in strongest if x is not b),
-                }
-        if len(strongest) == 1:
-            b = strongest[0]
-            d = defence(target)
-            if b.strength > d:
-                b.outcome = Reason.CONQUERED
-                won[target] = b
-            else:
-                b.outcome = Reason.DEFENDED
-            b.facts = {"attack": b.strength, "defence": d}
+    first: dict[str, str] = {}  # target -> the first attacker found
+    crowd: dict[str, list[str]] = {}  # targets attacked from several systems
+    for s, o in attacks.items():
+        if s in outcome:
+            continue
+        t = o.target
+        if t not in first:
+            first[t] = s
+        elif t in crowd:
+            crowd[t].append(s)
+        else:
+            crowd[t] = [first[t], s]
+    won: dict[str, str] = {}  # target -> the unit that conquered it
+    for target, lone in first.items():
+        fights = crowd.get(target)
+        if fights is None:
+            winner = lone
+        else:
+            top = max(strength[u] for u in fights)
+            strongest = [u for u in fights if strength[u] == top]
+            for u in fights:
+                if strength[u] < top:
+                    outcome[u] = (Reason.OUTNUMBERED, {"strength": strength[u], "strongest": top})
+                elif len(strongest) > 1:
+                    blocked_by = sorted(x for x in strongest if x != u)
+                    outcome[u] = (Reason.BLOCKED_EQUAL, {"strength": top, "blocked_by": blocked_by})
+            if len(strongest) > 1:
+                continue
+            winner = strongest[0]
+        d = defence(target)
+        facts = {"attack": strength[winner], "defence": d}
+        if strength[winner] > d:
+            outcome[winner] = (Reason.CONQUERED, facts)
+            won[target] = winner
+        else:
+            outcome[winner] = (Reason.DEFENDED, facts)
 
     owners = dict(state.owners)
-    units_after: dict[str, str] = {}  # starting system -> final system
     lost: set[str] = set()
     events: list[Event] = []
-    for target, b in sorted(won.items()):
+    advanced = set(won.values())
+    for target, unit in sorted(won.items()):
         defender = at.get(target)
         # a defender whose own attack succeeded has left; otherwise it is lost
-        if defender is not None and defender not in {x.unit for x in won.values()}:
+        if defender is not None and defender not in advanced:
             lost.add(defender)
+        player = attacks[unit].player
         events.append(
             Event(
                 "conquered",
                 {
                     "system": target,
-                    "by": b.order.player,
-                    "from_system": b.unit,
+                    "by": player,
+                    "from_system": unit,
                     "previous_owner": state.owners.get(target),
                     "unit_lost": state.units[defender] if defender in lost else None,
                 },
             )
         )
-        owners[target] = b.order.player
-    for unit, pos in where.items():
-        if unit in lost:
-            continue
-        units_after[unit] = (
-            battles[unit].order.target
-            if (unit in battles and battles[unit].outcome is Reason.CONQUERED)
-            else pos
-        )
+        owners[target] = player
     for unit in sorted(lost):
         events.append(Event("unit_lost", {"system": where[unit], "player": state.units[unit]}))
+    new_units = {
+        (attacks[unit].target if unit in advanced else pos): state.units[unit]
+        for unit, pos in where.items()
+        if unit not in lost
+    }
 
-    for s, b in battles.items():
-        tick.results[s] = _result(b.order, b.outcome, target=b.order.target, **(b.facts or {}))
+    for s, o in attacks.items():
+        reason, facts = outcome[s]
+        tick.results[s] = _result(o, reason, target=o.target, **facts)
     # a support counts if its unit attacked or was attacked where it stood
-    targets = {b.order.target for b in battles.values()}
-    fought = set(battles) | {u for u, pos in where.items() if pos in targets}
+    targets = {o.target for o in attacks.values()}
+    fought = attacks.keys() | {u for u, pos in where.items() if pos in targets}
     for s, o in supports.items():
         if s not in pinned:
             reason = Reason.SUPPORT_GIVEN if o.target in fought else Reason.SUPPORT_UNUSED
@@ -354,7 +354,6 @@ def step_battle(
         if s not in tick.results:
             reason = Reason.LOST if s in lost else Reason.HELD
             tick.results[s] = _result(o, reason, system=where[s])
-    new_units = {pos: state.units[unit] for unit, pos in units_after.items()}
     return owners, new_units, events
 
 
@@ -435,22 +434,25 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
     events += step_deployment(state, owners, units)
     players, outcome, end_events = step_end(state, owners)
     events += end_events
+    # the order of owners and units means nothing (JSON sorts its keys)
     new = replace(
-        state,
-        turn=state.turn + 1,
-        players=players,
-        owners=dict(sorted(owners.items())),
-        units=dict(sorted(units.items())),
-        outcome=outcome,
+        state, turn=state.turn + 1, players=players, owners=owners, units=units, outcome=outcome
     )
     return TurnResult(new, _ordered(tick), tuple(events))
 
 
 def _ordered(tick: Tick) -> tuple[OrderResult, ...]:
-    """Results grouped by player, then by system; votes last."""
-
-    def key(item: tuple[str, OrderResult]) -> tuple[str, int, str]:
-        k, r = item
-        return (r.order.player, 1 if k.startswith("vote:") else 0, k)
-
-    return tuple(r for _, r in sorted(tick.results.items(), key=key))
+    """Results grouped by player (sorted), each by system; votes last."""
+    per: dict[str, list[tuple[str, OrderResult]]] = defaultdict(list)
+    votes: dict[str, OrderResult] = {}
+    for key, r in tick.results.items():
+        if key.startswith("vote:"):
+            votes[r.order.player] = r
+        else:
+            per[r.order.player].append((key, r))
+    out: list[OrderResult] = []
+    for player in sorted(per.keys() | votes.keys()):
+        out.extend(r for _, r in sorted(per.get(player, ())))
+        if player in votes:
+            out.append(votes[player])
+    return tuple(out)

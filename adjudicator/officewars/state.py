@@ -71,32 +71,43 @@ class State:
         return Counter(self.units.values())
 
     @cached_property
-    def groups(self) -> dict[str, int]:
-        """Each owned system's chain group: two systems of one player share a
-        group exactly when an unbroken chain of that player's systems joins
-        them (RULINGS.md, Office Wars, MOVE). One pass over the map."""
-        adjacency = self.board.adjacency
-        owners = self.owners
-        group: dict[str, int] = {}
-        label = 0
-        for start in owners:
-            if start in group:
-                continue
-            label += 1
-            who = owners[start]
-            group[start] = label
-            stack = [start]
-            while stack:
-                here = stack.pop()
-                for there in adjacency[here]:
-                    if there not in group and owners.get(there) == who:
-                        group[there] = label
-                        stack.append(there)
-        return group
+    def _chains(self) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+        """Chain groups found so far: each explored system's group (named by
+        the system it was found from) and each group's systems, sorted."""
+        return {}, {}
+
+    def group_of(self, system: str) -> str | None:
+        """The chain group of an owned system: two systems of one player
+        share a group exactly when an unbroken chain of that player's
+        systems joins them (RULINGS.md, Office Wars, MOVE). A group is
+        explored the first time one of its systems is asked about, so a
+        turn pays only for the groups its moves use. None if neutral."""
+        group_of, members = self._chains
+        label = group_of.get(system)
+        if label is not None or system not in self.owners:
+            return label
+        adjacency, owners = self.board.adjacency, self.owners
+        who = owners[system]
+        group_of[system] = system
+        found = [system]
+        stack = [system]
+        while stack:
+            for there in adjacency[stack.pop()]:
+                if there not in group_of and owners.get(there) == who:
+                    group_of[there] = system
+                    found.append(there)
+                    stack.append(there)
+        members[system] = tuple(sorted(found))
+        return system
+
+    def chain(self, system: str) -> tuple[str, ...]:
+        """Every system in the chain group of ``system``, sorted."""
+        group = self.group_of(system)
+        return () if group is None else self._chains[1][group]
 
     def chained(self, a: str, b: str) -> bool:
-        g = self.groups
-        return a in g and g.get(a) == g.get(b)
+        group = self.group_of(a)
+        return group is not None and group == self.group_of(b)
 
 
 # ----------------------------------------------------------------------------
