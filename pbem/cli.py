@@ -88,6 +88,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="file to write (default: standard output)")
     p.set_defaults(run=cmd_genmap)
 
+    p = sub.add_parser("serve", help="run the mail server (SMTP in, mail out)")
+    p.add_argument("file", nargs="?", default="games.yaml")
+    p.add_argument("--host", help="listen on this address (default: games.yaml)")
+    p.add_argument("--port", type=int, help="listen on this port (default: games.yaml)")
+    p.add_argument("--quiet", action="store_true", help="log warnings only")
+    p.set_defaults(run=cmd_serve)
+
+    p = sub.add_parser("retry", help="process a quarantined mail again")
+    p.add_argument("message", type=int, help="the mail's number (#N in the alert)")
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=cmd_retry)
+
+    p = sub.add_parser("inbox", help="list stored mail and its state")
+    p.add_argument("--config", default="games.yaml")
+    p.add_argument("--state", help="only mail in this state (new, applied, refused, ...)")
+    p.set_defaults(run=cmd_inbox)
+
     p = sub.add_parser("demo", help="play one offline turn of every game in games.yaml")
     p.add_argument("file", nargs="?", default="games.yaml")
     p.set_defaults(run=cmd_demo)
@@ -332,6 +349,55 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         print(f"== game {g.name} ({g.address(config.server)}), random orders ==\n", file=out)
         write_turn(game, phase, sheets, result, out)
         print(file=out)
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    import logging
+
+    from pbem.app import open_app
+    from pbem.server import Server, serve
+
+    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    app = open_app(args.file)
+
+    def ready(server: Server) -> None:
+        pass
+
+    if args.host or args.port is not None:
+        import dataclasses
+
+        server = dataclasses.replace(
+            app.config.server, host=args.host or app.config.server.host,
+            port=app.config.server.port if args.port is None else args.port)
+        app.config = dataclasses.replace(app.config, server=server)
+    serve(app, ready)
+    return 0
+
+
+def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.app import open_app
+
+    app = open_app(args.config)
+    if not app.store.retry_mail(args.message):
+        raise InputError(f"mail #{args.message} is not quarantined")
+    print(f"mail #{args.message} is queued again; a running server takes it within a "
+          "second", file=out)
+    return 0
+
+
+def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.app import open_app
+
+    app = open_app(args.config)
+    for row in app.store.mails(args.state):
+        note = f" ({row.note})" if row.note else ""
+        error = f" [attempts {row.attempts}]" if row.attempts else ""
+        print(f"#{row.id:<6} {row.received_at:%Y-%m-%d %H:%M:%S} {row.state:<11} "
+              f"from {row.mail_from or '<>'} to {', '.join(row.rcpt_to)}{note}{error}", file=out)
+    states = app.store.mail_states()
+    print("; ".join(f"{k} {v}" for k, v in sorted(states.items())) or "no mail", file=out)
     return 0
 
 

@@ -54,12 +54,28 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Outbound:
-    host: str = "127.0.0.1"
+    """Where mail goes: through an SMTP relay when ``host`` is set, else
+    into the Maildir folder ``maildir`` (nothing else needs to run)."""
+
+    host: str | None = None
     port: int = 25
     sender: str = ""
     username: str | None = None
     password: str | None = None
     starttls: bool = False
+    tls: bool = False
+    maildir: Path = Path("var/mail")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one SMTP client may do."""
+
+    max_message_size: int = 10 * 2**20  # octets; more is refused with 552
+    max_recipients: int = 20
+    max_connections: int = 64
+    idle_timeout: float = 120.0  # seconds without a command
+    max_commands: int = 200  # of one kind per session (NOOP floods end in 421)
 
 
 @dataclass(frozen=True)
@@ -70,6 +86,13 @@ class ServerConfig:
     timezone: str = "UTC"
     storage: Path = Path("var/pbem.sqlite")
     outbound: Outbound = field(default_factory=Outbound)
+    limits: Limits = field(default_factory=Limits)
+    lmtp_socket: Path | None = None
+
+    @property
+    def address(self) -> str:
+        """The server's own address, for mail to no game in particular."""
+        return self.outbound.sender or f"judge@{self.domain}"
 
 
 @dataclass(frozen=True)
@@ -228,7 +251,8 @@ def parse_config(text: str, path: Path) -> Config:
 
 def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
     raw = c.mapping(data, "server", "server section", required=True)
-    c.keys(raw, ("domain", "listen", "timezone", "storage", "outbound"), "server")
+    c.keys(raw, ("domain", "listen", "timezone", "storage", "outbound", "limits", "lmtp"),
+           "server")
     domain = c.string(
         raw,
         "domain",
@@ -240,32 +264,55 @@ def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
     listen = c.mapping(raw, "listen", "server listen")
     c.keys(listen, ("host", "port"), "server listen")
     host = c.string(listen, "host", "listen host") or "127.0.0.1"
-    port = c.integer(listen, "port", "listen port", 2525, 1, 65535)
+    port = c.integer(listen, "port", "listen port (0: any free port)", 2525, 0, 65535)
     tz = c.timezone(raw, "timezone", "server timezone") or "UTC"
     storage = c.string(raw, "storage", "server storage") or "var/pbem.sqlite"
     out = c.mapping(raw, "outbound", "server outbound")
-    c.keys(out, ("host", "port", "from", "username", "password", "starttls"), "outbound")
+    c.keys(out, ("host", "port", "from", "username", "password", "starttls", "tls", "maildir"),
+           "outbound")
     sender = c.string(out, "from", "outbound from", pattern=EMAIL) or (
         f"judge@{domain}" if domain else ""
     )
-    starttls = out.get("starttls", False)
-    if not isinstance(starttls, bool):
-        c.add(out, "starttls", "outbound starttls must be true or false")
-        starttls = False
+    flags = {}
+    for key in ("starttls", "tls"):
+        flags[key] = out.get(key, False)
+        if not isinstance(flags[key], bool):
+            c.add(out, key, f"outbound {key} must be true or false")
+            flags[key] = False
+    if flags["starttls"] and flags["tls"]:
+        c.add(out, "tls", "outbound: choose tls (port 465) or starttls (port 587), not both")
+    base = path.resolve().parent
+
+    def place(value: str) -> Path:
+        p = Path(value)
+        return p if p.is_absolute() else base / p
+
     outbound = Outbound(
-        host=c.string(out, "host", "outbound host") or "127.0.0.1",
+        host=c.string(out, "host", "outbound host"),
         port=c.integer(out, "port", "outbound port", 25, 1, 65535),
         sender=sender,
         username=c.string(out, "username", "outbound username"),
         password=c.string(out, "password", "outbound password"),
-        starttls=starttls,
+        starttls=flags["starttls"],
+        tls=flags["tls"],
+        maildir=place(c.string(out, "maildir", "outbound maildir") or "var/mail"),
     )
+    lim = c.mapping(raw, "limits", "server limits")
+    c.keys(lim, ("max_message_size", "max_recipients", "max_connections", "idle_timeout",
+                 "max_commands"), "server limits")
+    limits = Limits(
+        max_message_size=c.integer(lim, "max_message_size", "max_message_size", 10 * 2**20,
+                                   10_000, 2**30),
+        max_recipients=c.integer(lim, "max_recipients", "max_recipients", 20, 1, 1000),
+        max_connections=c.integer(lim, "max_connections", "max_connections", 64, 1, 10_000),
+        idle_timeout=c.integer(lim, "idle_timeout", "idle_timeout", 120, 1, 3600),
+        max_commands=c.integer(lim, "max_commands", "max_commands", 200, 10, 100_000),
+    )
+    lmtp = c.string(raw, "lmtp", "server lmtp (a unix socket path)")
     if domain is None:
         return None
-    storage_path = Path(storage)
-    if not storage_path.is_absolute():
-        storage_path = path.resolve().parent / storage_path
-    return ServerConfig(domain, host, port, tz, storage_path, outbound)
+    return ServerConfig(domain, host, port, tz, place(storage), outbound, limits,
+                        place(lmtp) if lmtp else None)
 
 
 def _games(c: _Checker, data: dict, path: Path, server: ServerConfig | None) -> list[GameConfig]:

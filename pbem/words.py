@@ -10,9 +10,27 @@ import string
 from functools import cache
 from typing import Any
 
+import jinja2
 import yaml
 
 from pbem.paths import templates_dir
+
+
+@cache
+def templates() -> jinja2.Environment:
+    """The Jinja2 templates: text mail as written (no escaping), HTML
+    escaped (files ending .html.j2)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2",),
+                                            default_for_string=False),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals["say"] = say
+    return env
 
 
 @cache

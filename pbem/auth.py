@@ -1,0 +1,60 @@
+"""Passwords and reply tokens.
+
+Anyone can forge a From: address, so it never suffices: orders need the
+player's password (a PASSWORD line, or in the subject) or must come to the
+player's reply address, which carries a token only the server can make.
+
+- Passwords are stored as salted scrypt hashes, never in clear.
+- A reply token is an HMAC of (game, player, version) under a server secret
+  kept in storage: the server checks it without storing it; NEW TOKEN (or
+  the game master) bumps the version, which revokes every earlier token.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import secrets
+
+_N, _R, _P = 2**14, 8, 1
+
+
+def new_password() -> str:
+    """A password a person can type: 12 characters, no look-alikes."""
+    alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
+    return "".join(secrets.choice(alphabet) for _ in range(12))
+
+
+def hash_password(password: str) -> str:
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)
+    return "scrypt${}${}${}${}${}".format(
+        _N, _R, _P, base64.b64encode(salt).decode(), base64.b64encode(digest).decode()
+    )
+
+
+def check_password(password: str, stored: str) -> bool:
+    try:
+        kind, n, r, p, salt, digest = stored.split("$")
+        if kind != "scrypt":
+            return False
+        got = hashlib.scrypt(password.encode(), salt=base64.b64decode(salt), n=int(n),
+                             r=int(r), p=int(p), dklen=32)
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, base64.b64decode(digest))
+
+
+def new_secret() -> str:
+    return secrets.token_hex(32)
+
+
+def reply_token(secret: str, game: str, player: str, version: int) -> str:
+    mac = hmac.new(bytes.fromhex(secret), f"{game}\0{player}\0{version}".encode(),
+                   hashlib.sha256).digest()
+    return base64.b32encode(mac[:10]).decode().lower()
+
+
+def check_token(secret: str, game: str, player: str, version: int, token: str) -> bool:
+    return hmac.compare_digest(reply_token(secret, game, player, version), token.lower())

@@ -1,0 +1,364 @@
+"""Reading a stored mail: who sent it, whether it is automatic, and the new
+lines of its text.
+
+Built on the standard library's ``email`` package with the modern policy.
+Nothing here raises on bad input: whatever could not be read becomes a
+note that the reply shows ("part 2 has an unknown charset 'x-foo'").
+Mail too complex to read in the time budget (too many parts, too deep) is
+refused before the parser sees it.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from dataclasses import dataclass, field
+from email.headerregistry import Address
+from email.message import EmailMessage, Message
+from html.parser import HTMLParser
+
+MAX_PARTS = 500  # MIME parts read; more is "too complex"
+MAX_DEPTH = 20  # nesting of multiparts
+MAX_TEXT = 200_000  # characters of body text used for orders
+
+_ADDR_SPEC = re.compile(r"^[^\s<>@\"\\,;:()\[\]]+@[A-Za-z0-9.-]+$")
+
+
+@dataclass
+class ParsedMail:
+    """What processing needs from a mail."""
+
+    from_addr: str | None = None  # the addr-spec, lower-case domain; never the display name
+    subject: str = ""
+    message_id: str | None = None
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
+    auto: str | None = None  # why it is automatic mail, if it is
+    bounce: str | None = None  # why it is a bounce, if it is
+    bounced_ids: tuple[str, ...] = ()  # Message-IDs the bounce names
+    loop: bool = False  # carries our own server mark
+    lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, text) kept
+    ignored: list[tuple[int, str]] = field(default_factory=list)  # quoted, signature, after END
+    source: str = "none"  # plain, html, none
+    notes: list[str] = field(default_factory=list)  # what could not be read
+    too_complex: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _addr_spec(value: str) -> str | None:
+    value = value.strip()
+    if not value or any(c in value for c in "\r\n\x00"):
+        return None
+    if not _ADDR_SPEC.match(value):
+        return None
+    local, _, domain = value.rpartition("@")
+    return f"{local}@{domain.lower()}"
+
+
+def sender_address(msg: Message) -> str | None:
+    """The From: addr-spec, from the parsed header object (the display name
+    never decides who sent it); None if absent, several, or unreadable."""
+    try:
+        header = msg["From"]
+    except Exception:  # a header the registry cannot parse at all
+        return None
+    if header is None:
+        return None
+    addresses = getattr(header, "addresses", None)
+    if addresses is None:
+        return None
+    if len(addresses) != 1:
+        return None
+    a = addresses[0]
+    if not isinstance(a, Address) or not a.username or not a.domain:
+        return None
+    return _addr_spec(a.addr_spec)
+
+
+def complexity(raw: bytes) -> str | None:
+    """A cheap look before parsing: a mail with more MIME boundaries than
+    MAX_PARTS, or nested deeper than MAX_DEPTH, is too complex to read.
+    Counts lines that look like boundaries (they start with "--")."""
+    boundaries = raw.count(b"\n--")
+    if boundaries > 2 * MAX_PARTS + 10:
+        return f"it has more than {MAX_PARTS} parts"
+    depth = len(re.findall(rb"(?im)^content-type:\s*multipart/", raw[:2_000_000]))
+    if depth > MAX_DEPTH * 2:
+        return f"it nests more than {MAX_DEPTH} multipart levels"
+    return None
+
+
+def parse_mail(raw: bytes, envelope_from: str = "") -> ParsedMail:
+    out = ParsedMail()
+    reason = complexity(raw)
+    if reason:
+        out.too_complex = reason
+        head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0][:64_000]
+        _read_headers(email.message_from_bytes(head, policy=email.policy.default), out)
+        return out
+    try:
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+    except Exception as exc:  # the parser is lenient; this is belt and braces
+        out.notes.append(f"the mail could not be parsed ({type(exc).__name__})")
+        return out
+    _read_headers(msg, out)
+    _classify(msg, envelope_from, out)
+    if out.bounce or out.auto:
+        return out
+    text, source = _body_text(msg, out)
+    out.source = source
+    _split_lines(text, out)
+    return out
+
+
+def _header(msg: Message, name: str) -> str:
+    try:
+        value = msg.get(name)
+    except Exception:
+        return ""
+    if value is None:
+        return ""
+    try:
+        return str(value).replace("\x00", "").strip()
+    except Exception:
+        return ""
+
+
+def _read_headers(msg: Message, out: ParsedMail) -> None:
+    out.from_addr = sender_address(msg)
+    out.subject = _header(msg, "Subject")[:500]
+    out.message_id = _header(msg, "Message-ID")[:500] or None
+    out.in_reply_to = _header(msg, "In-Reply-To")[:500] or None
+    out.references = tuple(_header(msg, "References").split())[:50]
+    for name in ("Auto-Submitted", "Precedence", "X-Autoreply", "X-Autorespond", "List-Id",
+                 "X-Pbem-Server", "Authentication-Results", "Content-Type", "Date"):
+        value = _header(msg, name)
+        if value:
+            out.headers[name.lower()] = value[:1000]
+
+
+def _classify(msg: Message, envelope_from: str, out: ParsedMail) -> None:
+    h = out.headers
+    sender = envelope_from.strip().strip("<>").lower()
+    content_type = msg.get_content_type() if msg is not None else ""
+    if not sender or sender.startswith("mailer-daemon") or sender.startswith("postmaster@"):
+        out.bounce = "empty envelope sender" if not sender else f"sent by {sender}"
+    elif content_type == "multipart/report":
+        out.bounce = "a delivery report"
+    if out.bounce:
+        out.bounced_ids = _bounced_ids(msg)
+        return
+    if "x-pbem-server" in h:
+        out.loop = True
+        out.auto = "our own mail came back"
+        return
+    auto = h.get("auto-submitted", "").lower()
+    if auto and not auto.startswith("no"):
+        out.auto = f"Auto-Submitted: {auto}"
+    elif h.get("precedence", "").lower() in ("bulk", "junk", "list"):
+        out.auto = f"Precedence: {h['precedence']}"
+    elif "x-autoreply" in h or "x-autorespond" in h:
+        out.auto = "an auto-reply"
+    elif "list-id" in h:
+        out.auto = "mailing list traffic"
+
+
+def _bounced_ids(msg: Message) -> tuple[str, ...]:
+    """Message-IDs a bounce refers to: in its headers or the returned headers."""
+    found: list[str] = []
+    try:
+        for part in msg.walk():
+            ctype = part.get_content_type()
+            if ctype in ("message/rfc822", "text/rfc822-headers", "message/rfc822-headers"):
+                payload = part.get_payload(decode=False)
+                text = payload if isinstance(payload, str) else str(payload)
+                found += re.findall(r"(?im)^message-id:\s*(<[^>\s]+>)", text)
+            elif ctype == "text/plain":
+                body = part.get_payload(decode=True) or b""
+                found += [m.decode("ascii", "replace") for m in
+                          re.findall(rb"(?im)^message-id:\s*(<[^>\s]+>)", body)]
+    except Exception:
+        pass
+    for name in ("In-Reply-To", "References"):
+        found += re.findall(r"<[^>\s]+>", _header(msg, name))
+    return tuple(dict.fromkeys(found))[:20]
+
+
+# ----------------------------------------------------------------------------
+# The body
+
+
+def _decode(part: Message, out: ParsedMail, where: str) -> str | None:
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:
+        out.notes.append(f"{where} could not be decoded")
+        return None
+    if payload is None:
+        return None
+    if not isinstance(payload, bytes):
+        payload = str(payload).encode("utf-8", "replace")
+    charset = None
+    try:
+        charset = part.get_content_charset()
+    except Exception:
+        pass
+    if charset:
+        try:
+            return payload.decode(charset, errors="replace")
+        except LookupError:
+            out.notes.append(f"{where} declares an unknown charset {charset!r}; "
+                             "it was read as UTF-8")
+        except Exception:
+            out.notes.append(f"{where} could not be decoded as {charset!r}; "
+                             "it was read as UTF-8")
+        return payload.decode("utf-8", errors="replace")
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return payload.decode("cp1252", errors="replace")
+
+
+def _body_text(msg: Message, out: ParsedMail) -> tuple[str, str]:
+    plain: str | None = None
+    html: str | None = None
+    attachments = 0
+    count = 0
+    try:
+        parts = list(msg.walk())
+    except Exception:
+        out.notes.append("the MIME structure could not be read")
+        parts = [msg]
+    for part in parts:
+        count += 1
+        if count > MAX_PARTS:
+            out.notes.append(f"only the first {MAX_PARTS} parts were read")
+            break
+        try:
+            if part.is_multipart():
+                continue
+            ctype = part.get_content_type()
+            disposition = (part.get_content_disposition() or "").lower()
+        except Exception:
+            out.notes.append(f"part {count} could not be read")
+            continue
+        if disposition == "attachment" or not ctype.startswith("text/"):
+            attachments += 1
+            continue
+        if ctype == "text/plain" and plain is None:
+            plain = _decode(part, out, f"part {count}")
+        elif ctype == "text/html" and html is None:
+            html = _decode(part, out, f"part {count}")
+    if attachments:
+        out.notes.append(f"{attachments} attachment(s) or non-text part(s) ignored")
+    if plain is not None and plain.strip():
+        return plain, "plain"
+    if html is not None:
+        return html_to_text(html), "html"
+    if plain is not None:
+        return plain, "plain"
+    if attachments:
+        out.notes.append("there is no text part to read orders from")
+    return "", "none"
+
+
+class _HtmlText(HTMLParser):
+    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+             "blockquote", "table", "ul", "ol", "hr"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.skip = 0
+        self.quote = 0
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in ("script", "style", "head"):
+            self.skip += 1
+        if tag == "blockquote":
+            self.quote += 1
+        if tag in self.BLOCK:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "head") and self.skip:
+            self.skip -= 1
+        if tag == "blockquote" and self.quote:
+            self.quote -= 1
+        if tag in self.BLOCK:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self.skip:
+            return
+        if self.quote:  # quoted earlier mail, as in a reply
+            data = "\n".join("> " + line if line.strip() else line for line in data.split("\n"))
+        self.parts.append(data)
+
+
+def html_to_text(html: str) -> str:
+    """The text of an HTML mail, a line per block; blockquotes marked as
+    quotes so they are never read as orders."""
+    parser = _HtmlText()
+    try:
+        parser.feed(html[: MAX_TEXT * 5])
+        parser.close()
+    except Exception:
+        pass
+    text = "".join(parser.parts).replace("\xa0", " ")
+    lines = [" ".join(line.split()) if not line.startswith(">") else line.rstrip()
+             for line in text.split("\n")]
+    return "\n".join(lines)
+
+
+# Where the quoted part of a reply begins
+_WROTE = re.compile(r"^(on\s.+|le\s.+|am\s.+|el\s.+|op\s.+)\b(wrote|a écrit|schrieb|escribió|"
+                    r"schreef)\s*:\s*$", re.I)
+_WROTE_END = re.compile(r"(wrote|a écrit|schrieb|escribió|schreef)\s*:\s*$", re.I)
+_ORIGINAL = re.compile(r"^-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)"
+                       r"\s*-{2,}$", re.I)
+_OUTLOOK_FROM = re.compile(r"^(from|von|de)\s*:\s*\S", re.I)
+_OUTLOOK_NEXT = re.compile(r"^(sent|date|gesendet|envoyé|to|subject)\s*:", re.I)
+
+
+def _split_lines(text: str, out: ParsedMail) -> None:
+    """Keep the new lines of a mail; set aside quotes (>), a quoted earlier
+    mail (On ... wrote:, -----Original Message-----, an Outlook header
+    block, a line of underscores), the signature after "-- ", and all after
+    a line END."""
+    text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")[:MAX_TEXT]
+    lines = text.split("\n")
+    stop: int | None = None
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if s.upper() == "END" or line in ("-- ", "--") or _ORIGINAL.match(s):
+            stop = i
+            break
+        if re.fullmatch(r"_{10,}", s):
+            stop = i
+            break
+        if _WROTE.match(s):
+            stop = i
+            break
+        low = s.lower()
+        if low.startswith(("on ", "le ", "am ")) and any(
+            _WROTE_END.search(lines[j].strip()) for j in range(i + 1, min(i + 3, len(lines)))
+        ):
+            stop = i
+            break
+        if _OUTLOOK_FROM.match(s) and any(
+            _OUTLOOK_NEXT.match(lines[j].strip()) for j in range(i + 1, min(i + 4, len(lines)))
+        ):
+            stop = i
+            break
+    for i, line in enumerate(lines):
+        number = i + 1
+        if stop is not None and i >= stop:
+            if line.strip():
+                out.ignored.append((number, line))
+            continue
+        if line.lstrip().startswith(">"):
+            out.ignored.append((number, line))
+            continue
+        out.lines.append((number, line.rstrip()))

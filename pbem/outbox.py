@@ -1,0 +1,119 @@
+"""Delivering the outbox.
+
+Every mail to send was committed to the outbox with the change that caused
+it. A sender takes the due ones and delivers each:
+
+- into a Maildir folder (the default: nothing else needs to run), or
+- through an SMTP relay (host, port, STARTTLS or TLS, login).
+
+Connection errors and 4xx answers are retried with exponential backoff (30
+s doubling, at most an hour apart); a 5xx answer fails the mail at once and
+tells the game master; a mail still undelivered after 5 days is a dead
+letter, and the game master is told. A crash between the relay's 250 and
+marking the mail sent delivers it once more, with the same Message-ID.
+"""
+
+from __future__ import annotations
+
+import logging
+import mailbox
+import smtplib
+import ssl
+from datetime import timedelta
+
+from pbem.app import App
+from pbem.store import OutboxRow
+
+log = logging.getLogger("pbem.outbox")
+
+GIVE_UP_AFTER = timedelta(days=5)
+FIRST_RETRY = timedelta(seconds=30)
+LONGEST_WAIT = timedelta(hours=1)
+
+
+class Permanent(Exception):
+    """The relay refused the mail for good (5xx)."""
+
+
+class Temporary(Exception):
+    """Try again later: no connection, or a 4xx answer."""
+
+
+class Sender:
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    def run_due(self, limit: int = 50) -> int:
+        """Deliver the mail that is due; returns how many were tried."""
+        rows = self.app.store.due_mail(self.app.clock.now(), limit)
+        for row in rows:
+            self.deliver(row)
+        return len(rows)
+
+    def deliver(self, row: OutboxRow) -> None:
+        app, now = self.app, self.app.clock.now()
+        try:
+            self._send(row)
+        except Permanent as exc:
+            log.warning("mail #%s to %s refused: %s", row.id, row.to_addr, exc)
+            with app.store.tx() as conn:
+                app.store.mark_failed(conn, row.id, "failed", str(exc))
+                if row.kind != "alert":
+                    app.alert_master(conn, None, f"mail to {row.to_addr} refused",
+                                     f"The relay refused mail #{row.id} ({row.kind}) to "
+                                     f"{row.to_addr} for good:\n\n{exc}")
+            return
+        except Temporary as exc:
+            if now - row.created_at >= GIVE_UP_AFTER:
+                with app.store.tx() as conn:
+                    app.store.mark_failed(conn, row.id, "dead", str(exc))
+                    if row.kind != "alert":
+                        app.alert_master(conn, None, f"mail to {row.to_addr} undeliverable",
+                                         f"Mail #{row.id} ({row.kind}) to {row.to_addr} could "
+                                         f"not be delivered in 5 days. Last error:\n\n{exc}")
+                return
+            wait = min(FIRST_RETRY * (2 ** row.attempts), LONGEST_WAIT)
+            app.store.mark_retry(row.id, str(exc), now + wait)
+            return
+        if "after_send" in app.faults:
+            from pbem.inbox import _die
+
+            _die()
+        app.store.mark_sent(row.id, app.clock.now())
+
+    def _send(self, row: OutboxRow) -> None:
+        out = self.app.config.server.outbound
+        if out.host is None:
+            try:
+                for sub in ("tmp", "new", "cur"):
+                    (out.maildir / sub).mkdir(parents=True, exist_ok=True)
+                mailbox.Maildir(str(out.maildir), create=False).add(row.message)
+            except OSError as exc:
+                raise Temporary(f"cannot write the maildir: {exc.strerror}") from exc
+            return
+        try:
+            if out.tls:
+                client: smtplib.SMTP = smtplib.SMTP_SSL(
+                    out.host, out.port, timeout=30, context=ssl.create_default_context())
+            else:
+                client = smtplib.SMTP(out.host, out.port, timeout=30)
+            with client:
+                client.ehlo()
+                if out.starttls:
+                    client.starttls(context=ssl.create_default_context())
+                    client.ehlo()
+                if out.username:
+                    client.login(out.username, out.password or "")
+                client.sendmail(self.app.config.server.address, [row.to_addr], row.message)
+        except smtplib.SMTPRecipientsRefused as exc:
+            code, message = next(iter(exc.recipients.values()))
+            raise (Permanent if code >= 500 else Temporary)(f"{code} {_text(message)}") from exc
+        except smtplib.SMTPResponseException as exc:
+            cls = Permanent if exc.smtp_code >= 500 else Temporary
+            raise cls(f"{exc.smtp_code} {_text(exc.smtp_error)}") from exc
+        except (OSError, smtplib.SMTPException) as exc:
+            raise Temporary(f"{type(exc).__name__}: {exc}") from exc
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)

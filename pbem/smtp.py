@@ -1,0 +1,210 @@
+"""The inbound SMTP (and LMTP) server: a thin handler over aiosmtpd.
+
+- RCPT: addresses that are not ours are refused with 550; too many
+  recipients with 452.
+- DATA: the raw bytes are committed to storage, then 250 is answered.
+  Commits are grouped: one writer thread stores every mail waiting at that
+  moment in one transaction, one fsync for all, and each session gets its
+  250 after that commit.
+- Any fault of ours (storage down, a bug) answers 451: the sender keeps the
+  mail and tries again. No exception text ever reaches the client.
+- Limits: message size (552), recipients, commands of one kind per session
+  (421), concurrent connections (421 at once), idle timeout; lines longer
+  than 1,000 octets are accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import logging
+import queue
+import re
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from aiosmtpd.lmtp import LMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
+
+from pbem.app import App
+from pbem.store import StoreError
+
+log = logging.getLogger("pbem.smtp")
+
+TEMPFAIL = "451 4.3.0 Temporary local problem, please try again later"
+_MESSAGE_ID = re.compile(rb"(?im)^message-id:[ \t]*(<[^>\r\n]{1,500}>)")
+
+
+class Committer:
+    """One thread that commits received mail in groups (group commit)."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self._queue: queue.Queue[tuple[dict[str, Any], concurrent.futures.Future] | None] = \
+            queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="pbem-commit", daemon=True)
+        self._thread.start()
+
+    def submit(self, mail: dict[str, Any]) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        self._queue.put((mail, future))
+        return future
+
+    def stop(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            batch = [item]
+            while len(batch) < 256:
+                try:
+                    nxt = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._queue.put(None)
+                    break
+                batch.append(nxt)
+            try:
+                if "store_down" in self.app.faults:
+                    raise StoreError("fault injected: store_down")
+                ids = self.app.store.store_mails([m for m, _ in batch])
+            except Exception as exc:  # every session answers 451
+                log.error("storing %d mail(s) failed: %s", len(batch), exc)
+                for _, fut in batch:
+                    fut.set_exception(StoreError("storage failed"))
+                continue
+            for (_, fut), result in zip(batch, ids, strict=True):
+                fut.set_result(result)
+
+
+class Gate:
+    """Counts open connections against a cap."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.open = 0
+
+
+class Handler:
+    def __init__(self, app: App, committer: Committer, wake: Callable[[], None],
+                 lmtp: bool = False) -> None:
+        self.app = app
+        self.committer = committer
+        self.wake = wake
+        self.lmtp = lmtp
+
+    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope,
+                          address: str, rcpt_options: list[str]) -> str:
+        limits = self.app.config.server.limits
+        if len(envelope.rcpt_tos) >= limits.max_recipients:
+            return "452 4.5.3 Too many recipients"
+        if self.app.recipient(address) is None:
+            return f"550 5.1.1 <{_printable(address)}>: no such game or address here"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        if isinstance(raw, str):  # pragma: no cover - decode_data is off
+            raw = raw.encode("utf-8", "surrogateescape")
+        head = raw[:65536].split(b"\r\n\r\n", 1)[0]
+        m = _MESSAGE_ID.search(head)
+        mail = {
+            "received_at": self.app.clock.now(),
+            "mail_from": envelope.mail_from or "",
+            "rcpt_to": list(envelope.rcpt_tos),
+            "raw": raw,
+            "sha256": hashlib.sha256(raw).hexdigest(),
+            "message_id": m[1].decode("ascii", "replace") if m else None,
+        }
+        if "before_commit" in self.app.faults:
+            _die()
+        try:
+            inbox_id, _new = await asyncio.wrap_future(self.committer.submit(mail))
+        except Exception:
+            return self._status(envelope, TEMPFAIL)
+        if "after_commit" in self.app.faults:
+            _die()
+        self.wake()
+        return self._status(envelope, f"250 2.0.0 OK queued as #{inbox_id}")
+
+    def _status(self, envelope: Envelope, status: str) -> str:
+        if self.lmtp:  # LMTP: one status per recipient
+            return "\r\n".join([status] * max(1, len(envelope.rcpt_tos)))
+        return status
+
+    async def handle_exception(self, error: Exception) -> str:
+        log.exception("SMTP session error", exc_info=error)
+        return TEMPFAIL
+
+
+def _printable(text: str) -> str:
+    return "".join(c for c in text if 32 < ord(c) < 127)[:200]
+
+
+def _die() -> None:  # pragma: no cover - fault injection for crash tests
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def protocol_class(base: type[SMTP]) -> type[SMTP]:
+    class Protocol(base):  # type: ignore[valid-type, misc]
+        # Real mail has lines far over 1,000 octets (HTML); the message size
+        # limit bounds them anyway.
+        line_length_limit = 1 << 20
+
+        def __init__(self, handler: Handler, gate: Gate, **kwargs: Any) -> None:
+            super().__init__(handler, **kwargs)
+            self._gate = gate
+            self._counted = False
+            self._refused = False
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            if not self._counted and self._gate.open >= self._gate.cap:
+                self._refused = True
+                transport.write(b"421 4.7.0 Too many connections, try again later\r\n")
+                transport.close()
+                return
+            if not self._counted:
+                self._gate.open += 1
+                self._counted = True
+            super().connection_made(transport)
+
+        def connection_lost(self, error: Exception | None) -> None:
+            if self._refused:
+                return
+            if self._counted:
+                self._gate.open -= 1
+                self._counted = False
+            super().connection_lost(error)
+
+        def eof_received(self) -> bool | None:
+            if self._refused:
+                return False
+            return super().eof_received()
+
+    return Protocol
+
+
+def smtp_factory(app: App, handler: Handler, gate: Gate, lmtp: bool = False
+                 ) -> Callable[[], SMTP]:
+    limits = app.config.server.limits
+    cls = protocol_class(LMTP if lmtp else SMTP)
+    call_limits = {"NOOP": 100, "RSET": 100, "VRFY": 10, "EXPN": 10, "HELP": 10,
+                   "*": limits.max_commands}
+
+    def make() -> SMTP:
+        return cls(handler, gate, data_size_limit=limits.max_message_size,
+                   enable_SMTPUTF8=True, decode_data=False, hostname=app.domain,
+                   ident="pbem", timeout=limits.idle_timeout, command_call_limit=call_limits)
+
+    return make

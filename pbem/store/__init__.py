@@ -1,0 +1,548 @@
+"""Storage: every SQL statement of pbem lives in this package.
+
+SQLite by default (WAL, synchronous FULL, so a commit survives a power cut),
+through SQLAlchemy Core so that another database can follow by URL; the
+schema is built and changed only by Alembic migrations (``migrate``).
+Every transaction on SQLite starts with BEGIN IMMEDIATE: writers queue for
+the lock up front instead of failing half way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from sqlalchemy import Connection, Engine, create_engine, event, func, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import NullPool
+
+from pbem.store.schema import (
+    auth_failures,
+    games,
+    inbox,
+    outbox,
+    players,
+    ready,
+    settings,
+    submissions,
+    watchers,
+)
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+class StoreError(Exception):
+    """Storage failed (locked too long, disk full, gone). The caller answers
+    "try again later", never a permanent failure."""
+
+
+@dataclass(frozen=True)
+class InboxRow:
+    id: int
+    received_at: datetime
+    mail_from: str
+    rcpt_to: tuple[str, ...]
+    raw: bytes
+    sha256: str
+    message_id: str | None
+    state: str
+    attempts: int
+    error: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    id: int
+    game: str
+    name: str
+    email: str
+    timezone: str | None
+    password_hash: str
+    token_version: int
+    status: str
+
+
+@dataclass(frozen=True)
+class GameRow:
+    name: str
+    kind: str
+    state: str
+    turn: int
+    seed: int
+    status: str
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    id: int
+    kind: str
+    to_addr: str
+    message_id: str
+    message: bytes
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    created_at: datetime
+    last_error: str | None
+
+
+def _aware(value: datetime | None) -> datetime | None:
+    """SQLite gives back naive datetimes; everything stored is UTC."""
+    if value is None or value.tzinfo is not None:
+        return value
+    from datetime import UTC
+
+    return value.replace(tzinfo=UTC)
+
+
+class Store:
+    """The database. Thread-safe: every call takes its own connection."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        sqlite = url.startswith("sqlite")
+        self.engine: Engine = create_engine(
+            url,
+            poolclass=NullPool if sqlite else None,
+            connect_args={"timeout": 30, "check_same_thread": False} if sqlite else {},
+        )
+        if sqlite:
+            event.listen(self.engine, "connect", _sqlite_connect)
+            event.listen(self.engine, "begin", _sqlite_begin)
+
+    @classmethod
+    def at(cls, path: str | Path) -> Store:
+        """A store in an SQLite file, its folder made if need be."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return cls(f"sqlite:///{path}")
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest migration."""
+        cfg = AlembicConfig()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        with self.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    @contextmanager
+    def tx(self) -> Iterator[Connection]:
+        """One transaction; StoreError when the database fails."""
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        except IntegrityError:
+            raise
+        except Exception as exc:
+            if isinstance(exc, StoreError):
+                raise
+            from sqlalchemy.exc import DBAPIError, OperationalError
+
+            if isinstance(exc, OperationalError | DBAPIError):
+                raise StoreError(str(exc.orig) if exc.orig else str(exc)) from exc
+            raise
+
+    # -- settings ---------------------------------------------------------------
+
+    def setting(self, key: str, make: Any = None) -> str | None:
+        """The value of ``key``; if absent and ``make`` is given, store
+        make() first (once, even with several processes)."""
+        with self.tx() as conn:
+            row = conn.execute(select(settings.c.value).where(settings.c.key == key)).first()
+            if row is not None:
+                return row[0]
+            if make is None:
+                return None
+            value = make()
+            conn.execute(settings.insert().values(key=key, value=value))
+            return value
+
+    # -- inbox --------------------------------------------------------------------
+
+    def store_mails(self, mails: Sequence[dict[str, Any]]) -> list[tuple[int, bool]]:
+        """Store several received mails in one transaction (one fsync). Each
+        dict: received_at, mail_from, rcpt_to (list), raw, sha256,
+        message_id. Returns (inbox id, True if new) for each; the same bytes
+        twice are stored once."""
+        out: list[tuple[int, bool]] = []
+        with self.tx() as conn:
+            for m in mails:
+                found = conn.execute(
+                    select(inbox.c.id).where(inbox.c.sha256 == m["sha256"])
+                ).first()
+                if found is not None:
+                    out.append((found[0], False))
+                    continue
+                result = conn.execute(
+                    inbox.insert().values(
+                        received_at=m["received_at"],
+                        mail_from=m["mail_from"],
+                        rcpt_to=json.dumps(list(m["rcpt_to"])),
+                        raw=m["raw"],
+                        sha256=m["sha256"],
+                        message_id=m.get("message_id"),
+                        state="new",
+                        attempts=0,
+                    )
+                )
+                out.append((int(result.inserted_primary_key[0]), True))
+        return out
+
+    def pending_mail(self, limit: int = 100) -> list[InboxRow]:
+        """Stored mails not yet in a final state, oldest first."""
+        with self.tx() as conn:
+            rows = conn.execute(
+                select(inbox).where(inbox.c.state == "new").order_by(inbox.c.id).limit(limit)
+            ).all()
+        return [_inbox_row(r) for r in rows]
+
+    def mail(self, conn: Connection | None, inbox_id: int) -> InboxRow | None:
+        def run(c: Connection) -> InboxRow | None:
+            r = c.execute(select(inbox).where(inbox.c.id == inbox_id)).first()
+            return None if r is None else _inbox_row(r)
+
+        if conn is not None:
+            return run(conn)
+        with self.tx() as c:
+            return run(c)
+
+    def finish_mail(
+        self, conn: Connection, inbox_id: int, state: str, note: str | None, at: datetime
+    ) -> None:
+        conn.execute(
+            update(inbox)
+            .where(inbox.c.id == inbox_id)
+            .values(state=state, note=note, processed_at=at)
+        )
+
+    def fail_mail(self, inbox_id: int, error: str, quarantine_after: int, at: datetime) -> int:
+        """Count a failed attempt; after ``quarantine_after`` the mail is
+        quarantined. Returns the attempts so far."""
+        with self.tx() as conn:
+            attempts = (
+                conn.execute(select(inbox.c.attempts).where(inbox.c.id == inbox_id)).scalar_one()
+                + 1
+            )
+            values: dict[str, Any] = {"attempts": attempts, "error": error}
+            if attempts >= quarantine_after:
+                values.update(state="quarantined", processed_at=at)
+            conn.execute(update(inbox).where(inbox.c.id == inbox_id).values(**values))
+        return attempts
+
+    def retry_mail(self, inbox_id: int) -> bool:
+        """Put a quarantined mail back in the queue with fresh attempts."""
+        with self.tx() as conn:
+            result = conn.execute(
+                update(inbox)
+                .where(inbox.c.id == inbox_id, inbox.c.state == "quarantined")
+                .values(state="new", attempts=0, error=None, processed_at=None)
+            )
+            return result.rowcount == 1
+
+    def earlier_with_message_id(self, conn: Connection, message_id: str, before: int) -> int | None:
+        r = conn.execute(
+            select(inbox.c.id)
+            .where(inbox.c.message_id == message_id, inbox.c.id < before, inbox.c.state != "new")
+            .order_by(inbox.c.id)
+            .limit(1)
+        ).first()
+        return None if r is None else r[0]
+
+    def mail_states(self) -> dict[str, int]:
+        with self.tx() as conn:
+            rows = conn.execute(select(inbox.c.state, func.count()).group_by(inbox.c.state)).all()
+        return {state: count for state, count in rows}
+
+    def mails(self, state: str | None = None) -> list[InboxRow]:
+        with self.tx() as conn:
+            q = select(inbox).order_by(inbox.c.id)
+            if state:
+                q = q.where(inbox.c.state == state)
+            return [_inbox_row(r) for r in conn.execute(q).all()]
+
+    # -- games and players ----------------------------------------------------------
+
+    def game(self, conn: Connection, name: str) -> GameRow | None:
+        r = conn.execute(select(games).where(games.c.name == name)).first()
+        return None if r is None else GameRow(r.name, r.kind, r.state, r.turn, r.seed, r.status)
+
+    def all_games(self, conn: Connection) -> list[GameRow]:
+        rows = conn.execute(select(games).order_by(games.c.name)).all()
+        return [GameRow(r.name, r.kind, r.state, r.turn, r.seed, r.status) for r in rows]
+
+    def add_game(
+        self, conn: Connection, name: str, kind: str, state: str, turn: int, seed: int, at: datetime
+    ) -> None:
+        conn.execute(
+            games.insert().values(
+                name=name,
+                kind=kind,
+                state=state,
+                turn=turn,
+                seed=seed,
+                status="running",
+                created_at=at,
+            )
+        )
+
+    def add_player(
+        self, conn: Connection, game: str, name: str, email: str, tz: str | None, password_hash: str
+    ) -> None:
+        conn.execute(
+            players.insert().values(
+                game=game,
+                name=name,
+                email=email,
+                timezone=tz,
+                password_hash=password_hash,
+                token_version=0,
+                status="active",
+            )
+        )
+
+    def players(self, conn: Connection, game: str | None = None) -> list[PlayerRow]:
+        q = select(players).order_by(players.c.game, players.c.id)
+        if game is not None:
+            q = q.where(players.c.game == game)
+        return [PlayerRow(*r) for r in conn.execute(q).all()]
+
+    def players_by_email(self, conn: Connection, email: str) -> list[PlayerRow]:
+        q = select(players).where(func.lower(players.c.email) == email.lower())
+        return [PlayerRow(*r) for r in conn.execute(q).all()]
+
+    def set_game_state(self, conn: Connection, name: str, state: str) -> None:
+        conn.execute(update(games).where(games.c.name == name).values(state=state))
+
+    def bump_token(self, conn: Connection, player_id: int) -> None:
+        conn.execute(
+            update(players)
+            .where(players.c.id == player_id)
+            .values(token_version=players.c.token_version + 1)
+        )
+
+    def set_player(self, conn: Connection, player_id: int, **values: Any) -> None:
+        conn.execute(update(players).where(players.c.id == player_id).values(**values))
+
+    # -- submissions ----------------------------------------------------------------
+
+    def add_submission(
+        self, conn: Connection, game: str, turn: int, player: str, seq: int, text: str, at: datetime
+    ) -> None:
+        conn.execute(
+            submissions.insert().values(
+                game=game, turn=turn, player=player, seq=seq, text=text, received_at=at
+            )
+        )
+
+    def current_submission(
+        self, conn: Connection, game: str, turn: int, player: str
+    ) -> tuple[int, str] | None:
+        """The standing order text of a player for a turn: (seq, text)."""
+        r = conn.execute(
+            select(submissions.c.seq, submissions.c.text)
+            .where(
+                submissions.c.game == game,
+                submissions.c.turn == turn,
+                submissions.c.player == player,
+            )
+            .order_by(submissions.c.seq.desc(), submissions.c.id.desc())
+            .limit(1)
+        ).first()
+        return None if r is None else (r[0], r[1])
+
+    def set_ready(self, conn: Connection, game: str, turn: int, player: str) -> None:
+        exists = conn.execute(
+            select(ready).where(
+                ready.c.game == game, ready.c.turn == turn, ready.c.player == player
+            )
+        ).first()
+        if exists is None:
+            conn.execute(ready.insert().values(game=game, turn=turn, player=player))
+
+    # -- watchers ---------------------------------------------------------------------
+
+    def watch(self, conn: Connection, game: str, email: str, on: bool) -> bool:
+        """Start or stop watching; False if nothing changed."""
+        found = conn.execute(
+            select(watchers).where(watchers.c.game == game, watchers.c.email == email.lower())
+        ).first()
+        if on and found is None:
+            conn.execute(watchers.insert().values(game=game, email=email.lower()))
+            return True
+        if not on and found is not None:
+            conn.execute(
+                watchers.delete().where(watchers.c.game == game, watchers.c.email == email.lower())
+            )
+            return True
+        return False
+
+    def watchers(self, conn: Connection, game: str) -> list[str]:
+        return [
+            r[0]
+            for r in conn.execute(select(watchers.c.email).where(watchers.c.game == game)).all()
+        ]
+
+    # -- authentication failures ----------------------------------------------------
+
+    def add_auth_failure(
+        self, conn: Connection, address: str, game: str | None, at: datetime
+    ) -> int:
+        """Record a failure; returns failures from this address in the last hour."""
+        conn.execute(auth_failures.insert().values(address=address.lower(), game=game, at=at))
+        return conn.execute(
+            select(func.count())
+            .select_from(auth_failures)
+            .where(
+                auth_failures.c.address == address.lower(),
+                auth_failures.c.at > at - timedelta(hours=1),
+            )
+        ).scalar_one()
+
+    # -- outbox ---------------------------------------------------------------------------
+
+    def queue_mail(
+        self,
+        conn: Connection,
+        kind: str,
+        to_addr: str,
+        message_id: str,
+        message: bytes,
+        at: datetime,
+        inbox_id: int | None = None,
+    ) -> int:
+        result = conn.execute(
+            outbox.insert().values(
+                created_at=at,
+                kind=kind,
+                to_addr=to_addr,
+                message_id=message_id,
+                message=message,
+                status="pending",
+                attempts=0,
+                next_attempt_at=at,
+                inbox_id=inbox_id,
+            )
+        )
+        return int(result.inserted_primary_key[0])
+
+    def replies_since(self, conn: Connection, to_addr: str, since: datetime) -> int:
+        return conn.execute(
+            select(func.count())
+            .select_from(outbox)
+            .where(
+                func.lower(outbox.c.to_addr) == to_addr.lower(),
+                outbox.c.created_at > since,
+                outbox.c.kind.in_(("receipt", "reply", "refusal")),
+            )
+        ).scalar_one()
+
+    def due_mail(self, now: datetime, limit: int = 50) -> list[OutboxRow]:
+        with self.tx() as conn:
+            rows = conn.execute(
+                select(outbox)
+                .where(outbox.c.status == "pending", outbox.c.next_attempt_at <= now)
+                .order_by(outbox.c.id)
+                .limit(limit)
+            ).all()
+        return [_outbox_row(r) for r in rows]
+
+    def outbox_rows(self, kind: str | None = None, to_addr: str | None = None) -> list[OutboxRow]:
+        with self.tx() as conn:
+            q = select(outbox).order_by(outbox.c.id)
+            if kind:
+                q = q.where(outbox.c.kind == kind)
+            if to_addr:
+                q = q.where(func.lower(outbox.c.to_addr) == to_addr.lower())
+            return [_outbox_row(r) for r in conn.execute(q).all()]
+
+    def match_bounce(self, conn: Connection, message_ids: Sequence[str], note: str
+                     ) -> tuple[int, str] | None:
+        """The first of our mails a bounce names, marked with ``note``:
+        (outbox id, address)."""
+        for mid in message_ids:
+            r = conn.execute(select(outbox.c.id, outbox.c.to_addr)
+                             .where(outbox.c.message_id == mid)).first()
+            if r is not None:
+                conn.execute(update(outbox).where(outbox.c.id == r.id).values(last_error=note))
+                return r.id, r.to_addr
+        return None
+
+    def mark_sent(self, outbox_id: int, at: datetime) -> None:
+        with self.tx() as conn:
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.id == outbox_id)
+                .values(status="sent", sent_at=at, attempts=outbox.c.attempts + 1)
+            )
+
+    def mark_retry(self, outbox_id: int, error: str, next_at: datetime) -> None:
+        with self.tx() as conn:
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.id == outbox_id)
+                .values(attempts=outbox.c.attempts + 1, last_error=error, next_attempt_at=next_at)
+            )
+
+    def mark_failed(self, conn: Connection, outbox_id: int, status: str, error: str) -> None:
+        conn.execute(
+            update(outbox)
+            .where(outbox.c.id == outbox_id)
+            .values(status=status, last_error=error, attempts=outbox.c.attempts + 1)
+        )
+
+
+def _inbox_row(r: Any) -> InboxRow:
+    return InboxRow(
+        r.id,
+        _aware(r.received_at),
+        r.mail_from,
+        tuple(json.loads(r.rcpt_to)),
+        bytes(r.raw),
+        r.sha256,
+        r.message_id,
+        r.state,
+        r.attempts,
+        r.error,
+        r.note,
+    )
+
+
+def _outbox_row(r: Any) -> OutboxRow:
+    return OutboxRow(
+        r.id,
+        r.kind,
+        r.to_addr,
+        r.message_id,
+        bytes(r.message),
+        r.status,
+        r.attempts,
+        _aware(r.next_attempt_at),
+        _aware(r.created_at),
+        r.last_error,
+    )
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # let SQLAlchemy's "begin" event issue BEGIN (IMMEDIATE) itself
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    conn.exec_driver_sql("BEGIN IMMEDIATE")

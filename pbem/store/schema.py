@@ -1,0 +1,139 @@
+"""The tables. Every change goes through an Alembic migration in
+pbem/store/migrations/versions/; a test checks the migrations build exactly
+this schema."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+# server-wide values: the secret behind reply tokens
+settings = Table(
+    "settings",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("value", Text, nullable=False),
+)
+
+# one row a game; state is the game's own JSON (adjudicator dump_state)
+games = Table(
+    "games",
+    metadata,
+    Column("name", String(40), primary_key=True),
+    Column("kind", String(40), nullable=False),
+    Column("state", Text, nullable=False),
+    Column("turn", Integer, nullable=False),
+    Column("seed", Integer, nullable=False),
+    Column("status", String(16), nullable=False),  # running, paused, finished
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+players = Table(
+    "players",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game", String(40), ForeignKey("games.name"), nullable=False),
+    Column("name", String(32), nullable=False),
+    Column("email", String(254), nullable=False),
+    Column("timezone", String(64)),
+    Column("password_hash", String(200), nullable=False),
+    Column("token_version", Integer, nullable=False, default=0),
+    Column("status", String(16), nullable=False),  # active, removed
+    UniqueConstraint("game", "name"),
+    UniqueConstraint("game", "email"),
+)
+
+# every mail answered 250, byte for byte; its id is the received sequence
+# number that decides order in games that execute orders as received
+inbox = Table(
+    "inbox",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("received_at", DateTime(timezone=True), nullable=False),
+    Column("mail_from", String(512), nullable=False),
+    Column("rcpt_to", Text, nullable=False),  # JSON list
+    Column("raw", LargeBinary, nullable=False),
+    Column("sha256", String(64), nullable=False, unique=True),
+    Column("message_id", String(512)),
+    # new, applied, refused, ignored, bounce, duplicate, quarantined
+    Column("state", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("error", Text),
+    Column("note", Text),
+    Column("processed_at", DateTime(timezone=True)),
+    Index("ix_inbox_state", "state", "id"),
+    Index("ix_inbox_message_id", "message_id"),
+)
+
+# each accepted order text of a player for a turn; the latest seq stands
+submissions = Table(
+    "submissions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game", String(40), ForeignKey("games.name"), nullable=False),
+    Column("turn", Integer, nullable=False),
+    Column("player", String(32), nullable=False),
+    Column("seq", Integer, ForeignKey("inbox.id"), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("received_at", DateTime(timezone=True), nullable=False),
+    Index("ix_submissions_turn", "game", "turn", "player", "seq"),
+)
+
+# mail to send, committed with the change that caused it
+outbox = Table(
+    "outbox",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("kind", String(32), nullable=False),  # receipt, password, alert, ...
+    Column("to_addr", String(254), nullable=False),
+    Column("message_id", String(255), nullable=False),
+    Column("message", LargeBinary, nullable=False),
+    Column("status", String(16), nullable=False),  # pending, sent, failed, dead
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("next_attempt_at", DateTime(timezone=True), nullable=False),
+    Column("last_error", Text),
+    Column("sent_at", DateTime(timezone=True)),
+    Column("inbox_id", Integer, ForeignKey("inbox.id")),
+    Index("ix_outbox_due", "status", "next_attempt_at"),
+    Index("ix_outbox_to", "to_addr", "created_at"),
+)
+
+# failed credentials, for rate limits and alerts
+auth_failures = Table(
+    "auth_failures",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("address", String(254), nullable=False),
+    Column("game", String(40)),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Index("ix_auth_failures", "address", "at"),
+)
+
+watchers = Table(
+    "watchers",
+    metadata,
+    Column("game", String(40), ForeignKey("games.name"), primary_key=True),
+    Column("email", String(254), primary_key=True),
+)
+
+ready = Table(
+    "ready",
+    metadata,
+    Column("game", String(40), ForeignKey("games.name"), primary_key=True),
+    Column("turn", Integer, primary_key=True),
+    Column("player", String(32), primary_key=True),
+)

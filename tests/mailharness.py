@@ -1,0 +1,154 @@
+"""A real pbem mail server on 127.0.0.1 for tests: real aiosmtpd, a real
+SQLite file, a Maildir for outbound mail, and a clock the test moves."""
+
+from __future__ import annotations
+
+import asyncio
+import email
+import email.policy
+import re
+import smtplib
+import threading
+import time
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+from pbem.app import App, open_app
+from pbem.clock import FakeClock
+from pbem.server import Server
+
+GAMES_YAML = """\
+server:
+  domain: judge.example
+  listen: {host: 127.0.0.1, port: 0}
+  timezone: Europe/Oslo
+  storage: var/pbem.sqlite
+  outbound: {from: judge@judge.example, maildir: var/mail}
+  limits: {max_message_size: 1000000, max_recipients: 5, max_connections: 20, idle_timeout: 5}
+games:
+  - name: alpha
+    game: officewars
+    map: six
+    deadline: "50 0,12 * * *"
+    timezone: Europe/Oslo
+    players:
+      - {name: ann, email: ann@example.org}
+      - {name: bob, email: bob@example.org, timezone: America/New_York}
+      - {name: cid, email: cid@example.org}
+    master: {email: gm@example.org, password: gm-secret}
+  - name: beta
+    game: officewars
+    map: six
+    players:
+      - {name: ann, email: ann@example.org}
+      - {name: dee, email: dee@example.org}
+"""
+
+
+def wait_for(predicate: Any, timeout: float = 10.0, what: str = "condition") -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+class Harness:
+    def __init__(self, root: Path, games_yaml: str = GAMES_YAML) -> None:
+        self.root = root
+        (root / "games.yaml").write_text(games_yaml)
+        self.clock = FakeClock()
+        self.app: App = open_app(root / "games.yaml", clock=self.clock)
+        self.loop = asyncio.new_event_loop()
+        self.server = Server(self.app, port=0)
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(10)
+        self.port = self.server.port
+        self.settle()
+
+    def close(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(30)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+        self.app.store.close()
+
+    # -- sending -------------------------------------------------------------
+
+    def smtp(self) -> smtplib.SMTP:
+        return smtplib.SMTP("127.0.0.1", self.port, timeout=10)
+
+    def message(self, sender: str, to: str, body: str, subject: str = "orders",
+                **headers: str) -> EmailMessage:
+        m = EmailMessage()
+        m["From"] = sender
+        m["To"] = to
+        m["Subject"] = subject
+        m["Message-ID"] = email.utils.make_msgid(domain="example.org")
+        for k, v in headers.items():
+            m[k.replace("_", "-")] = v
+        m.set_content(body)
+        return m
+
+    def send(self, sender: str, to: str, body: str, subject: str = "orders",
+             **headers: str) -> EmailMessage:
+        m = self.message(sender, to, body, subject, **headers)
+        with self.smtp() as s:
+            s.send_message(m)
+        self.settle()
+        return m
+
+    def send_raw(self, raw: bytes, mail_from: str = "x@example.org",
+                 rcpt: tuple[str, ...] = ("alpha@judge.example",)) -> tuple[int, bytes]:
+        with self.smtp() as s:
+            s.ehlo()
+            code, msg = s.mail(mail_from)
+            assert code == 250, msg
+            for r in rcpt:
+                s.rcpt(r)
+            code, msg = s.data(raw)
+        self.settle()
+        return code, msg
+
+    # -- waiting and reading -----------------------------------------------------
+
+    def settle(self, timeout: float = 15.0) -> None:
+        """Wait until every stored mail is processed and the due outbox sent."""
+        store = self.app.store
+
+        def done() -> bool:
+            if store.mail_states().get("new"):
+                self.server.worker.wake()
+                return False
+            if store.due_mail(self.clock.now(), 1):
+                self.server.sender.wake()
+                return False
+            return True
+
+        wait_for(done, timeout, "the server to settle")
+
+    def outbox(self, kind: str | None = None, to: str | None = None) -> list[EmailMessage]:
+        return [email.message_from_bytes(r.message, policy=email.policy.default)
+                for r in self.app.store.outbox_rows(kind, to)]
+
+    def last(self, to: str, kind: str = "receipt") -> str:
+        mails = self.outbox(kind, to)
+        assert mails, f"no {kind} to {to}: {[ (r.kind, r.to_addr) for r in self.app.store.outbox_rows()]}"
+        return mails[-1].get_body(("plain",)).get_content()
+
+    def password(self, player_email: str, game: str = "alpha") -> str:
+        for m in self.outbox("password", player_email):
+            if f"for {game}" in m["Subject"]:
+                body = m.get_body(("plain",)).get_content()
+                return re.search(r"PASSWORD (\S+)", body)[1]
+        raise AssertionError(f"no password mail to {player_email} for {game}")
+
+    def reply_to(self, player_email: str) -> str:
+        return str(self.outbox(to=player_email)[-1]["Reply-To"])
+
+    def states(self) -> dict[str, int]:
+        return self.app.store.mail_states()
