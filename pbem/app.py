@@ -97,33 +97,65 @@ class App:
 
     # -- mail ---------------------------------------------------------------------
 
-    def queue(self, conn: Connection, kind: str, to: str, subject: str, template: str,
-              data: dict[str, Any], *, reply_to: str | None = None,
-              in_reply_to: str | None = None, references: tuple[str, ...] = (),
-              inbox_id: int | None = None, auto: str = "auto-replied") -> str:
+    def queue(
+        self,
+        conn: Connection,
+        kind: str,
+        to: str,
+        subject: str,
+        template: str,
+        data: dict[str, Any],
+        *,
+        reply_to: str | None = None,
+        in_reply_to: str | None = None,
+        references: tuple[str, ...] = (),
+        inbox_id: int | None = None,
+        auto: str = "auto-replied",
+    ) -> str:
         """Render a mail from templates/mail/<template>.txt.j2 and commit it
         to the outbox in the caller's transaction. Returns its Message-ID."""
-        text = templates().get_template(f"mail/{template}.txt.j2").render(
-            server=self.config.server, **data)
+        text = (
+            templates()
+            .get_template(f"mail/{template}.txt.j2")
+            .render(server=self.config.server, **data)
+        )
         message_id, raw = compose(
-            sender=self.config.server.address, to=to, subject=subject, text=text,
-            domain=self.domain, when=self.clock.now(), reply_to=reply_to,
-            in_reply_to=in_reply_to, references=references, auto=auto)
+            sender=self.config.server.address,
+            to=to,
+            subject=subject,
+            text=text,
+            domain=self.domain,
+            when=self.clock.now(),
+            reply_to=reply_to,
+            in_reply_to=in_reply_to,
+            references=references,
+            auto=auto,
+        )
         self.store.queue_mail(conn, kind, to, message_id, raw, self.clock.now(), inbox_id)
         return message_id
 
     def alert_master(self, conn: Connection, game: str | None, subject: str, text: str) -> None:
         """Tell the game master (of ``game``, or of every game)."""
-        masters = {g.master_email for g in self.config.games
-                   if g.master_email and (game is None or g.name == game)}
+        masters = {
+            g.master_email
+            for g in self.config.games
+            if g.master_email and (game is None or g.name == game)
+        }
         for email in sorted(masters):
-            self.queue(conn, "alert", email, f"[pbem] {subject}", "alert",
-                       {"subject": subject, "text": text, "game": game},
-                       auto="auto-generated")
+            self.queue(
+                conn,
+                "alert",
+                email,
+                f"[pbem] {subject}",
+                "alert",
+                {"subject": subject, "text": text, "game": game},
+                auto="auto-generated",
+            )
 
 
-def open_app(config_path: str | Path, clock: Clock | None = None,
-             store: Store | None = None) -> App:
+def open_app(
+    config_path: str | Path, clock: Clock | None = None, store: Store | None = None
+) -> App:
     """Load games.yaml, open and migrate storage, set up new games."""
     config = load_config(config_path)
     store = store or Store.at(config.server.storage)
@@ -146,23 +178,37 @@ def sync_games(app: App) -> None:
             engine = app.engine(cfg.game)
             row = app.store.game(conn, cfg.name)
             if row is None:
-                source = cfg.map if cfg.map in engine.maps() else \
-                    Path(cfg.map).read_text(encoding="utf-8")
+                source = (
+                    cfg.map
+                    if cfg.map in engine.maps()
+                    else Path(cfg.map).read_text(encoding="utf-8")
+                )
                 seed = cfg.seed if cfg.seed is not None else secrets.randbits(48)
-                state = engine.start(engine.load_map(source), [p.name for p in cfg.players],
-                                     cfg.options, seed)
-                app.store.add_game(conn, cfg.name, cfg.game, engine.dump_state(state), 0, seed,
-                                   now)
+                state = engine.start(
+                    engine.load_map(source), [p.name for p in cfg.players], cfg.options, seed
+                )
+                app.store.add_game(conn, cfg.name, cfg.game, engine.dump_state(state), 0, seed, now)
             else:
                 continue  # a running game's players change by the game master's commands
             for p in cfg.players:
                 password = auth.new_password()
-                app.store.add_player(conn, cfg.name, p.name, p.email, p.timezone,
-                                     auth.hash_password(password))
+                app.store.add_player(
+                    conn, cfg.name, p.name, p.email, p.timezone, auth.hash_password(password)
+                )
                 player = next(x for x in app.store.players(conn, cfg.name) if x.name == p.name)
-                app.queue(conn, "password", p.email, f"Your password for {cfg.name}",
-                          "password", {"game": cfg, "player": player, "password": password,
-                                       "title": engine.title,
-                                       "address": app.game_address(cfg.name),
-                                       "reply_address": app.reply_address(player)},
-                          auto="auto-generated")
+                app.queue(
+                    conn,
+                    "password",
+                    p.email,
+                    f"Your password for {cfg.name}",
+                    "password",
+                    {
+                        "game": cfg,
+                        "player": player,
+                        "password": password,
+                        "title": engine.title,
+                        "address": app.game_address(cfg.name),
+                        "reply_address": app.reply_address(player),
+                    },
+                    auto="auto-generated",
+                )

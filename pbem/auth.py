@@ -29,9 +29,8 @@ def new_password() -> str:
 def hash_password(password: str) -> str:
     salt = secrets.token_bytes(16)
     digest = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)
-    return "scrypt${}${}${}${}${}".format(
-        _N, _R, _P, base64.b64encode(salt).decode(), base64.b64encode(digest).decode()
-    )
+    encoded = [base64.b64encode(v).decode() for v in (salt, digest)]
+    return f"scrypt${_N}${_R}${_P}${encoded[0]}${encoded[1]}"
 
 
 def check_password(password: str, stored: str) -> bool:
@@ -39,8 +38,9 @@ def check_password(password: str, stored: str) -> bool:
         kind, n, r, p, salt, digest = stored.split("$")
         if kind != "scrypt":
             return False
-        got = hashlib.scrypt(password.encode(), salt=base64.b64decode(salt), n=int(n),
-                             r=int(r), p=int(p), dklen=32)
+        got = hashlib.scrypt(
+            password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p), dklen=32
+        )
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(got, base64.b64decode(digest))
@@ -51,8 +51,9 @@ def new_secret() -> str:
 
 
 def reply_token(secret: str, game: str, player: str, version: int) -> str:
-    mac = hmac.new(bytes.fromhex(secret), f"{game}\0{player}\0{version}".encode(),
-                   hashlib.sha256).digest()
+    mac = hmac.new(
+        bytes.fromhex(secret), f"{game}\0{player}\0{version}".encode(), hashlib.sha256
+    ).digest()
     return base64.b32encode(mac[:10]).decode().lower()
 
 

@@ -358,8 +358,10 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     from pbem.app import open_app
     from pbem.server import Server, serve
 
-    logging.basicConfig(level=logging.WARNING if args.quiet else logging.INFO,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING if args.quiet else logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
     app = open_app(args.file)
 
     def ready(server: Server) -> None:
@@ -369,8 +371,10 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         import dataclasses
 
         server = dataclasses.replace(
-            app.config.server, host=args.host or app.config.server.host,
-            port=app.config.server.port if args.port is None else args.port)
+            app.config.server,
+            host=args.host or app.config.server.host,
+            port=app.config.server.port if args.port is None else args.port,
+        )
         app.config = dataclasses.replace(app.config, server=server)
     serve(app, ready)
     return 0
@@ -382,8 +386,9 @@ def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
     app = open_app(args.config)
     if not app.store.retry_mail(args.message):
         raise InputError(f"mail #{args.message} is not quarantined")
-    print(f"mail #{args.message} is queued again; a running server takes it within a "
-          "second", file=out)
+    print(
+        f"mail #{args.message} is queued again; a running server takes it within a second", file=out
+    )
     return 0
 
 
@@ -394,8 +399,11 @@ def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
     for row in app.store.mails(args.state):
         note = f" ({row.note})" if row.note else ""
         error = f" [attempts {row.attempts}]" if row.attempts else ""
-        print(f"#{row.id:<6} {row.received_at:%Y-%m-%d %H:%M:%S} {row.state:<11} "
-              f"from {row.mail_from or '<>'} to {', '.join(row.rcpt_to)}{note}{error}", file=out)
+        print(
+            f"#{row.id:<6} {row.received_at:%Y-%m-%d %H:%M:%S} {row.state:<11} "
+            f"from {row.mail_from or '<>'} to {', '.join(row.rcpt_to)}{note}{error}",
+            file=out,
+        )
     states = app.store.mail_states()
     print("; ".join(f"{k} {v}" for k, v in sorted(states.items())) or "no mail", file=out)
     return 0

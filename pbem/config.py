@@ -251,8 +251,7 @@ def parse_config(text: str, path: Path) -> Config:
 
 def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
     raw = c.mapping(data, "server", "server section", required=True)
-    c.keys(raw, ("domain", "listen", "timezone", "storage", "outbound", "limits", "lmtp"),
-           "server")
+    c.keys(raw, ("domain", "listen", "timezone", "storage", "outbound", "limits", "lmtp"), "server")
     domain = c.string(
         raw,
         "domain",
@@ -268,8 +267,11 @@ def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
     tz = c.timezone(raw, "timezone", "server timezone") or "UTC"
     storage = c.string(raw, "storage", "server storage") or "var/pbem.sqlite"
     out = c.mapping(raw, "outbound", "server outbound")
-    c.keys(out, ("host", "port", "from", "username", "password", "starttls", "tls", "maildir"),
-           "outbound")
+    c.keys(
+        out,
+        ("host", "port", "from", "username", "password", "starttls", "tls", "maildir"),
+        "outbound",
+    )
     sender = c.string(out, "from", "outbound from", pattern=EMAIL) or (
         f"judge@{domain}" if domain else ""
     )
@@ -298,11 +300,15 @@ def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
         maildir=place(c.string(out, "maildir", "outbound maildir") or "var/mail"),
     )
     lim = c.mapping(raw, "limits", "server limits")
-    c.keys(lim, ("max_message_size", "max_recipients", "max_connections", "idle_timeout",
-                 "max_commands"), "server limits")
+    c.keys(
+        lim,
+        ("max_message_size", "max_recipients", "max_connections", "idle_timeout", "max_commands"),
+        "server limits",
+    )
     limits = Limits(
-        max_message_size=c.integer(lim, "max_message_size", "max_message_size", 10 * 2**20,
-                                   10_000, 2**30),
+        max_message_size=c.integer(
+            lim, "max_message_size", "max_message_size", 10 * 2**20, 10_000, 2**30
+        ),
         max_recipients=c.integer(lim, "max_recipients", "max_recipients", 20, 1, 1000),
         max_connections=c.integer(lim, "max_connections", "max_connections", 64, 1, 10_000),
         idle_timeout=c.integer(lim, "idle_timeout", "idle_timeout", 120, 1, 3600),
@@ -311,8 +317,9 @@ def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
     lmtp = c.string(raw, "lmtp", "server lmtp (a unix socket path)")
     if domain is None:
         return None
-    return ServerConfig(domain, host, port, tz, place(storage), outbound, limits,
-                        place(lmtp) if lmtp else None)
+    return ServerConfig(
+        domain, host, port, tz, place(storage), outbound, limits, place(lmtp) if lmtp else None
+    )
 
 
 def _games(c: _Checker, data: dict, path: Path, server: ServerConfig | None) -> list[GameConfig]:

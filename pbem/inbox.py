@@ -84,15 +84,19 @@ class Processor:
             _die()
         for row, error in failed:
             log.error("mail %s failed: %s", row.id, error.strip().splitlines()[-1])
-            attempts = self.app.store.fail_mail(row.id, error, QUARANTINE_AFTER,
-                                                self.app.clock.now())
+            attempts = self.app.store.fail_mail(
+                row.id, error, QUARANTINE_AFTER, self.app.clock.now()
+            )
             if attempts >= QUARANTINE_AFTER:
                 with self.app.store.tx() as conn:
                     self.app.alert_master(
-                        conn, None, f"mail #{row.id} quarantined",
+                        conn,
+                        None,
+                        f"mail #{row.id} quarantined",
                         f"Mail #{row.id} from {row.mail_from or '(no sender)'} failed "
                         f"{attempts} times and is quarantined. Retry it with "
-                        f"`pbem retry {row.id}` once the cause is fixed.\n\nLast error:\n{error}")
+                        f"`pbem retry {row.id}` once the cause is fixed.\n\nLast error:\n{error}",
+                    )
         return len(rows)
 
     def _parse(self, row: InboxRow) -> ParsedMail | Exception:
@@ -128,8 +132,14 @@ class Processor:
         except BadAddress:
             return final("refused", "the From: address cannot be answered safely")
         if mail.too_complex:
-            self._reply_if_player(conn, row, mail, "refusal", "Your mail could not be read",
-                                  f"Your mail was not read: {mail.too_complex}.")
+            self._reply_if_player(
+                conn,
+                row,
+                mail,
+                "refusal",
+                "Your mail could not be read",
+                f"Your mail was not read: {mail.too_complex}.",
+            )
             return final("refused", f"too complex: {mail.too_complex}")
 
         recipients = [r for r in (app.recipient(a) for a in row.rcpt_to) if r is not None]
@@ -147,17 +157,28 @@ class Processor:
         for key, section in read.sections.items():
             if key is None:
                 if section.orders or section.commands or section.press:
-                    replies.append(GameReply(
-                        "", error="these lines name no game: send them to the game's address "
-                        "or put a line GAME <name> above them", refused=[
-                            {"line": n, "text": t.strip(), "why": "no game"}
-                            for n, t in section.orders]))
+                    replies.append(
+                        GameReply(
+                            "",
+                            error="these lines name no game: send them to the game's address "
+                            "or put a line GAME <name> above them",
+                            refused=[
+                                {"line": n, "text": t.strip(), "why": "no game"}
+                                for n, t in section.orders
+                            ],
+                        )
+                    )
                 continue
-            if not (section.orders or section.commands or section.press) and \
-                    key not in tokens and row.rcpt_to and len(read.sections) > 1:
+            if (
+                not (section.orders or section.commands or section.press)
+                and key not in tokens
+                and row.rcpt_to
+                and len(read.sections) > 1
+            ):
                 continue
-            reply, did = self._game_section(conn, row, mail, section, passwords,
-                                            tokens.get(key), sender_players)
+            reply, did = self._game_section(
+                conn, row, mail, section, passwords, tokens.get(key), sender_players
+            )
             if reply is not None:
                 replies.append(reply)
             applied = applied or did
@@ -165,69 +186,125 @@ class Processor:
         server_lines = self._server_commands(conn, mail, read.server_commands)
 
         if not replies and not server_lines:
+            if mail.notes:  # nothing could be read: say so, if the sender plays here
+                self._reply_if_player(
+                    conn,
+                    row,
+                    mail,
+                    "refusal",
+                    "Your mail could not be read",
+                    "Nothing in your mail could be read as orders:\n"
+                    + "\n".join(f"- {n}" for n in mail.notes),
+                )
+                return final("refused", "; ".join(mail.notes))
             return final("ignored", "nothing to do")
         to = self._registered_address(sender_players, mail.from_addr)
         if to is None:  # credentials were used from elsewhere: the owner was told
             return final("refused", "credentials used from an unregistered address")
         if self._reply_allowed(conn, to, now):
-            subject = "Re: " + (mail.subject or "your orders") if not \
-                mail.subject.lower().startswith("re:") else mail.subject
-            app.queue(conn, "receipt", to, subject, "receipt", {
-                "row": row, "mail": mail, "games": replies, "server_lines": server_lines,
-                "received": now.strftime("%Y-%m-%d %H:%M:%S UTC"),
-            }, reply_to=self._reply_to(conn, sender_players, replies), in_reply_to=mail.message_id,
-                references=mail.references, inbox_id=row.id)
+            subject = (
+                "Re: " + (mail.subject or "your orders")
+                if not mail.subject.lower().startswith("re:")
+                else mail.subject
+            )
+            app.queue(
+                conn,
+                "receipt",
+                to,
+                subject,
+                "receipt",
+                {
+                    "row": row,
+                    "mail": mail,
+                    "games": replies,
+                    "server_lines": server_lines,
+                    "received": now.strftime("%Y-%m-%d %H:%M:%S UTC"),
+                },
+                reply_to=self._reply_to(conn, sender_players, replies),
+                in_reply_to=mail.message_id,
+                references=mail.references,
+                inbox_id=row.id,
+            )
         return final("applied" if applied else "refused")
 
     # -- a game section ------------------------------------------------------------
 
-    def _game_section(self, conn: Connection, row: InboxRow, mail: ParsedMail, section: Section,
-                      passwords: list[str], token: Recipient | None,
-                      sender_players: list[PlayerRow]) -> tuple[GameReply | None, bool]:
+    def _game_section(
+        self,
+        conn: Connection,
+        row: InboxRow,
+        mail: ParsedMail,
+        section: Section,
+        passwords: list[str],
+        token: Recipient | None,
+        sender_players: list[PlayerRow],
+    ) -> tuple[GameReply | None, bool]:
         app, store, now = self.app, self.app.store, self.app.clock.now()
         name = section.game or ""
         game_row = store.game(conn, name)
         cfg = app.game_config(name)
         if game_row is None or cfg is None:
-            return GameReply(name, error=f"there is no game called {name!r} here (send LIST "
-                             f"to {app.config.server.address} for the games)"), False
+            return GameReply(
+                name,
+                error=f"there is no game called {name!r} here (send LIST "
+                f"to {app.config.server.address} for the games)",
+            ), False
         engine = app.engine(game_row.kind)
         reply = GameReply(name, title=engine.title)
-        player = next((p for p in sender_players if p.game == name and p.status == "active"),
-                      None)
+        player = next((p for p in sender_players if p.game == name and p.status == "active"), None)
         everyone = store.players(conn, name)
 
         def token_ok(p: PlayerRow) -> bool:
-            return token is not None and token.player == p.name.lower() and auth.check_token(
-                app.secret, name, p.name, p.token_version, token.token or "")
+            return (
+                token is not None
+                and token.player == p.name.lower()
+                and auth.check_token(app.secret, name, p.name, p.token_version, token.token or "")
+            )
 
         def password_ok(p: PlayerRow) -> bool:
             return any(auth.check_password(pw, p.password_hash) for pw in passwords[:3])
 
         if player is None:
             owner = next((p for p in everyone if token_ok(p)), None) or next(
-                (p for p in everyone if passwords and password_ok(p)), None)
+                (p for p in everyone if passwords and password_ok(p)), None
+            )
             if owner is not None:
                 # right credentials, wrong address: tell the owner, apply nothing
-                app.queue(conn, "alert", owner.email, f"Your credentials for {name} were used",
-                          "credentials_elsewhere", {"game": name, "player": owner,
-                                                    "sender": mail.from_addr,
-                                                    "received": now.isoformat()},
-                          auto="auto-generated")
+                app.queue(
+                    conn,
+                    "alert",
+                    owner.email,
+                    f"Your credentials for {name} were used",
+                    "credentials_elsewhere",
+                    {
+                        "game": name,
+                        "player": owner,
+                        "sender": mail.from_addr,
+                        "received": now.isoformat(),
+                    },
+                    auto="auto-generated",
+                )
                 return None, False
-            reply.error = (f"{mail.from_addr} is not a player of {name}. Observers can "
-                           f"write WATCH {name}.")
+            reply.error = (
+                f"{mail.from_addr} is not a player of {name}. Observers can write WATCH {name}."
+            )
             return reply, False
         if not (token_ok(player) or password_ok(player)):
             failures = store.add_auth_failure(conn, mail.from_addr, name, now)
             if failures == FAILURES_BEFORE_ALERT:
-                app.alert_master(conn, name, f"repeated failed credentials for {name}",
-                                 f"{failures} mails in the last hour claimed to come from "
-                                 f"{player.email} ({player.name}) without the right password "
-                                 "or reply address. Nothing was applied.")
-            reply.error = ("nothing was applied: the password is missing or wrong. Put a "
-                           "line PASSWORD <your password> in the mail, or reply to a mail "
-                           "from this server.")
+                app.alert_master(
+                    conn,
+                    name,
+                    f"repeated failed credentials for {name}",
+                    f"{failures} mails in the last hour claimed to come from "
+                    f"{player.email} ({player.name}) without the right password "
+                    "or reply address. Nothing was applied.",
+                )
+            reply.error = (
+                "nothing was applied: the password is missing or wrong. Put a "
+                "line PASSWORD <your password> in the mail, or reply to a mail "
+                "from this server."
+            )
             return reply, False
 
         state = engine.load_state(game_row.state)
@@ -251,17 +328,23 @@ class Processor:
             for o in sheet.orders:
                 reply.accepted.append({"line": o.line, "text": o.canonical()})
             for p in sheet.problems:
-                reply.refused.append({
-                    "line": p.line, "text": p.text,
-                    "why": say(engine.name, "problems", p.reason, dict(p.facts)),
-                    "suggestions": list(p.suggestions)})
+                reply.refused.append(
+                    {
+                        "line": p.line,
+                        "text": p.text,
+                        "why": say(engine.name, "problems", p.reason, dict(p.facts)),
+                        "suggestions": list(p.suggestions),
+                    }
+                )
             for n in sheet.warnings:
-                reply.notices.append(f"line {n.line}: "
-                                     + say(engine.name, "notices", n.reason, dict(n.facts)))
+                reply.notices.append(
+                    f"line {n.line}: " + say(engine.name, "notices", n.reason, dict(n.facts))
+                )
             if sheet.orders:
                 new_lines = [o.canonical() for o in sheet.orders]
-                store.add_submission(conn, name, turn, player.name, row.id,
-                                     "\n".join(new_lines), now)
+                store.add_submission(
+                    conn, name, turn, player.name, row.id, "\n".join(new_lines), now
+                )
                 reply.replaced = True
                 reply.added = [t for t in new_lines if t not in previous_lines]
                 reply.removed = [t for t in previous_lines if t not in new_lines]
@@ -271,10 +354,11 @@ class Processor:
                 reply.kept_previous = bool(previous_lines)
         standing_sheet = engine.read_orders(state, player.name, "\n".join(standing))
         reply.standing = standing
-        reply.holding = [o.canonical() for o in
-                         engine.default_orders(state, player.name, standing_sheet.orders)]
+        reply.holding = [
+            o.canonical() for o in engine.default_orders(state, player.name, standing_sheet.orders)
+        ]
 
-        for number, command, arg in section.commands:
+        for number, command, _arg in section.commands:
             if command == "READY":
                 store.set_ready(conn, name, turn, player.name)
                 reply.messages.append(f"line {number}: READY noted for {phase}")
@@ -283,8 +367,9 @@ class Processor:
                 reply.status = self._status_lines(engine, state, player.name)
             elif command == "NEW TOKEN":
                 store.bump_token(conn, player.id)
-                reply.messages.append(f"line {number}: new reply address made; replies to "
-                                      "older mail no longer work")
+                reply.messages.append(
+                    f"line {number}: new reply address made; replies to older mail no longer work"
+                )
                 did = True
             elif command == "RESIGN":
                 state = engine.remove_player(state, player.name)
@@ -310,15 +395,25 @@ class Processor:
         lines = [f"{view.phase}:"]
         for row in view.standings:
             measures = ", ".join(f"{k} {v}" for k, v in row.measures)
-            lines.append(f"  {row.player:<12} {measures}" + (
-                "" if row.status == "active" else f" ({row.status})"))
+            lines.append(
+                f"  {row.player:<12} {measures}"
+                + ("" if row.status == "active" else f" ({row.status})")
+            )
         units = sorted(view.options)
         if units:
             lines.append(f"Your units: {', '.join(units)}")
         return lines
 
-    def _press(self, conn: Connection, game: str, sender: PlayerRow, everyone: list[PlayerRow],
-               number: int, to: str, body: list[str]) -> str:
+    def _press(
+        self,
+        conn: Connection,
+        game: str,
+        sender: PlayerRow,
+        everyone: list[PlayerRow],
+        number: int,
+        to: str,
+        body: list[str],
+    ) -> str:
         names = {p.name.lower(): p for p in everyone if p.status == "active"}
         if to.strip().upper() == "ALL":
             targets = [p for p in names.values() if p.name != sender.name]
@@ -326,23 +421,38 @@ class Processor:
             wanted = [w.strip().lower() for w in to.replace(";", ",").split(",") if w.strip()]
             unknown = [w for w in wanted if w not in names]
             if unknown or not wanted:
-                return f"line {number}: press not sent: no player called {', '.join(unknown)}" \
-                    if unknown else f"line {number}: press not sent: say to whom (ALL or names)"
+                return (
+                    f"line {number}: press not sent: no player called {', '.join(unknown)}"
+                    if unknown
+                    else f"line {number}: press not sent: say to whom (ALL or names)"
+                )
             targets = [names[w] for w in wanted]
         text = "\n".join(body).strip()
         if not text:
             return f"line {number}: press not sent: it is empty"
         for p in targets:
-            self.app.queue(conn, "press", p.email, f"[{game}] press from {sender.name}", "press",
-                           {"game": game, "sender": sender.name, "text": text,
-                            "to": [t.name for t in targets]},
-                           reply_to=self.app.game_address(game), auto="auto-generated")
+            self.app.queue(
+                conn,
+                "press",
+                p.email,
+                f"[{game}] press from {sender.name}",
+                "press",
+                {
+                    "game": game,
+                    "sender": sender.name,
+                    "text": text,
+                    "to": [t.name for t in targets],
+                },
+                reply_to=self.app.game_address(game),
+                auto="auto-generated",
+            )
         return f"line {number}: press sent to {', '.join(sorted(t.name for t in targets))}"
 
     # -- server commands -------------------------------------------------------------
 
-    def _server_commands(self, conn: Connection, mail: ParsedMail,
-                         commands: list[tuple[int, str, str]]) -> list[str]:
+    def _server_commands(
+        self, conn: Connection, mail: ParsedMail, commands: list[tuple[int, str, str]]
+    ) -> list[str]:
         app, store = self.app, self.app.store
         out: list[str] = []
         for number, name, arg in commands:
@@ -357,8 +467,10 @@ class Processor:
                     engine = app.engine(g.kind)
                     state = engine.load_state(g.state)
                     players = len(store.players(conn, g.name))
-                    out.append(f"  {g.name:<16} {engine.title}, {engine.phase(state)[1]}, "
-                               f"{players} players, {g.status}: {app.game_address(g.name)}")
+                    out.append(
+                        f"  {g.name:<16} {engine.title}, {engine.phase(state)[1]}, "
+                        f"{players} players, {g.status}: {app.game_address(g.name)}"
+                    )
                 if not rows:
                     out.append("  none")
             elif name in ("WATCH", "UNWATCH"):
@@ -368,15 +480,19 @@ class Processor:
                     continue
                 changed = store.watch(conn, game, mail.from_addr or "", name == "WATCH")
                 verb = "now watching" if name == "WATCH" else "no longer watching"
-                out.append(f"line {number}: {mail.from_addr} is {verb} {game}"
-                           + ("" if changed else " (no change)"))
+                out.append(
+                    f"line {number}: {mail.from_addr} is {verb} {game}"
+                    + ("" if changed else " (no change)")
+                )
             elif name == "JOIN":
                 game = arg.lower().split()[0] if arg else ""
                 if store.game(conn, game) is None:
                     out.append(f"line {number}: JOIN {arg}: there is no game called {game!r}")
                 else:
-                    out.append(f"line {number}: JOIN {game}: the game is not open for new "
-                               "players; ask its game master")
+                    out.append(
+                        f"line {number}: JOIN {game}: the game is not open for new "
+                        "players; ask its game master"
+                    )
         return out
 
     # -- replies ---------------------------------------------------------------------
@@ -387,8 +503,9 @@ class Processor:
                 return p.email
         return sender
 
-    def _reply_to(self, conn: Connection, players: list[PlayerRow],
-                  replies: list[GameReply]) -> str | None:
+    def _reply_to(
+        self, conn: Connection, players: list[PlayerRow], replies: list[GameReply]
+    ) -> str | None:
         """The player's reply address for the first game answered (read
         again: this mail may have asked for a new token)."""
         games = [r.game for r in replies if r.game and not r.error]
@@ -401,14 +518,22 @@ class Processor:
     def _reply_allowed(self, conn: Connection, to: str, now: Any) -> bool:
         return self.app.store.replies_since(conn, to, now - timedelta(days=1)) < REPLIES_PER_DAY
 
-    def _reply_if_player(self, conn: Connection, row: InboxRow, mail: ParsedMail, kind: str,
-                         subject: str, text: str) -> None:
+    def _reply_if_player(
+        self, conn: Connection, row: InboxRow, mail: ParsedMail, kind: str, subject: str, text: str
+    ) -> None:
         players = self.app.store.players_by_email(conn, mail.from_addr or "")
         if not players or not self._reply_allowed(conn, players[0].email, self.app.clock.now()):
             return
-        self.app.queue(conn, kind, players[0].email, subject, "alert",
-                       {"subject": subject, "text": text, "game": None},
-                       in_reply_to=mail.message_id, inbox_id=row.id)
+        self.app.queue(
+            conn,
+            kind,
+            players[0].email,
+            subject,
+            "alert",
+            {"subject": subject, "text": text, "game": None},
+            in_reply_to=mail.message_id,
+            inbox_id=row.id,
+        )
 
 
 def store_bounce_matches(conn: Connection, app: App, mail: ParsedMail) -> str:

@@ -15,7 +15,7 @@ import email.policy
 import re
 from dataclasses import dataclass, field
 from email.headerregistry import Address
-from email.message import EmailMessage, Message
+from email.message import Message
 from html.parser import HTMLParser
 
 MAX_PARTS = 500  # MIME parts read; more is "too complex"
@@ -131,8 +131,17 @@ def _read_headers(msg: Message, out: ParsedMail) -> None:
     out.message_id = _header(msg, "Message-ID")[:500] or None
     out.in_reply_to = _header(msg, "In-Reply-To")[:500] or None
     out.references = tuple(_header(msg, "References").split())[:50]
-    for name in ("Auto-Submitted", "Precedence", "X-Autoreply", "X-Autorespond", "List-Id",
-                 "X-Pbem-Server", "Authentication-Results", "Content-Type", "Date"):
+    for name in (
+        "Auto-Submitted",
+        "Precedence",
+        "X-Autoreply",
+        "X-Autorespond",
+        "List-Id",
+        "X-Pbem-Server",
+        "Authentication-Results",
+        "Content-Type",
+        "Date",
+    ):
         value = _header(msg, name)
         if value:
             out.headers[name.lower()] = value[:1000]
@@ -176,8 +185,10 @@ def _bounced_ids(msg: Message) -> tuple[str, ...]:
                 found += re.findall(r"(?im)^message-id:\s*(<[^>\s]+>)", text)
             elif ctype == "text/plain":
                 body = part.get_payload(decode=True) or b""
-                found += [m.decode("ascii", "replace") for m in
-                          re.findall(rb"(?im)^message-id:\s*(<[^>\s]+>)", body)]
+                found += [
+                    m.decode("ascii", "replace")
+                    for m in re.findall(rb"(?im)^message-id:\s*(<[^>\s]+>)", body)
+                ]
     except Exception:
         pass
     for name in ("In-Reply-To", "References"):
@@ -208,11 +219,11 @@ def _decode(part: Message, out: ParsedMail, where: str) -> str | None:
         try:
             return payload.decode(charset, errors="replace")
         except LookupError:
-            out.notes.append(f"{where} declares an unknown charset {charset!r}; "
-                             "it was read as UTF-8")
+            out.notes.append(
+                f"{where} declares an unknown charset {charset!r}; it was read as UTF-8"
+            )
         except Exception:
-            out.notes.append(f"{where} could not be decoded as {charset!r}; "
-                             "it was read as UTF-8")
+            out.notes.append(f"{where} could not be decoded as {charset!r}; it was read as UTF-8")
         return payload.decode("utf-8", errors="replace")
     try:
         return payload.decode("utf-8")
@@ -243,7 +254,14 @@ def _body_text(msg: Message, out: ParsedMail) -> tuple[str, str]:
         except Exception:
             out.notes.append(f"part {count} could not be read")
             continue
-        if disposition == "attachment" or not ctype.startswith("text/"):
+        if ctype.startswith("multipart/"):
+            # declared multipart but unreadable as one (no boundary): the
+            # body is all there is, so read it as text
+            out.notes.append(
+                f"part {count} says it is {ctype} but has no parts; it was read as text"
+            )
+            ctype = "text/plain"
+        elif disposition == "attachment" or not ctype.startswith("text/"):
             attachments += 1
             continue
         if ctype == "text/plain" and plain is None:
@@ -264,8 +282,25 @@ def _body_text(msg: Message, out: ParsedMail) -> tuple[str, str]:
 
 
 class _HtmlText(HTMLParser):
-    BLOCK = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
-             "blockquote", "table", "ul", "ol", "hr"}
+    BLOCK = {
+        "p",
+        "div",
+        "br",
+        "li",
+        "tr",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "blockquote",
+        "table",
+        "ul",
+        "ol",
+        "hr",
+    }
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -307,17 +342,25 @@ def html_to_text(html: str) -> str:
     except Exception:
         pass
     text = "".join(parser.parts).replace("\xa0", " ")
-    lines = [" ".join(line.split()) if not line.startswith(">") else line.rstrip()
-             for line in text.split("\n")]
+    lines = [
+        " ".join(line.split()) if not line.startswith(">") else line.rstrip()
+        for line in text.split("\n")
+    ]
     return "\n".join(lines)
 
 
 # Where the quoted part of a reply begins
-_WROTE = re.compile(r"^(on\s.+|le\s.+|am\s.+|el\s.+|op\s.+)\b(wrote|a écrit|schrieb|escribió|"
-                    r"schreef)\s*:\s*$", re.I)
+_WROTE = re.compile(
+    r"^(on\s.+|le\s.+|am\s.+|el\s.+|op\s.+)\b(wrote|a écrit|schrieb|escribió|"
+    r"schreef)\s*:\s*$",
+    re.I,
+)
 _WROTE_END = re.compile(r"(wrote|a écrit|schrieb|escribió|schreef)\s*:\s*$", re.I)
-_ORIGINAL = re.compile(r"^-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)"
-                       r"\s*-{2,}$", re.I)
+_ORIGINAL = re.compile(
+    r"^-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)"
+    r"\s*-{2,}$",
+    re.I,
+)
 _OUTLOOK_FROM = re.compile(r"^(from|von|de)\s*:\s*\S", re.I)
 _OUTLOOK_NEXT = re.compile(r"^(sent|date|gesendet|envoyé|to|subject)\s*:", re.I)
 

@@ -59,20 +59,28 @@ class Sender:
             with app.store.tx() as conn:
                 app.store.mark_failed(conn, row.id, "failed", str(exc))
                 if row.kind != "alert":
-                    app.alert_master(conn, None, f"mail to {row.to_addr} refused",
-                                     f"The relay refused mail #{row.id} ({row.kind}) to "
-                                     f"{row.to_addr} for good:\n\n{exc}")
+                    app.alert_master(
+                        conn,
+                        None,
+                        f"mail to {row.to_addr} refused",
+                        f"The relay refused mail #{row.id} ({row.kind}) to "
+                        f"{row.to_addr} for good:\n\n{exc}",
+                    )
             return
         except Temporary as exc:
             if now - row.created_at >= GIVE_UP_AFTER:
                 with app.store.tx() as conn:
                     app.store.mark_failed(conn, row.id, "dead", str(exc))
                     if row.kind != "alert":
-                        app.alert_master(conn, None, f"mail to {row.to_addr} undeliverable",
-                                         f"Mail #{row.id} ({row.kind}) to {row.to_addr} could "
-                                         f"not be delivered in 5 days. Last error:\n\n{exc}")
+                        app.alert_master(
+                            conn,
+                            None,
+                            f"mail to {row.to_addr} undeliverable",
+                            f"Mail #{row.id} ({row.kind}) to {row.to_addr} could "
+                            f"not be delivered in 5 days. Last error:\n\n{exc}",
+                        )
                 return
-            wait = min(FIRST_RETRY * (2 ** row.attempts), LONGEST_WAIT)
+            wait = min(FIRST_RETRY * (2**row.attempts), LONGEST_WAIT)
             app.store.mark_retry(row.id, str(exc), now + wait)
             return
         if "after_send" in app.faults:
@@ -94,7 +102,8 @@ class Sender:
         try:
             if out.tls:
                 client: smtplib.SMTP = smtplib.SMTP_SSL(
-                    out.host, out.port, timeout=30, context=ssl.create_default_context())
+                    out.host, out.port, timeout=30, context=ssl.create_default_context()
+                )
             else:
                 client = smtplib.SMTP(out.host, out.port, timeout=30)
             with client:

@@ -80,8 +80,9 @@ class Server:
         loop = asyncio.get_running_loop()
         gate = Gate(self.app.config.server.limits.max_connections)
         handler = Handler(self.app, self.committer, self.worker.wake)
-        server = await loop.create_server(smtp_factory(self.app, handler, gate), self.host,
-                                          self.port)
+        server = await loop.create_server(
+            smtp_factory(self.app, handler, gate), self.host, self.port
+        )
         self.servers.append(server)
         self.port = server.sockets[0].getsockname()[1]
         sock = self.app.config.server.lmtp_socket
@@ -89,8 +90,11 @@ class Server:
             sock.parent.mkdir(parents=True, exist_ok=True)
             sock.unlink(missing_ok=True)
             lmtp = Handler(self.app, self.committer, self.worker.wake, lmtp=True)
-            self.servers.append(await loop.create_unix_server(
-                smtp_factory(self.app, lmtp, gate, lmtp=True), str(sock)))
+            self.servers.append(
+                await loop.create_unix_server(
+                    smtp_factory(self.app, lmtp, gate, lmtp=True), str(sock)
+                )
+            )
         log.info("listening on %s:%s", self.host, self.port)
 
     async def stop(self) -> None:
@@ -109,8 +113,11 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
     async def main() -> None:
         server = Server(app)
         await server.start()
-        print(f"pbem: listening on {server.host}:{server.port} for {app.domain}; "
-              f"mail out: {_outbound(app)}", flush=True)
+        print(
+            f"pbem: listening on {server.host}:{server.port} for {app.domain}; "
+            f"mail out: {_outbound(app)}",
+            flush=True,
+        )
         if ready:
             ready(server)
         stop = asyncio.Event()

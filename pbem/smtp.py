@@ -42,8 +42,9 @@ class Committer:
 
     def __init__(self, app: App) -> None:
         self.app = app
-        self._queue: queue.Queue[tuple[dict[str, Any], concurrent.futures.Future] | None] = \
+        self._queue: queue.Queue[tuple[dict[str, Any], concurrent.futures.Future] | None] = (
             queue.Queue()
+        )
         self._thread = threading.Thread(target=self._run, name="pbem-commit", daemon=True)
         self._thread.start()
 
@@ -93,15 +94,22 @@ class Gate:
 
 
 class Handler:
-    def __init__(self, app: App, committer: Committer, wake: Callable[[], None],
-                 lmtp: bool = False) -> None:
+    def __init__(
+        self, app: App, committer: Committer, wake: Callable[[], None], lmtp: bool = False
+    ) -> None:
         self.app = app
         self.committer = committer
         self.wake = wake
         self.lmtp = lmtp
 
-    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope,
-                          address: str, rcpt_options: list[str]) -> str:
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
         limits = self.app.config.server.limits
         if len(envelope.rcpt_tos) >= limits.max_recipients:
             return "452 4.5.3 Too many recipients"
@@ -195,16 +203,29 @@ def protocol_class(base: type[SMTP]) -> type[SMTP]:
     return Protocol
 
 
-def smtp_factory(app: App, handler: Handler, gate: Gate, lmtp: bool = False
-                 ) -> Callable[[], SMTP]:
+def smtp_factory(app: App, handler: Handler, gate: Gate, lmtp: bool = False) -> Callable[[], SMTP]:
     limits = app.config.server.limits
     cls = protocol_class(LMTP if lmtp else SMTP)
-    call_limits = {"NOOP": 100, "RSET": 100, "VRFY": 10, "EXPN": 10, "HELP": 10,
-                   "*": limits.max_commands}
+    call_limits = {
+        "NOOP": 100,
+        "RSET": 100,
+        "VRFY": 10,
+        "EXPN": 10,
+        "HELP": 10,
+        "*": limits.max_commands,
+    }
 
     def make() -> SMTP:
-        return cls(handler, gate, data_size_limit=limits.max_message_size,
-                   enable_SMTPUTF8=True, decode_data=False, hostname=app.domain,
-                   ident="pbem", timeout=limits.idle_timeout, command_call_limit=call_limits)
+        return cls(
+            handler,
+            gate,
+            data_size_limit=limits.max_message_size,
+            enable_SMTPUTF8=True,
+            decode_data=False,
+            hostname=app.domain,
+            ident="pbem",
+            timeout=limits.idle_timeout,
+            command_call_limit=call_limits,
+        )
 
     return make

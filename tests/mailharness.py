@@ -82,8 +82,9 @@ class Harness:
     def smtp(self) -> smtplib.SMTP:
         return smtplib.SMTP("127.0.0.1", self.port, timeout=10)
 
-    def message(self, sender: str, to: str, body: str, subject: str = "orders",
-                **headers: str) -> EmailMessage:
+    def message(
+        self, sender: str, to: str, body: str, subject: str = "orders", **headers: str
+    ) -> EmailMessage:
         m = EmailMessage()
         m["From"] = sender
         m["To"] = to
@@ -94,16 +95,21 @@ class Harness:
         m.set_content(body)
         return m
 
-    def send(self, sender: str, to: str, body: str, subject: str = "orders",
-             **headers: str) -> EmailMessage:
+    def send(
+        self, sender: str, to: str, body: str, subject: str = "orders", **headers: str
+    ) -> EmailMessage:
         m = self.message(sender, to, body, subject, **headers)
         with self.smtp() as s:
             s.send_message(m)
         self.settle()
         return m
 
-    def send_raw(self, raw: bytes, mail_from: str = "x@example.org",
-                 rcpt: tuple[str, ...] = ("alpha@judge.example",)) -> tuple[int, bytes]:
+    def send_raw(
+        self,
+        raw: bytes,
+        mail_from: str = "x@example.org",
+        rcpt: tuple[str, ...] = ("alpha@judge.example",),
+    ) -> tuple[int, bytes]:
         with self.smtp() as s:
             s.ehlo()
             code, msg = s.mail(mail_from)
@@ -132,12 +138,16 @@ class Harness:
         wait_for(done, timeout, "the server to settle")
 
     def outbox(self, kind: str | None = None, to: str | None = None) -> list[EmailMessage]:
-        return [email.message_from_bytes(r.message, policy=email.policy.default)
-                for r in self.app.store.outbox_rows(kind, to)]
+        return [
+            email.message_from_bytes(r.message, policy=email.policy.default)
+            for r in self.app.store.outbox_rows(kind, to)
+        ]
 
     def last(self, to: str, kind: str = "receipt") -> str:
         mails = self.outbox(kind, to)
-        assert mails, f"no {kind} to {to}: {[ (r.kind, r.to_addr) for r in self.app.store.outbox_rows()]}"
+        assert mails, (
+            f"no {kind} to {to}: {[(r.kind, r.to_addr) for r in self.app.store.outbox_rows()]}"
+        )
         return mails[-1].get_body(("plain",)).get_content()
 
     def password(self, player_email: str, game: str = "alpha") -> str:

@@ -19,8 +19,11 @@ def test_players_get_their_passwords(judge):
 
 def test_orders_with_password_are_applied_and_acknowledged(judge):
     pw = judge.password("ann@example.org")
-    judge.send("Ann <ann@example.org>", ALPHA,
-               f"PASSWORD {pw}\nSol attacks Alnitak\nSool holds\nVega holds\n")
+    judge.send(
+        "Ann <ann@example.org>",
+        ALPHA,
+        f"PASSWORD {pw}\nSol attacks Alnitak\nSool holds\nVega holds\n",
+    )
     body = judge.last("ann@example.org")
     assert "== alpha (Office Wars, tick 1) ==" in body
     assert "line 2: Sol attacks Alnitak" in body
@@ -141,10 +144,15 @@ def test_message_over_the_size_limit_is_refused_with_552(judge):
 def test_several_games_in_one_mail(judge):
     a = judge.password("ann@example.org")
     b = judge.password("ann@example.org", "beta")
-    judge.send("ann@example.org", "judge@judge.example",
-               f"GAME alpha\nPASSWORD {a}\nSol x Alnitak\nGAME beta\nPASSWORD {b}\nVega holds\n")
+    judge.send(
+        "ann@example.org",
+        "judge@judge.example",
+        f"GAME alpha\nPASSWORD {a}\nSol x Alnitak\nGAME beta\nPASSWORD {b}\nVega holds\n",
+    )
     body = judge.last("ann@example.org")
-    assert "== alpha (Office Wars, tick 1) ==" in body and "== beta (Office Wars, tick 1) ==" in body
+    assert (
+        "== alpha (Office Wars, tick 1) ==" in body and "== beta (Office Wars, tick 1) ==" in body
+    )
     assert "line 3: Sol attacks Alnitak" in body
 
 
@@ -165,8 +173,11 @@ def test_watch_and_unwatch(judge):
 
 def test_press_to_all(judge):
     pw = judge.password("ann@example.org")
-    judge.send("ann@example.org", ALPHA,
-               f"PASSWORD {pw}\nPRESS ALL\nPeace in our time?\nENDPRESS\nSol holds\n")
+    judge.send(
+        "ann@example.org",
+        ALPHA,
+        f"PASSWORD {pw}\nPRESS ALL\nPeace in our time?\nENDPRESS\nSol holds\n",
+    )
     assert "press sent to bob, cid" in judge.last("ann@example.org")
     press = judge.last("bob@example.org", "press")
     assert "Press in alpha from ann" in press and "Peace in our time?" in press

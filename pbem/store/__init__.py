@@ -466,13 +466,15 @@ class Store:
                 q = q.where(func.lower(outbox.c.to_addr) == to_addr.lower())
             return [_outbox_row(r) for r in conn.execute(q).all()]
 
-    def match_bounce(self, conn: Connection, message_ids: Sequence[str], note: str
-                     ) -> tuple[int, str] | None:
+    def match_bounce(
+        self, conn: Connection, message_ids: Sequence[str], note: str
+    ) -> tuple[int, str] | None:
         """The first of our mails a bounce names, marked with ``note``:
         (outbox id, address)."""
         for mid in message_ids:
-            r = conn.execute(select(outbox.c.id, outbox.c.to_addr)
-                             .where(outbox.c.message_id == mid)).first()
+            r = conn.execute(
+                select(outbox.c.id, outbox.c.to_addr).where(outbox.c.message_id == mid)
+            ).first()
             if r is not None:
                 conn.execute(update(outbox).where(outbox.c.id == r.id).values(last_error=note))
                 return r.id, r.to_addr
