@@ -73,15 +73,17 @@ class Processor:
             for row in rows:
                 savepoint = conn.begin_nested()
                 try:
-                    if "process" in self.app.faults:
-                        raise RuntimeError("fault injected: process")
-                    self.handle(conn, row, parsed[row.id])
+                    mail = parsed[row.id]
+                    if "poison" in self.app.faults and not isinstance(mail, Exception) \
+                            and "poison" in mail.subject.lower():
+                        raise RuntimeError("fault injected: a poison mail")
+                    self.handle(conn, row, mail)
                     savepoint.commit()
                 except Exception:
                     savepoint.rollback()
                     failed.append((row, traceback.format_exc(limit=8)))
-        if "after_process" in self.app.faults:
-            _die()
+            if "during_process" in self.app.faults:
+                _die()  # the batch is handled but not committed
         for row, error in failed:
             log.error("mail %s failed: %s", row.id, error.strip().splitlines()[-1])
             attempts = self.app.store.fail_mail(

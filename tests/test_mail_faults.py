@@ -1,0 +1,192 @@
+"""Crashes and faults: real server processes killed with SIGKILL at named
+fault points, then restarted; a poison mail; storage failing."""
+
+from __future__ import annotations
+
+import os
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pbem.store import Store
+from tests.mailharness import GAMES_YAML, Harness, wait_for
+
+ANN = "ann@example.org"
+ALPHA = "alpha@judge.example"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Proc:
+    """`pbem serve` in its own process."""
+
+    def __init__(self, root: Path, port: int, fault: str = "") -> None:
+        env = dict(os.environ, PBEM_FAULT=fault)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pbem.cli", "serve", str(root / "games.yaml"), "--port",
+             str(port), "--quiet"], cwd=root, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+        line = self.proc.stdout.readline()
+        assert "listening" in line, line + self.proc.stdout.read()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(20)
+        self.proc.stdout.close()
+
+
+@pytest.fixture
+def root(tmp_path):
+    (tmp_path / "games.yaml").write_text(GAMES_YAML)
+    return tmp_path
+
+
+def store_of(root: Path) -> Store:
+    return Store.at(root / "var" / "pbem.sqlite")
+
+
+def password(store: Store) -> str:
+    import email
+    import email.policy
+    import re
+
+    row = next(r for r in store.outbox_rows("password", ANN))
+    body = email.message_from_bytes(row.message, policy=email.policy.default)
+    return re.search(r"PASSWORD (\S+)", body.get_body(("plain",)).get_content())[1]
+
+
+def orders_mail(pw: str, tag: str) -> bytes:
+    return (f"From: {ANN}\r\nTo: {ALPHA}\r\nSubject: {tag}\r\nMessage-ID: <{tag}@example.org>"
+            f"\r\n\r\nPASSWORD {pw}\r\nSol x Alnitak\r\n").encode()
+
+
+def send(port: int, raw: bytes) -> int:
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as s:
+        return s.sendmail(ANN, [ALPHA], raw) or 250
+
+
+def receipts(store: Store) -> list:
+    return [r for r in store.outbox_rows("receipt", ANN)]
+
+
+@pytest.mark.parametrize("fault", ["after_commit", "before_commit"])
+def test_sigkill_around_the_commit_then_resend(root, fault):
+    port = free_port()
+    first = Proc(root, port)  # sets up the game and mails the passwords
+    first.stop()
+    pw = password(store_of(root))
+    raw = orders_mail(pw, f"kill-{fault}")
+
+    dying = Proc(root, port, fault)
+    with pytest.raises((smtplib.SMTPServerDisconnected, ConnectionError)):
+        send(port, raw)
+    dying.proc.wait(10)
+    assert dying.proc.returncode == -9
+    dying.stop()
+    stored = store_of(root).mails()
+    assert len(stored) == (1 if fault == "after_commit" else 0)
+
+    again = Proc(root, port)
+    try:
+        assert send(port, raw) == 250  # the sender's MTA tries again
+        store = store_of(root)
+        wait_for(lambda: receipts(store), 15, "a receipt")
+        time.sleep(0.5)
+        mails = store.mails()
+        assert [m.state for m in mails] == ["applied"]
+        assert len(receipts(store)) == 1
+    finally:
+        again.stop()
+
+
+def test_sigkill_mid_processing_reprocesses_once(root):
+    port = free_port()
+    Proc(root, port).stop()
+    pw = password(store_of(root))
+    dying = Proc(root, port, "during_process")
+    try:
+        send(port, orders_mail(pw, "mid"))
+    except smtplib.SMTPServerDisconnected:
+        pass  # the worker may kill the process before QUIT is answered
+    dying.proc.wait(10)
+    dying.stop()
+    assert [m.state for m in store_of(root).mails()] == ["new"]
+    again = Proc(root, port)
+    try:
+        store = store_of(root)
+        wait_for(lambda: receipts(store), 15, "a receipt")
+        assert [m.state for m in store.mails()] == ["applied"]
+        assert len(receipts(store)) == 1
+    finally:
+        again.stop()
+
+
+def test_poison_mail_is_quarantined_and_others_flow(tmp_path):
+    judge = Harness(tmp_path)
+    try:
+        judge.app.faults = frozenset({"poison"})
+        pw = judge.password(ANN)
+        judge.send(ANN, ALPHA, f"PASSWORD {pw}\nSol holds\n", subject="poison pill")
+        judge.send(ANN, ALPHA, f"PASSWORD {pw}\nSol x Alnitak\n", subject="good")
+        states = {m.note or m.state: m for m in judge.app.store.mails()}
+        rows = judge.app.store.mails()
+        assert [r.state for r in rows] == ["quarantined", "applied"]
+        assert rows[0].attempts == 3 and "poison" in rows[0].error
+        alert = judge.last("gm@example.org", "alert")
+        assert f"Mail #{rows[0].id} from {ANN} failed 3 times" in alert
+        assert f"pbem retry {rows[0].id}" in alert
+        del states
+        # the cause is fixed; the game master retries it
+        judge.app.faults = frozenset()
+        assert judge.app.store.retry_mail(rows[0].id)
+        judge.server.worker.wake()
+        judge.settle()
+        assert [r.state for r in judge.app.store.mails()] == ["applied", "applied"]
+        assert not judge.app.store.retry_mail(rows[0].id)
+    finally:
+        judge.close()
+
+
+def test_storage_down_answers_451_then_accepts(tmp_path):
+    judge = Harness(tmp_path)
+    try:
+        judge.app.faults = frozenset({"store_down"})
+        with judge.smtp() as s:
+            with pytest.raises(smtplib.SMTPDataError) as caught:
+                s.sendmail(ANN, [ALPHA], b"Subject: x\r\n\r\nSol holds\r\n")
+        assert caught.value.smtp_code == 451
+        assert b"Temporary local problem" in caught.value.smtp_error
+        assert b"fault" not in caught.value.smtp_error  # no internal text
+        judge.app.faults = frozenset()
+        with judge.smtp() as s:
+            s.sendmail(ANN, [ALPHA], b"Subject: x\r\n\r\nSol holds\r\n")
+        judge.settle()
+        assert len(judge.app.store.mails()) == 1
+    finally:
+        judge.close()
+
+
+def test_handler_bug_answers_451_without_its_text(tmp_path):
+    judge = Harness(tmp_path)
+    try:
+        def broken(address: str):
+            raise RuntimeError("secret internal detail")
+
+        judge.app.recipient = broken  # a bug in our own code at RCPT
+        with judge.smtp() as s:
+            s.ehlo()
+            s.mail(ANN)
+            code, msg = s.rcpt(ALPHA)
+        assert code == 451 and b"secret" not in msg
+    finally:
+        judge.close()
