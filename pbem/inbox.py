@@ -74,8 +74,11 @@ class Processor:
                 savepoint = conn.begin_nested()
                 try:
                     mail = parsed[row.id]
-                    if "poison" in self.app.faults and not isinstance(mail, Exception) \
-                            and "poison" in mail.subject.lower():
+                    if (
+                        "poison" in self.app.faults
+                        and not isinstance(mail, Exception)
+                        and "poison" in mail.subject.lower()
+                    ):
                         raise RuntimeError("fault injected: a poison mail")
                     self.handle(conn, row, mail)
                     savepoint.commit()

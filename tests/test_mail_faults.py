@@ -32,9 +32,22 @@ class Proc:
     def __init__(self, root: Path, port: int, fault: str = "") -> None:
         env = dict(os.environ, PBEM_FAULT=fault)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pbem.cli", "serve", str(root / "games.yaml"), "--port",
-             str(port), "--quiet"], cwd=root, env=env, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True)
+            [
+                sys.executable,
+                "-m",
+                "pbem.cli",
+                "serve",
+                str(root / "games.yaml"),
+                "--port",
+                str(port),
+                "--quiet",
+            ],
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         line = self.proc.stdout.readline()
         assert "listening" in line, line + self.proc.stdout.read()
 
@@ -66,8 +79,10 @@ def password(store: Store) -> str:
 
 
 def orders_mail(pw: str, tag: str) -> bytes:
-    return (f"From: {ANN}\r\nTo: {ALPHA}\r\nSubject: {tag}\r\nMessage-ID: <{tag}@example.org>"
-            f"\r\n\r\nPASSWORD {pw}\r\nSol x Alnitak\r\n").encode()
+    return (
+        f"From: {ANN}\r\nTo: {ALPHA}\r\nSubject: {tag}\r\nMessage-ID: <{tag}@example.org>"
+        f"\r\n\r\nPASSWORD {pw}\r\nSol x Alnitak\r\n"
+    ).encode()
 
 
 def send(port: int, raw: bytes) -> int:
@@ -179,6 +194,7 @@ def test_storage_down_answers_451_then_accepts(tmp_path):
 def test_handler_bug_answers_451_without_its_text(tmp_path):
     judge = Harness(tmp_path)
     try:
+
         def broken(address: str):
             raise RuntimeError("secret internal detail")
 

@@ -1,0 +1,169 @@
+"""The SMTP conversation: limits, floods, idle clients, smuggling, LMTP,
+many sessions at once."""
+
+from __future__ import annotations
+
+import smtplib
+import socket
+import threading
+import time
+
+import pytest
+
+from tests.mailharness import GAMES_YAML, Harness, wait_for
+
+ALPHA = "alpha@judge.example"
+TIGHT = GAMES_YAML.replace(
+    "limits: {max_message_size: 1000000, max_recipients: 5, max_connections: 20, idle_timeout: 5}",
+    "limits: {max_message_size: 1000000, max_recipients: 5, max_connections: 3, idle_timeout: 1}",
+)
+
+
+@pytest.fixture
+def tight(tmp_path):
+    assert TIGHT != GAMES_YAML
+    harness = Harness(tmp_path, TIGHT)
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+def greeting(port: int) -> tuple[bytes, float]:
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        data = s.recv(200)
+    return data, time.monotonic() - started
+
+
+def test_noop_flood_is_cut_off_with_421(judge):
+    with judge.smtp() as s:
+        codes = [s.noop()[0] for _ in range(100)]
+        assert codes == [250] * 100
+        with pytest.raises(smtplib.SMTPServerDisconnected):
+            for _ in range(5):
+                code, msg = s.noop()
+                if code == 421:
+                    raise smtplib.SMTPServerDisconnected(msg)
+    # real mail still flows
+    with judge.smtp() as s:
+        s.sendmail("ann@example.org", [ALPHA], b"Subject: x\r\n\r\nhello\r\n")
+    judge.settle()
+    assert sum(judge.states().values()) == 1
+
+
+def test_connection_cap_answers_421(tight):
+    held = [socket.create_connection(("127.0.0.1", tight.port)) for _ in range(3)]
+    try:
+        for s in held:
+            assert s.recv(100).startswith(b"220")
+        data, _ = greeting(tight.port)
+        assert data.startswith(b"421 4.7.0 Too many connections")
+    finally:
+        for s in held:
+            s.close()
+    wait_for(lambda: greeting(tight.port)[0].startswith(b"220"), 5, "a free slot")
+
+
+def test_idle_connections_are_closed(tight):
+    s = socket.create_connection(("127.0.0.1", tight.port), timeout=5)
+    assert s.recv(100).startswith(b"220")
+    time.sleep(1.6)
+    s.settimeout(2)
+    rest = s.recv(100)
+    assert rest in (b"",) or rest.startswith(b"421")
+    s.close()
+
+
+def test_smuggled_end_of_data_is_one_message(judge):
+    raw = (
+        b"EHLO x\r\nMAIL FROM:<ann@example.org>\r\nRCPT TO:<alpha@judge.example>\r\nDATA\r\n"
+        b"Subject: one\r\n\r\nSol holds\n.\r\nMAIL FROM:<ann@example.org>\r\n"
+        b"RCPT TO:<alpha@judge.example>\r\nDATA\r\nSubject: smuggled\r\n\r\nx\r\n.\r\nQUIT\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", judge.port), timeout=10) as s:
+        s.sendall(raw)
+        reply = b""
+        while not reply.rstrip().endswith(b"221 Bye") and b"221" not in reply:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+    judge.settle()
+    mails = judge.app.store.mails()
+    assert len(mails) == 1
+    assert b"Subject: smuggled" in mails[0].raw  # all one message, never a second one
+
+
+def test_greeting_stays_fast_while_a_huge_mail_is_read(judge):
+    parts = "".join(f"--p\r\nContent-Type: text/plain\r\n\r\npart {i}\r\n" for i in range(20000))
+    raw = (
+        f"From: ann@example.org\r\nTo: {ALPHA}\r\nSubject: parts\r\nMIME-Version: 1.0\r\n"
+        'Content-Type: multipart/mixed; boundary="p"\r\n\r\n' + parts + "--p--\r\n"
+    ).encode()
+
+    def send() -> None:
+        with judge.smtp() as s:
+            s.sendmail("ann@example.org", [ALPHA], raw)
+
+    sender = threading.Thread(target=send)
+    sender.start()
+    worst = 0.0
+    while sender.is_alive():
+        data, took = greeting(judge.port)
+        assert data.startswith(b"220")
+        worst = max(worst, took)
+    sender.join()
+    judge.settle()
+    assert worst < 1.0
+    assert judge.states() == {"refused": 1}
+
+
+def test_many_sessions_at_once_lose_nothing(judge):
+    sessions, per = 10, 20
+    accepted = []
+    lock = threading.Lock()
+
+    def client(n: int) -> None:
+        with judge.smtp() as s:
+            for i in range(per):
+                s.sendmail(
+                    "ann@example.org",
+                    [ALPHA],
+                    f"Subject: {n}-{i}\r\nMessage-ID: <{n}.{i}@x>\r\n\r\nhi\r\n".encode(),
+                )
+                with lock:
+                    accepted.append((n, i))
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(sessions)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    judge.settle(60)
+    assert len(accepted) == sessions * per
+    assert len(judge.app.store.mails()) == sessions * per
+    assert "new" not in judge.states()
+
+
+def test_lmtp_answers_per_recipient(tmp_path):
+    sock = tmp_path / "lmtp.sock"
+    text = GAMES_YAML.replace(
+        "  timezone: Europe/Oslo\n  storage",
+        f"  lmtp: {sock}\n  timezone: Europe/Oslo\n  storage",
+        1,
+    )
+    judge = Harness(tmp_path, text)
+    try:
+        client = smtplib.LMTP(str(sock))
+        client.ehlo_or_helo_if_needed = lambda: client.ehlo()  # LHLO
+        refused = client.sendmail(
+            "ann@example.org", [ALPHA, "beta@judge.example"], b"Subject: x\r\n\r\nhello\r\n"
+        )
+        client.quit()
+        assert refused == {}
+        judge.settle()
+        (row,) = judge.app.store.mails()
+        assert row.rcpt_to == (ALPHA, "beta@judge.example")
+    finally:
+        judge.close()
