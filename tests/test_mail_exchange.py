@@ -181,3 +181,41 @@ def test_press_to_all(judge):
     assert "press sent to bob, cid" in judge.last("ann@example.org")
     press = judge.last("bob@example.org", "press")
     assert "Press in alpha from ann" in press and "Peace in our time?" in press
+
+
+def test_at_most_ten_replies_a_day_to_one_address(judge):
+    with judge.smtp() as s:
+        for i in range(50):  # a robot that keeps writing
+            s.sendmail("robot@example.net", ["judge@judge.example"],
+                       f"From: robot@example.net\r\nSubject: {i}\r\nMessage-ID: <r{i}@x>\r\n\r\nLIST\r\n".encode())
+    judge.settle(60)
+    assert len(judge.outbox("receipt", "robot@example.net")) == 10
+    assert sum(judge.states().values()) == 50
+    judge.clock.advance(days=1, seconds=1)
+    judge.send("robot@example.net", "judge@judge.example", "LIST\n")
+    assert len(judge.outbox("receipt", "robot@example.net")) == 11
+
+
+def test_repeated_failures_alert_the_game_master(judge):
+    for i in range(5):
+        judge.send("ann@example.org", ALPHA, f"PASSWORD wrong{i}\nSol holds\n")
+    alerts = judge.outbox("alert", "gm@example.org")
+    assert len(alerts) == 1
+    assert "5 mails in the last hour claimed to come from ann@example.org" in \
+        alerts[0].get_body(("plain",)).get_content()
+
+
+def test_receipts_are_marked_and_threaded(judge):
+    pw = judge.password("ann@example.org")
+    m = judge.send("ann@example.org", ALPHA, f"PASSWORD {pw}\nSol holds\n")
+    (receipt,) = judge.outbox("receipt", "ann@example.org")
+    assert receipt["Auto-Submitted"] == "auto-replied"
+    assert receipt["In-Reply-To"] == m["Message-ID"]
+    assert m["Message-ID"] in receipt["References"]
+    assert receipt["Message-ID"] and receipt["Date"]
+    assert receipt["To"] == "ann@example.org"
+    # the server's own mail, looped back, is dropped without a reply
+    with judge.smtp() as s:
+        s.sendmail("judge@judge.example", [ALPHA], receipt.as_bytes())
+    judge.settle()
+    assert len(judge.outbox("receipt", "ann@example.org")) == 1
