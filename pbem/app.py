@@ -40,6 +40,9 @@ class App:
     clock: Clock
     secret: str
     faults: frozenset[str] = field(default_factory=frozenset)
+    verifier: auth.Verifier = field(default_factory=auth.Verifier)
+    _triggers: dict[str, Any] = field(default_factory=dict, repr=False)
+    _deadlines: dict[str, tuple[datetime, datetime]] = field(default_factory=dict, repr=False)
 
     # -- addresses -------------------------------------------------------------
 
@@ -91,9 +94,17 @@ class App:
         cfg = self.game_config(game)
         if cfg is None:
             return None
-        tz = ZoneInfo(cfg.timezone)
-        trigger = cron_trigger(cfg.deadline, tz)
-        return trigger.get_next_fire_time(None, self.clock.now().astimezone(tz))
+        now = self.clock.now()
+        cached = self._deadlines.get(game)
+        if cached is not None and cached[0] <= now < cached[1]:
+            return cached[1]  # still ahead: the next deadline has not moved
+        trigger = self._triggers.get(game)
+        if trigger is None:
+            trigger = self._triggers[game] = cron_trigger(cfg.deadline, ZoneInfo(cfg.timezone))
+        deadline = trigger.get_next_fire_time(None, now.astimezone(trigger.timezone))
+        if deadline is not None:
+            self._deadlines[game] = (now, deadline)
+        return deadline
 
     # -- mail ---------------------------------------------------------------------
 

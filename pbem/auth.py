@@ -59,3 +59,37 @@ def reply_token(secret: str, game: str, player: str, version: int) -> str:
 
 def check_token(secret: str, game: str, player: str, version: int, token: str) -> bool:
     return hmac.compare_digest(reply_token(secret, game, player, version), token.lower())
+
+
+class Verifier:
+    """Checks passwords, remembering the ones that were right.
+
+    scrypt is slow on purpose (tens of milliseconds); a player sends the
+    same password with every mail, so a right (hash, password) pair is
+    remembered in memory, under a digest of both, and checked at once the
+    next time. Wrong passwords are never remembered: each costs a full
+    check, and the processor stops checking an address after many failures.
+    """
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._known: dict[bytes, None] = {}
+
+    @staticmethod
+    def _key(password: str, stored: str) -> bytes:
+        return hashlib.sha256(f"{stored}\0{password}".encode()).digest()
+
+    def known(self, password: str, stored: str) -> bool:
+        """True if this password was checked right before (no slow check)."""
+        return self._key(password, stored) in self._known
+
+    def check(self, password: str, stored: str) -> bool:
+        key = self._key(password, stored)
+        if key in self._known:
+            return True
+        if not check_password(password, stored):
+            return False
+        if len(self._known) >= self.size:
+            self._known.pop(next(iter(self._known)))
+        self._known[key] = None
+        return True

@@ -75,7 +75,8 @@ class Limits:
     max_recipients: int = 20
     max_connections: int = 64
     idle_timeout: float = 120.0  # seconds without a command
-    max_commands: int = 200  # of one kind per session (NOOP floods end in 421)
+    max_commands: int = 1000  # of one kind per session (NOOP floods end in 421 at 100)
+    replies_per_day: int = 10  # to any one address: no mail loop runs away
 
 
 @dataclass(frozen=True)
@@ -302,7 +303,14 @@ def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
     lim = c.mapping(raw, "limits", "server limits")
     c.keys(
         lim,
-        ("max_message_size", "max_recipients", "max_connections", "idle_timeout", "max_commands"),
+        (
+            "max_message_size",
+            "max_recipients",
+            "max_connections",
+            "idle_timeout",
+            "max_commands",
+            "replies_per_day",
+        ),
         "server limits",
     )
     limits = Limits(
@@ -312,7 +320,8 @@ def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
         max_recipients=c.integer(lim, "max_recipients", "max_recipients", 20, 1, 1000),
         max_connections=c.integer(lim, "max_connections", "max_connections", 64, 1, 10_000),
         idle_timeout=c.integer(lim, "idle_timeout", "idle_timeout", 120, 1, 3600),
-        max_commands=c.integer(lim, "max_commands", "max_commands", 200, 10, 100_000),
+        max_commands=c.integer(lim, "max_commands", "max_commands", 1000, 10, 100_000),
+        replies_per_day=c.integer(lim, "replies_per_day", "replies_per_day", 10, 1, 10**6),
     )
     lmtp = c.string(raw, "lmtp", "server lmtp (a unix socket path)")
     if domain is None:

@@ -11,6 +11,7 @@ quarantined with the game master told; the others go on.
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -22,6 +23,7 @@ from sqlalchemy import Connection
 from pbem import auth
 from pbem.app import App, Recipient
 from pbem.commands import COMMANDS, Section, read_commands, subject_password
+from pbem.faults import die
 from pbem.mailparse import ParsedMail, parse_mail
 from pbem.outmail import BadAddress, safe_address
 from pbem.store import InboxRow, PlayerRow
@@ -30,8 +32,9 @@ from pbem.words import say
 log = logging.getLogger("pbem.inbox")
 
 QUARANTINE_AFTER = 3
-REPLIES_PER_DAY = 10  # to any one address
 FAILURES_BEFORE_ALERT = 5  # wrong credentials from one address in an hour
+BLOCK_AFTER = 20  # failures in an hour after which passwords from it are not checked
+BATCH_SECONDS = 0.005  # hold the write lock at most about this long at a time
 
 
 @dataclass
@@ -56,37 +59,58 @@ class GameReply:
     error: str = ""  # the whole section was refused
 
 
+class _MailFailed(Exception):
+    """Handling one mail raised; its transaction is rolled back."""
+
+
 class Processor:
     def __init__(self, app: App) -> None:
         self.app = app
+        self._states: dict[str, tuple[str, Any]] = {}  # game -> (state JSON, state)
+        self._cache: dict[tuple[str, str], Any] = {}
+
+    def _state(self, engine: Any, game: str, text: str) -> Any:
+        """The game's state, parsed once for as long as it does not change."""
+        cached = self._states.get(game)
+        if cached is None or cached[0] != text:
+            cached = (text, engine.load_state(text))
+            self._states[game] = cached
+        return cached[1]
 
     # -- the queue ---------------------------------------------------------------
 
-    def run_pending(self, batch: int = 100) -> int:
-        """Process up to ``batch`` stored mails; returns how many."""
+    def run_pending(self, batch: int = 50) -> int:
+        """Process up to ``batch`` stored mails; returns how many.
+
+        The mails are read (parsed) first, outside any lock. Then they are
+        handled in short transactions: each commits once it has held the
+        write lock about BATCH_SECONDS, so the SMTP side never waits long
+        for its own commits. Each mail is a savepoint of its transaction."""
         rows = self.app.store.pending_mail(batch)
         if not rows:
             return 0
         parsed = {row.id: self._parse(row) for row in rows}
         failed: list[tuple[InboxRow, str]] = []
-        with self.app.store.tx() as conn:
-            for row in rows:
-                savepoint = conn.begin_nested()
-                try:
-                    mail = parsed[row.id]
-                    if (
-                        "poison" in self.app.faults
-                        and not isinstance(mail, Exception)
-                        and "poison" in mail.subject.lower()
-                    ):
-                        raise RuntimeError("fault injected: a poison mail")
-                    self.handle(conn, row, mail)
-                    savepoint.commit()
-                except Exception:
-                    savepoint.rollback()
-                    failed.append((row, traceback.format_exc(limit=8)))
-            if "during_process" in self.app.faults:
-                _die()  # the batch is handled but not committed
+        queue = list(rows)
+        while queue:
+            attempted: list[InboxRow] = []
+            try:
+                with self.app.store.tx() as conn:
+                    self._cache = {}
+                    started = time.monotonic()
+                    while queue and time.monotonic() - started < BATCH_SECONDS:
+                        row = queue.pop(0)
+                        attempted.append(row)
+                        try:
+                            self._handle_one(conn, row, parsed[row.id])
+                        except Exception as exc:
+                            raise _MailFailed from exc
+                    if "during_process" in self.app.faults:
+                        die()  # handled but not committed
+            except _MailFailed:
+                # that transaction rolled back: handle its mails again, each
+                # in a savepoint of its own, so only the failing one fails
+                failed += self._one_by_one(attempted, parsed)
         for row, error in failed:
             log.error("mail %s failed: %s", row.id, error.strip().splitlines()[-1])
             attempts = self.app.store.fail_mail(
@@ -103,6 +127,47 @@ class Processor:
                         f"`pbem retry {row.id}` once the cause is fixed.\n\nLast error:\n{error}",
                     )
         return len(rows)
+
+    def _handle_one(self, conn: Connection, row: InboxRow, mail: ParsedMail | Exception) -> None:
+        if (
+            "poison" in self.app.faults
+            and not isinstance(mail, Exception)
+            and "poison" in mail.subject.lower()
+        ):
+            raise RuntimeError("fault injected: a poison mail")
+        self.handle(conn, row, mail)
+
+    def _one_by_one(
+        self, rows: list[InboxRow], parsed: dict[int, ParsedMail | Exception]
+    ) -> list[tuple[InboxRow, str]]:
+        failed = []
+        with self.app.store.tx() as conn:
+            self._cache = {}
+            for row in rows:
+                savepoint = conn.begin_nested()
+                try:
+                    self._handle_one(conn, row, parsed[row.id])
+                    savepoint.commit()
+                except Exception:
+                    savepoint.rollback()
+                    self._cache = {}
+                    failed.append((row, traceback.format_exc(limit=8)))
+        return failed
+
+    # -- reads, remembered for one transaction (it holds the write lock, so
+    #    nothing else changes them; our own writes forget them)
+
+    def _game(self, conn: Connection, name: str) -> Any:
+        key = ("game", name)
+        if key not in self._cache:
+            self._cache[key] = self.app.store.game(conn, name)
+        return self._cache[key]
+
+    def _players_by_email(self, conn: Connection, email: str) -> list[PlayerRow]:
+        key = ("email", email.lower())
+        if key not in self._cache:
+            self._cache[key] = self.app.store.players_by_email(conn, email)
+        return self._cache[key]
 
     def _parse(self, row: InboxRow) -> ParsedMail | Exception:
         try:
@@ -158,7 +223,7 @@ class Processor:
 
         replies: list[GameReply] = []
         applied = False
-        sender_players = store.players_by_email(conn, mail.from_addr)
+        sender_players = self._players_by_email(conn, mail.from_addr)
         for key, section in read.sections.items():
             if key is None:
                 if section.orders or section.commands or section.press:
@@ -246,7 +311,7 @@ class Processor:
     ) -> tuple[GameReply | None, bool]:
         app, store, now = self.app, self.app.store, self.app.clock.now()
         name = section.game or ""
-        game_row = store.game(conn, name)
+        game_row = self._game(conn, name)
         cfg = app.game_config(name)
         if game_row is None or cfg is None:
             return GameReply(
@@ -257,7 +322,6 @@ class Processor:
         engine = app.engine(game_row.kind)
         reply = GameReply(name, title=engine.title)
         player = next((p for p in sender_players if p.game == name and p.status == "active"), None)
-        everyone = store.players(conn, name)
 
         def token_ok(p: PlayerRow) -> bool:
             return (
@@ -267,9 +331,15 @@ class Processor:
             )
 
         def password_ok(p: PlayerRow) -> bool:
-            return any(auth.check_password(pw, p.password_hash) for pw in passwords[:3])
+            tries = passwords[:3]
+            if any(app.verifier.known(pw, p.password_hash) for pw in tries):
+                return True
+            if not tries or store.recent_auth_failures(conn, mail.from_addr, now) >= BLOCK_AFTER:
+                return False  # nothing to check, or too many failures: no more slow checks
+            return any(app.verifier.check(pw, p.password_hash) for pw in tries)
 
         if player is None:
+            everyone = store.players(conn, name)
             owner = next((p for p in everyone if token_ok(p)), None) or next(
                 (p for p in everyone if passwords and password_ok(p)), None
             )
@@ -312,7 +382,7 @@ class Processor:
             )
             return reply, False
 
-        state = engine.load_state(game_row.state)
+        state = self._state(engine, name, game_row.state)
         turn, phase = engine.phase(state)
         reply.phase = phase
         if game_row.status == "finished" or engine.outcome(state) is not None:
@@ -323,6 +393,7 @@ class Processor:
         previous_sheet = engine.read_orders(state, player.name, previous[1]) if previous else None
         previous_lines = [o.canonical() for o in previous_sheet.orders] if previous_sheet else []
         standing = previous_lines
+        standing_orders = previous_sheet.orders if previous_sheet else ()
 
         if section.orders:
             width = max(n for n, _ in section.orders)
@@ -354,13 +425,13 @@ class Processor:
                 reply.added = [t for t in new_lines if t not in previous_lines]
                 reply.removed = [t for t in previous_lines if t not in new_lines]
                 standing = new_lines
+                standing_orders = sheet.orders
                 did = True
             else:
                 reply.kept_previous = bool(previous_lines)
-        standing_sheet = engine.read_orders(state, player.name, "\n".join(standing))
         reply.standing = standing
         reply.holding = [
-            o.canonical() for o in engine.default_orders(state, player.name, standing_sheet.orders)
+            o.canonical() for o in engine.default_orders(state, player.name, standing_orders)
         ]
 
         for number, command, _arg in section.commands:
@@ -372,6 +443,7 @@ class Processor:
                 reply.status = self._status_lines(engine, state, player.name)
             elif command == "NEW TOKEN":
                 store.bump_token(conn, player.id)
+                self._cache = {}
                 reply.messages.append(
                     f"line {number}: new reply address made; replies to older mail no longer work"
                 )
@@ -380,11 +452,13 @@ class Processor:
                 state = engine.remove_player(state, player.name)
                 store.set_player(conn, player.id, status="removed")
                 store.set_game_state(conn, name, engine.dump_state(state))
+                self._cache = {}
                 reply.messages.append(f"line {number}: you have resigned from {name}")
                 did = True
             else:
                 reply.messages.append(f"line {number}: {command} is not available here")
         for number, to, body in section.press:
+            everyone = store.players(conn, name)
             reply.messages.append(self._press(conn, name, player, everyone, number, to, body))
             did = True
 
@@ -512,16 +586,18 @@ class Processor:
         self, conn: Connection, players: list[PlayerRow], replies: list[GameReply]
     ) -> str | None:
         """The player's reply address for the first game answered (read
-        again: this mail may have asked for a new token)."""
+        again if this mail asked for a new token)."""
         games = [r.game for r in replies if r.game and not r.error]
         for p in players:
             if games and p.game == games[0] and p.status == "active":
-                fresh = next(x for x in self.app.store.players(conn, p.game) if x.id == p.id)
-                return self.app.reply_address(fresh)
+                if any("new reply address" in m for r in replies for m in r.messages):
+                    p = next(x for x in self.app.store.players(conn, p.game) if x.id == p.id)
+                return self.app.reply_address(p)
         return None
 
     def _reply_allowed(self, conn: Connection, to: str, now: Any) -> bool:
-        return self.app.store.replies_since(conn, to, now - timedelta(days=1)) < REPLIES_PER_DAY
+        cap = self.app.config.server.limits.replies_per_day
+        return self.app.store.replies_since(conn, to, now - timedelta(days=1), cap) < cap
 
     def _reply_if_player(
         self, conn: Connection, row: InboxRow, mail: ParsedMail, kind: str, subject: str, text: str
@@ -545,10 +621,3 @@ def store_bounce_matches(conn: Connection, app: App, mail: ParsedMail) -> str:
     """Match a bounce to the mail of ours it names; returns a note."""
     found = app.store.match_bounce(conn, mail.bounced_ids, f"bounced: {mail.bounce}")
     return "" if found is None else f"outbox #{found[0]} to {found[1]}"
-
-
-def _die() -> None:  # pragma: no cover - fault injection for crash tests
-    import os
-    import signal
-
-    os.kill(os.getpid(), signal.SIGKILL)

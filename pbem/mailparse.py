@@ -125,26 +125,39 @@ def _header(msg: Message, name: str) -> str:
         return ""
 
 
+_PLAIN_HEADERS = (
+    "message-id",
+    "in-reply-to",
+    "references",
+    "auto-submitted",
+    "precedence",
+    "x-autoreply",
+    "x-autorespond",
+    "list-id",
+    "x-pbem-server",
+    "authentication-results",
+    "date",
+)
+
+
 def _read_headers(msg: Message, out: ParsedMail) -> None:
+    """From and Subject through the modern policy's header objects (RFC 2047,
+    address syntax); the headers that are only compared, as their raw text
+    (parsing every header object costs more than all the rest)."""
     out.from_addr = sender_address(msg)
     out.subject = _header(msg, "Subject")[:500]
-    out.message_id = _header(msg, "Message-ID")[:500] or None
-    out.in_reply_to = _header(msg, "In-Reply-To")[:500] or None
-    out.references = tuple(_header(msg, "References").split())[:50]
-    for name in (
-        "Auto-Submitted",
-        "Precedence",
-        "X-Autoreply",
-        "X-Autorespond",
-        "List-Id",
-        "X-Pbem-Server",
-        "Authentication-Results",
-        "Content-Type",
-        "Date",
-    ):
-        value = _header(msg, name)
-        if value:
-            out.headers[name.lower()] = value[:1000]
+    raw: dict[str, str] = {}
+    try:
+        for name, value in msg.raw_items():
+            key = name.lower()
+            if key in _PLAIN_HEADERS and key not in raw:
+                raw[key] = " ".join(str(value).replace("\x00", "").split())[:1000]
+    except Exception:
+        pass
+    out.message_id = raw.get("message-id", "")[:500] or None
+    out.in_reply_to = raw.get("in-reply-to", "")[:500] or None
+    out.references = tuple(raw.get("references", "").split())[:50]
+    out.headers.update({k: v for k, v in raw.items() if v})
 
 
 def _classify(msg: Message, envelope_from: str, out: ParsedMail) -> None:

@@ -3,7 +3,9 @@
 Every mail to send was committed to the outbox with the change that caused
 it. A sender takes the due ones and delivers each:
 
-- into a Maildir folder (the default: nothing else needs to run), or
+- into a Maildir folder (the default: nothing else needs to run; a mail is
+  written under a name from its outbox number, so it is never there twice),
+  or
 - through an SMTP relay (host, port, STARTTLS or TLS, login).
 
 Connection errors and 4xx answers are retried with exponential backoff (30
@@ -16,7 +18,7 @@ marking the mail sent delivers it once more, with the same Message-ID.
 from __future__ import annotations
 
 import logging
-import mailbox
+import os
 import smtplib
 import ssl
 from datetime import timedelta
@@ -46,9 +48,39 @@ class Sender:
     def run_due(self, limit: int = 50) -> int:
         """Deliver the mail that is due; returns how many were tried."""
         rows = self.app.store.due_mail(self.app.clock.now(), limit)
-        for row in rows:
-            self.deliver(row)
+        if self.app.config.server.outbound.host is None:
+            self._to_maildir(rows)
+        else:
+            for row in rows:
+                self.deliver(row)
         return len(rows)
+
+    def _to_maildir(self, rows: list[OutboxRow]) -> None:
+        """Write each mail into the Maildir under a name made from its
+        outbox number, so writing it again replaces it: a crash before the
+        rows are marked sent never makes a duplicate, and one commit marks
+        the whole batch."""
+        folder = self.app.config.server.outbound.maildir
+        sent: list[int] = []
+        try:
+            for sub in ("tmp", "new", "cur"):
+                (folder / sub).mkdir(parents=True, exist_ok=True)
+            for row in rows:
+                name = f"pbem-{row.id}.{self.app.domain}"
+                tmp = folder / "tmp" / name
+                tmp.write_bytes(row.message)
+                os.replace(tmp, folder / "new" / name)
+                sent.append(row.id)
+        except OSError as exc:
+            log.error("cannot write the maildir %s: %s", folder, exc.strerror)
+            for row in rows:
+                if row.id not in sent:
+                    wait = min(FIRST_RETRY * (2**row.attempts), LONGEST_WAIT)
+                    self.app.store.mark_retry(
+                        row.id, f"maildir: {exc.strerror}", self.app.clock.now() + wait
+                    )
+        if sent:
+            self.app.store.mark_sent_many(sent, self.app.clock.now())
 
     def deliver(self, row: OutboxRow) -> None:
         app, now = self.app, self.app.clock.now()
@@ -84,21 +116,14 @@ class Sender:
             app.store.mark_retry(row.id, str(exc), now + wait)
             return
         if "after_send" in app.faults:
-            from pbem.inbox import _die
+            from pbem.faults import die
 
-            _die()
+            die()
         app.store.mark_sent(row.id, app.clock.now())
 
     def _send(self, row: OutboxRow) -> None:
         out = self.app.config.server.outbound
-        if out.host is None:
-            try:
-                for sub in ("tmp", "new", "cur"):
-                    (out.maildir / sub).mkdir(parents=True, exist_ok=True)
-                mailbox.Maildir(str(out.maildir), create=False).add(row.message)
-            except OSError as exc:
-                raise Temporary(f"cannot write the maildir: {exc.strerror}") from exc
-            return
+        assert out.host is not None
         try:
             if out.tls:
                 client: smtplib.SMTP = smtplib.SMTP_SSL(

@@ -1,8 +1,9 @@
 """`pbem serve`: the SMTP server, the mail worker and the outbox sender.
 
 The SMTP server runs on an asyncio loop; storing mail happens in the
-committer thread, reading and answering it in the worker thread, sending in
-the sender thread, so the loop only speaks SMTP. On start the worker first
+committer thread; reading and answering mail, and sending it, happen in a
+worker process (restarted if it dies), so the SMTP side only speaks SMTP
+and commits. On start the worker first
 takes every stored mail not yet processed: what was answered 250 before a
 crash is processed after it.
 """
@@ -11,11 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
 import signal
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from pbem.app import App
+from pbem.faults import CHILD
 from pbem.inbox import Processor
 from pbem.outbox import Sender
 from pbem.smtp import Committer, Gate, Handler, smtp_factory
@@ -56,27 +61,125 @@ class Loop:
             self._wake.wait(self.period)
 
 
-class Server:
-    def __init__(self, app: App, host: str | None = None, port: int | None = None) -> None:
-        self.app = app
-        self.host = host or app.config.server.host
-        self.port = app.config.server.port if port is None else port
-        self.committer: Committer | None = None
+class ThreadWorker:
+    """Mail worker and sender as threads of this process (tests, small
+    servers, and anything that needs the app's own clock)."""
+
+    def __init__(self, app: App) -> None:
+        self.processor = Processor(app)
         self.sender = Loop("pbem-send", Sender(app).run_due, 1.0)
         self.worker = Loop("pbem-work", self._process, 1.0)
-        self.servers: list[asyncio.AbstractServer] = []
 
     def _process(self) -> int:
-        done = Processor(self.app).run_pending()
+        done = self.processor.run_pending()
         if done:
             self.sender.wake()
         return done
 
-    async def start(self) -> None:
-        self.committer = Committer(self.app)
+    def start(self) -> None:
         self.sender.start()
         self.worker.start()
         self.worker.wake()  # mail stored before a restart
+
+    def wake(self) -> None:
+        self.worker.wake()
+
+    def check(self) -> None:
+        pass
+
+    def stop(self) -> None:
+        self.worker.stop()
+        self.sender.stop()
+
+
+def _child_main(config_path: str, wake: Any, stop: Any) -> None:  # pragma: no cover
+    """The worker process: its own app, its own connections; woken by the
+    SMTP process after each commit, and every second anyway."""
+    os.environ[CHILD] = "1"
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
+    from pbem.app import open_app
+
+    app = open_app(config_path)
+    processor, sender = Processor(app), Sender(app)
+    while not stop.is_set():
+        wake.clear()
+        busy = True
+        while busy and not stop.is_set():
+            try:
+                busy = processor.run_pending() > 0
+                sender.run_due()
+            except Exception:
+                log.exception("worker failed; trying again shortly")
+                busy = False
+        wake.wait(1.0)
+        try:
+            sender.run_due()
+        except Exception:
+            log.exception("sender failed; trying again shortly")
+
+
+class ProcessWorker:
+    """Mail worker and sender in a child process: it runs on the second
+    core, so reading and answering mail never slows the SMTP side down,
+    and a crash in it never takes the SMTP server with it (it is
+    restarted)."""
+
+    def __init__(self, app: App) -> None:
+        self.config_path = str(app.config.path)
+        self._ctx = multiprocessing.get_context("spawn")
+        self._wake = self._ctx.Event()
+        self._stop = self._ctx.Event()
+        self._proc: Any = None
+
+    def start(self) -> None:
+        self._proc = self._ctx.Process(
+            target=_child_main,
+            name="pbem-worker",
+            daemon=True,
+            args=(self.config_path, self._wake, self._stop),
+        )
+        self._proc.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def check(self) -> None:
+        """Restart the worker if it died."""
+        if self._proc is not None and not self._proc.is_alive() and not self._stop.is_set():
+            log.error("the mail worker exited (%s); restarting it", self._proc.exitcode)
+            self.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._proc is not None:
+            self._proc.join(30)
+            if self._proc.is_alive():
+                self._proc.terminate()
+
+
+class Server:
+    def __init__(
+        self, app: App, host: str | None = None, port: int | None = None, worker: str = "thread"
+    ) -> None:
+        self.app = app
+        self.host = host or app.config.server.host
+        self.port = app.config.server.port if port is None else port
+        self.committer: Committer | None = None
+        self.worker: ThreadWorker | ProcessWorker = (
+            ProcessWorker(app) if worker == "process" else ThreadWorker(app)
+        )
+        self.servers: list[asyncio.AbstractServer] = []
+        self._watch: asyncio.Task | None = None
+
+    @property
+    def sender(self) -> Loop:
+        assert isinstance(self.worker, ThreadWorker)
+        return self.worker.sender
+
+    async def start(self) -> None:
+        self.committer = Committer(self.app)
+        self.worker.start()
         loop = asyncio.get_running_loop()
         gate = Gate(self.app.config.server.limits.max_connections)
         handler = Handler(self.app, self.committer, self.worker.wake)
@@ -95,14 +198,21 @@ class Server:
                     smtp_factory(self.app, lmtp, gate, lmtp=True), str(sock)
                 )
             )
+        self._watch = loop.create_task(self._supervise())
         log.info("listening on %s:%s", self.host, self.port)
 
+    async def _supervise(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            self.worker.check()
+
     async def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
         for server in self.servers:
             server.close()
             await server.wait_closed()
         self.worker.stop()
-        self.sender.stop()
         if self.committer is not None:
             self.committer.stop()
 
@@ -111,7 +221,7 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
     """Run until SIGINT or SIGTERM."""
 
     async def main() -> None:
-        server = Server(app)
+        server = Server(app, worker="process")
         await server.start()
         print(
             f"pbem: listening on {server.host}:{server.port} for {app.domain}; "

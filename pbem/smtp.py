@@ -29,6 +29,7 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbem.app import App
+from pbem.faults import die
 from pbem.store import StoreError
 
 log = logging.getLogger("pbem.smtp")
@@ -133,13 +134,13 @@ class Handler:
             "message_id": m[1].decode("ascii", "replace") if m else None,
         }
         if "before_commit" in self.app.faults:
-            _die()
+            die()
         try:
             inbox_id, _new = await asyncio.wrap_future(self.committer.submit(mail))
         except Exception:
             return self._status(envelope, TEMPFAIL)
         if "after_commit" in self.app.faults:
-            _die()
+            die()
         self.wake()
         return self._status(envelope, f"250 2.0.0 OK queued as #{inbox_id}")
 
@@ -155,13 +156,6 @@ class Handler:
 
 def _printable(text: str) -> str:
     return "".join(c for c in text if 32 < ord(c) < 127)[:200]
-
-
-def _die() -> None:  # pragma: no cover - fault injection for crash tests
-    import os
-    import signal
-
-    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def protocol_class(base: type[SMTP]) -> type[SMTP]:

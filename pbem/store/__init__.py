@@ -19,9 +19,8 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config as AlembicConfig
-from sqlalchemy import Connection, Engine, create_engine, event, func, select, update
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, func, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.pool import NullPool
 
 from pbem.store.schema import (
     auth_failures,
@@ -103,6 +102,54 @@ def _aware(value: datetime | None) -> datetime | None:
     return value.replace(tzinfo=UTC)
 
 
+# Statements of the mail path, built once: building a statement costs more
+# than running it on SQLite.
+_P = bindparam
+_INBOX_BY_SHA = select(inbox.c.id).where(inbox.c.sha256 == _P("sha256"))
+_INBOX_INSERT = inbox.insert()
+_INBOX_FINISH = (
+    update(inbox)
+    .where(inbox.c.id == _P("inbox_id"))
+    .values(state=_P("state"), note=_P("note"), processed_at=_P("at"))
+)
+_INBOX_EARLIER = (
+    select(inbox.c.id)
+    .where(inbox.c.message_id == _P("mid"), inbox.c.id < _P("before"), inbox.c.state != "new")
+    .order_by(inbox.c.id)
+    .limit(1)
+)
+_GAME = select(games).where(games.c.name == _P("name"))
+_PLAYERS_OF = select(players).where(players.c.game == _P("game")).order_by(players.c.id)
+_PLAYERS_BY_EMAIL = select(players).where(func.lower(players.c.email) == _P("email"))
+_SUBMISSION_INSERT = submissions.insert()
+_SUBMISSION_CURRENT = (
+    select(submissions.c.seq, submissions.c.text)
+    .where(
+        submissions.c.game == _P("game"),
+        submissions.c.turn == _P("turn"),
+        submissions.c.player == _P("player"),
+    )
+    .order_by(submissions.c.seq.desc(), submissions.c.id.desc())
+    .limit(1)
+)
+_AUTH_RECENT = (
+    select(func.count())
+    .select_from(auth_failures)
+    .where(auth_failures.c.address == _P("address"), auth_failures.c.at > _P("since"))
+)
+_OUTBOX_INSERT = outbox.insert()
+_REPLIES_SINCE = select(func.count()).select_from(
+    select(outbox.c.id)
+    .where(
+        outbox.c.to_addr == _P("to"),
+        outbox.c.created_at > _P("since"),
+        outbox.c.kind.in_(("receipt", "reply", "refusal")),
+    )
+    .limit(_P("cap"))
+    .subquery()
+)
+
+
 class Store:
     """The database. Thread-safe: every call takes its own connection."""
 
@@ -111,12 +158,20 @@ class Store:
         sqlite = url.startswith("sqlite")
         self.engine: Engine = create_engine(
             url,
-            poolclass=NullPool if sqlite else None,
+            pool_size=8,
+            max_overflow=8,
+            pool_timeout=60,
             connect_args={"timeout": 30, "check_same_thread": False} if sqlite else {},
         )
         if sqlite:
             event.listen(self.engine, "connect", _sqlite_connect)
             event.listen(self.engine, "begin", _sqlite_begin)
+            # WAL is a property of the file: set once, not on every connection
+            raw = self.engine.raw_connection()
+            try:
+                raw.driver_connection.execute("PRAGMA journal_mode=WAL")
+            finally:
+                raw.close()
 
     @classmethod
     def at(cls, path: str | Path) -> Store:
@@ -137,11 +192,15 @@ class Store:
         self.engine.dispose()
 
     @contextmanager
-    def tx(self) -> Iterator[Connection]:
-        """One transaction; StoreError when the database fails."""
+    def tx(self, write: bool = True) -> Iterator[Connection]:
+        """One transaction; StoreError when the database fails. A read
+        (``write=False``) takes no lock on SQLite: in WAL mode it reads a
+        snapshot while writers go on."""
         try:
-            with self.engine.begin() as conn:
-                yield conn
+            with self.engine.connect() as plain:
+                conn = plain if write else plain.execution_options(pbem_read=True)
+                with conn.begin():
+                    yield conn
         except IntegrityError:
             raise
         except Exception as exc:
@@ -178,30 +237,29 @@ class Store:
         out: list[tuple[int, bool]] = []
         with self.tx() as conn:
             for m in mails:
-                found = conn.execute(
-                    select(inbox.c.id).where(inbox.c.sha256 == m["sha256"])
-                ).first()
+                found = conn.execute(_INBOX_BY_SHA, {"sha256": m["sha256"]}).first()
                 if found is not None:
                     out.append((found[0], False))
                     continue
                 result = conn.execute(
-                    inbox.insert().values(
-                        received_at=m["received_at"],
-                        mail_from=m["mail_from"],
-                        rcpt_to=json.dumps(list(m["rcpt_to"])),
-                        raw=m["raw"],
-                        sha256=m["sha256"],
-                        message_id=m.get("message_id"),
-                        state="new",
-                        attempts=0,
-                    )
+                    _INBOX_INSERT,
+                    {
+                        "received_at": m["received_at"],
+                        "mail_from": m["mail_from"],
+                        "rcpt_to": json.dumps(list(m["rcpt_to"])),
+                        "raw": m["raw"],
+                        "sha256": m["sha256"],
+                        "message_id": m.get("message_id"),
+                        "state": "new",
+                        "attempts": 0,
+                    },
                 )
                 out.append((int(result.inserted_primary_key[0]), True))
         return out
 
     def pending_mail(self, limit: int = 100) -> list[InboxRow]:
         """Stored mails not yet in a final state, oldest first."""
-        with self.tx() as conn:
+        with self.tx(write=False) as conn:
             rows = conn.execute(
                 select(inbox).where(inbox.c.state == "new").order_by(inbox.c.id).limit(limit)
             ).all()
@@ -214,17 +272,13 @@ class Store:
 
         if conn is not None:
             return run(conn)
-        with self.tx() as c:
+        with self.tx(write=False) as c:
             return run(c)
 
     def finish_mail(
         self, conn: Connection, inbox_id: int, state: str, note: str | None, at: datetime
     ) -> None:
-        conn.execute(
-            update(inbox)
-            .where(inbox.c.id == inbox_id)
-            .values(state=state, note=note, processed_at=at)
-        )
+        conn.execute(_INBOX_FINISH, {"inbox_id": inbox_id, "state": state, "note": note, "at": at})
 
     def fail_mail(self, inbox_id: int, error: str, quarantine_after: int, at: datetime) -> int:
         """Count a failed attempt; after ``quarantine_after`` the mail is
@@ -251,21 +305,16 @@ class Store:
             return result.rowcount == 1
 
     def earlier_with_message_id(self, conn: Connection, message_id: str, before: int) -> int | None:
-        r = conn.execute(
-            select(inbox.c.id)
-            .where(inbox.c.message_id == message_id, inbox.c.id < before, inbox.c.state != "new")
-            .order_by(inbox.c.id)
-            .limit(1)
-        ).first()
+        r = conn.execute(_INBOX_EARLIER, {"mid": message_id, "before": before}).first()
         return None if r is None else r[0]
 
     def mail_states(self) -> dict[str, int]:
-        with self.tx() as conn:
+        with self.tx(write=False) as conn:
             rows = conn.execute(select(inbox.c.state, func.count()).group_by(inbox.c.state)).all()
         return {state: count for state, count in rows}
 
     def mails(self, state: str | None = None) -> list[InboxRow]:
-        with self.tx() as conn:
+        with self.tx(write=False) as conn:
             q = select(inbox).order_by(inbox.c.id)
             if state:
                 q = q.where(inbox.c.state == state)
@@ -274,7 +323,7 @@ class Store:
     # -- games and players ----------------------------------------------------------
 
     def game(self, conn: Connection, name: str) -> GameRow | None:
-        r = conn.execute(select(games).where(games.c.name == name)).first()
+        r = conn.execute(_GAME, {"name": name}).first()
         return None if r is None else GameRow(r.name, r.kind, r.state, r.turn, r.seed, r.status)
 
     def all_games(self, conn: Connection) -> list[GameRow]:
@@ -312,14 +361,14 @@ class Store:
         )
 
     def players(self, conn: Connection, game: str | None = None) -> list[PlayerRow]:
-        q = select(players).order_by(players.c.game, players.c.id)
         if game is not None:
-            q = q.where(players.c.game == game)
+            return [PlayerRow(*r) for r in conn.execute(_PLAYERS_OF, {"game": game}).all()]
+        q = select(players).order_by(players.c.game, players.c.id)
         return [PlayerRow(*r) for r in conn.execute(q).all()]
 
     def players_by_email(self, conn: Connection, email: str) -> list[PlayerRow]:
-        q = select(players).where(func.lower(players.c.email) == email.lower())
-        return [PlayerRow(*r) for r in conn.execute(q).all()]
+        rows = conn.execute(_PLAYERS_BY_EMAIL, {"email": email.lower()}).all()
+        return [PlayerRow(*r) for r in rows]
 
     def set_game_state(self, conn: Connection, name: str, state: str) -> None:
         conn.execute(update(games).where(games.c.name == name).values(state=state))
@@ -340,9 +389,15 @@ class Store:
         self, conn: Connection, game: str, turn: int, player: str, seq: int, text: str, at: datetime
     ) -> None:
         conn.execute(
-            submissions.insert().values(
-                game=game, turn=turn, player=player, seq=seq, text=text, received_at=at
-            )
+            _SUBMISSION_INSERT,
+            {
+                "game": game,
+                "turn": turn,
+                "player": player,
+                "seq": seq,
+                "text": text,
+                "received_at": at,
+            },
         )
 
     def current_submission(
@@ -350,14 +405,7 @@ class Store:
     ) -> tuple[int, str] | None:
         """The standing order text of a player for a turn: (seq, text)."""
         r = conn.execute(
-            select(submissions.c.seq, submissions.c.text)
-            .where(
-                submissions.c.game == game,
-                submissions.c.turn == turn,
-                submissions.c.player == player,
-            )
-            .order_by(submissions.c.seq.desc(), submissions.c.id.desc())
-            .limit(1)
+            _SUBMISSION_CURRENT, {"game": game, "turn": turn, "player": player}
         ).first()
         return None if r is None else (r[0], r[1])
 
@@ -401,12 +449,12 @@ class Store:
         """Record a failure; returns failures from this address in the last hour."""
         conn.execute(auth_failures.insert().values(address=address.lower(), game=game, at=at))
         return conn.execute(
-            select(func.count())
-            .select_from(auth_failures)
-            .where(
-                auth_failures.c.address == address.lower(),
-                auth_failures.c.at > at - timedelta(hours=1),
-            )
+            _AUTH_RECENT, {"address": address.lower(), "since": at - timedelta(hours=1)}
+        ).scalar_one()
+
+    def recent_auth_failures(self, conn: Connection, address: str, at: datetime) -> int:
+        return conn.execute(
+            _AUTH_RECENT, {"address": address.lower(), "since": at - timedelta(hours=1)}
         ).scalar_one()
 
     # -- outbox ---------------------------------------------------------------------------
@@ -422,33 +470,33 @@ class Store:
         inbox_id: int | None = None,
     ) -> int:
         result = conn.execute(
-            outbox.insert().values(
-                created_at=at,
-                kind=kind,
-                to_addr=to_addr,
-                message_id=message_id,
-                message=message,
-                status="pending",
-                attempts=0,
-                next_attempt_at=at,
-                inbox_id=inbox_id,
-            )
+            _OUTBOX_INSERT,
+            {
+                "created_at": at,
+                "kind": kind,
+                "to_addr": to_addr,
+                "message_id": message_id,
+                "message": message,
+                "status": "pending",
+                "attempts": 0,
+                "next_attempt_at": at,
+                "inbox_id": inbox_id,
+            },
         )
         return int(result.inserted_primary_key[0])
 
-    def replies_since(self, conn: Connection, to_addr: str, since: datetime) -> int:
+    def replies_since(
+        self, conn: Connection, to_addr: str, since: datetime, cap: int = 1000
+    ) -> int:
+        """Replies to exactly this address since ``since``, counted up to
+        ``cap`` (replies go to registered addresses as written, so no case
+        folding: the index serves it)."""
         return conn.execute(
-            select(func.count())
-            .select_from(outbox)
-            .where(
-                func.lower(outbox.c.to_addr) == to_addr.lower(),
-                outbox.c.created_at > since,
-                outbox.c.kind.in_(("receipt", "reply", "refusal")),
-            )
+            _REPLIES_SINCE, {"to": to_addr, "since": since, "cap": cap}
         ).scalar_one()
 
     def due_mail(self, now: datetime, limit: int = 50) -> list[OutboxRow]:
-        with self.tx() as conn:
+        with self.tx(write=False) as conn:
             rows = conn.execute(
                 select(outbox)
                 .where(outbox.c.status == "pending", outbox.c.next_attempt_at <= now)
@@ -458,7 +506,7 @@ class Store:
         return [_outbox_row(r) for r in rows]
 
     def outbox_rows(self, kind: str | None = None, to_addr: str | None = None) -> list[OutboxRow]:
-        with self.tx() as conn:
+        with self.tx(write=False) as conn:
             q = select(outbox).order_by(outbox.c.id)
             if kind:
                 q = q.where(outbox.c.kind == kind)
@@ -485,6 +533,14 @@ class Store:
             conn.execute(
                 update(outbox)
                 .where(outbox.c.id == outbox_id)
+                .values(status="sent", sent_at=at, attempts=outbox.c.attempts + 1)
+            )
+
+    def mark_sent_many(self, outbox_ids: Sequence[int], at: datetime) -> None:
+        with self.tx() as conn:
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.id.in_(list(outbox_ids)))
                 .values(status="sent", sent_at=at, attempts=outbox.c.attempts + 1)
             )
 
@@ -539,7 +595,6 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     # let SQLAlchemy's "begin" event issue BEGIN (IMMEDIATE) itself
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=30000")
@@ -547,4 +602,7 @@ def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _sqlite_begin(conn: Connection) -> None:
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+    if conn.get_execution_options().get("pbem_read"):
+        conn.exec_driver_sql("BEGIN")
+    else:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")

@@ -1,0 +1,220 @@
+"""Mail ingest benchmark: prints its figures; run by `make bench`.
+
+Starts `pbem serve` (a real SQLite file, synchronous FULL) in its own
+process, sends N order mails from the game's players over C concurrent SMTP
+connections, and prints:
+
+- mails per second accepted (each 250 answered after its commit), and the
+  p50/p95 time from the end of DATA to the 250;
+- mails per second fully processed (parsed, authenticated, validated, the
+  receipt committed to the outbox);
+- the same load against a bare aiosmtpd server that only answers 250, and
+  the ratio.
+
+Targets (issue: mail): acceptance at least half the bare server's rate;
+at least 500 mails/s fully processed over 5,000 mails; p95 to 250 under
+20 ms. The load generator runs on the same machine, in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from email import message_from_bytes, policy
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+GAMES = """\
+server:
+  domain: judge.example
+  listen: {{host: 127.0.0.1, port: {port}}}
+  storage: var/pbem.sqlite
+  outbound: {{from: judge@judge.example, maildir: var/mail}}
+  limits: {{max_connections: 64, replies_per_day: 1000000, max_commands: 100000}}
+games:
+  - name: alpha
+    game: officewars
+    map: six
+    players:
+{players}
+"""
+PLAYERS = ["ann", "bob", "cid", "dee", "eve", "fay"]
+ORDERS = {"ann": "Sol holds", "bob": "Vega holds", "cid": "Rigel holds", "dee": "Deneb holds",
+          "eve": "Altair holds", "fay": "Sirius holds"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def read_reply(reader: asyncio.StreamReader) -> int:
+    while True:
+        line = await reader.readline()
+        if not line:
+            raise ConnectionError("server closed the connection")
+        if line[3:4] != b"-":
+            return int(line[:3])
+
+
+async def client(port: int, mails: list[tuple[str, bytes]], latencies: list[float]) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    await read_reply(reader)
+    writer.write(b"EHLO bench\r\n")
+    await read_reply(reader)
+    for sender, data in mails:
+        writer.write(f"MAIL FROM:<{sender}>\r\nRCPT TO:<alpha@judge.example>\r\nDATA\r\n"
+                     .encode())
+        for expected in (250, 250, 354):
+            code = await read_reply(reader)
+            if code != expected:
+                raise RuntimeError(f"expected {expected}, got {code}")
+        t0 = time.perf_counter()
+        writer.write(data + b"\r\n.\r\n")
+        code = await read_reply(reader)
+        if code != 250:
+            raise RuntimeError(f"DATA answered {code}")
+        latencies.append(time.perf_counter() - t0)
+    writer.write(b"QUIT\r\n")
+    await read_reply(reader)
+    writer.close()
+    await writer.wait_closed()
+
+
+async def load(port: int, mails: list[tuple[str, bytes]], conns: int) -> tuple[float, list]:
+    latencies: list[float] = []
+    shares = [mails[i::conns] for i in range(conns)]
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client(port, share, latencies) for share in shares))
+    return time.perf_counter() - t0, latencies
+
+
+def wait_listening(proc: subprocess.Popen, port: int) -> None:
+    for _ in range(300):
+        if proc.poll() is not None:
+            raise SystemExit(f"server exited: {proc.stdout.read() if proc.stdout else ''}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("server did not start")
+
+
+def passwords(db: Path) -> dict[str, str]:
+    out = {}
+    with sqlite3.connect(db) as conn:
+        for to, raw in conn.execute("select to_addr, message from outbox where kind='password'"):
+            body = message_from_bytes(raw, policy=policy.default).get_body(("plain",))
+            out[to.split("@")[0]] = re.search(r"PASSWORD (\S+)", body.get_content())[1]
+    return out
+
+
+def receipts(db: Path) -> int:
+    with sqlite3.connect(db, timeout=30) as conn:
+        return conn.execute("select count(*) from outbox where kind='receipt'").fetchone()[0]
+
+
+def summary(name: str, n: int, seconds: float, latencies: list[float]) -> str:
+    lat = sorted(latencies)
+    p50 = statistics.median(lat) * 1000
+    p95 = lat[int(len(lat) * 0.95) - 1] * 1000
+    return (f"{name}: {n} mails in {seconds:.2f} s = {n / seconds:,.0f} mails/s accepted; "
+            f"250 after DATA p50 {p50:.1f} ms, p95 {p95:.1f} ms")
+
+
+def run_pbem(n: int, conns: int) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        port = free_port()
+        players = "\n".join(f"      - {{name: {p}, email: {p}@example.org}}" for p in PLAYERS)
+        (root / "games.yaml").write_text(GAMES.format(port=port, players=players))
+        proc = subprocess.Popen([sys.executable, "-m", "pbem.cli", "serve", "games.yaml",
+                                 "--quiet"], cwd=root, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True,
+                                env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        try:
+            wait_listening(proc, port)
+            db = root / "var" / "pbem.sqlite"
+            pw = passwords(db)
+            mails = []
+            for i in range(n):
+                who = PLAYERS[i % len(PLAYERS)]
+                body = (f"From: {who}@example.org\r\nTo: alpha@judge.example\r\nSubject: "
+                        f"orders {i}\r\nMessage-ID: <bench.{i}@example.org>\r\n\r\n"
+                        f"PASSWORD {pw[who]}\r\n{ORDERS[who]}\r\n")
+                mails.append((f"{who}@example.org", body.encode()))
+            started = time.perf_counter()
+            seconds, latencies = asyncio.run(load(port, mails, conns))
+            print(summary(f"pbem serve, {conns} connections", n, seconds, latencies))
+            while receipts(db) < n:
+                if time.perf_counter() - started > 600:
+                    raise SystemExit("processing did not finish in 10 minutes")
+                time.sleep(0.05)
+            done = time.perf_counter() - started
+            print(f"pbem serve: {n} mails fully processed (receipt in the outbox) in {done:.2f} "
+                  f"s = {n / done:,.0f} mails/s (target >= 500)")
+            return n / seconds
+        finally:
+            proc.terminate()
+            proc.wait(30)
+            if proc.stdout:
+                proc.stdout.close()
+
+
+SINK = """
+import asyncio, sys
+from aiosmtpd.smtp import SMTP
+class H:
+    async def handle_DATA(self, server, session, envelope):
+        return "250 OK"
+async def main():
+    loop = asyncio.get_running_loop()
+    await loop.create_server(lambda: SMTP(H(), enable_SMTPUTF8=True), "127.0.0.1",
+                             int(sys.argv[1]))
+    await asyncio.Event().wait()
+asyncio.run(main())
+"""
+
+
+def run_sink(n: int, conns: int) -> float:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-c", SINK, str(port)], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        wait_listening(proc, port)
+        mails = [("ann@example.org", f"Subject: {i}\r\n\r\nSol holds\r\n".encode())
+                 for i in range(n)]
+        seconds, latencies = asyncio.run(load(port, mails, conns))
+        print(summary(f"bare aiosmtpd, {conns} connections", n, seconds, latencies))
+        return n / seconds
+    finally:
+        proc.terminate()
+        proc.wait(30)
+        if proc.stdout:
+            proc.stdout.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-n", type=int, default=5000, help="mails to send")
+    parser.add_argument("-c", type=int, default=8, help="concurrent connections")
+    args = parser.parse_args()
+    bare = run_sink(args.n, args.c)
+    ours = run_pbem(args.n, args.c)
+    print(f"acceptance rate: pbem / bare aiosmtpd = {ours / bare:.2f} (target >= 0.5)")
+
+
+if __name__ == "__main__":
+    main()
