@@ -49,8 +49,14 @@ games:
 {players}
 """
 PLAYERS = ["ann", "bob", "cid", "dee", "eve", "fay"]
-ORDERS = {"ann": "Sol holds", "bob": "Vega holds", "cid": "Rigel holds", "dee": "Deneb holds",
-          "eve": "Altair holds", "fay": "Sirius holds"}
+ORDERS = {
+    "ann": "Sol holds",
+    "bob": "Vega holds",
+    "cid": "Rigel holds",
+    "dee": "Deneb holds",
+    "eve": "Altair holds",
+    "fay": "Sirius holds",
+}
 
 
 def free_port() -> int:
@@ -74,8 +80,7 @@ async def client(port: int, mails: list[tuple[str, bytes]], latencies: list[floa
     writer.write(b"EHLO bench\r\n")
     await read_reply(reader)
     for sender, data in mails:
-        writer.write(f"MAIL FROM:<{sender}>\r\nRCPT TO:<alpha@judge.example>\r\nDATA\r\n"
-                     .encode())
+        writer.write(f"MAIL FROM:<{sender}>\r\nRCPT TO:<alpha@judge.example>\r\nDATA\r\n".encode())
         for expected in (250, 250, 354):
             code = await read_reply(reader)
             if code != expected:
@@ -130,8 +135,10 @@ def summary(name: str, n: int, seconds: float, latencies: list[float]) -> str:
     lat = sorted(latencies)
     p50 = statistics.median(lat) * 1000
     p95 = lat[int(len(lat) * 0.95) - 1] * 1000
-    return (f"{name}: {n} mails in {seconds:.2f} s = {n / seconds:,.0f} mails/s accepted; "
-            f"250 after DATA p50 {p50:.1f} ms, p95 {p95:.1f} ms")
+    return (
+        f"{name}: {n} mails in {seconds:.2f} s = {n / seconds:,.0f} mails/s accepted; "
+        f"250 after DATA p50 {p50:.1f} ms, p95 {p95:.1f} ms"
+    )
 
 
 def run_pbem(n: int, conns: int) -> float:
@@ -140,10 +147,14 @@ def run_pbem(n: int, conns: int) -> float:
         port = free_port()
         players = "\n".join(f"      - {{name: {p}, email: {p}@example.org}}" for p in PLAYERS)
         (root / "games.yaml").write_text(GAMES.format(port=port, players=players))
-        proc = subprocess.Popen([sys.executable, "-m", "pbem.cli", "serve", "games.yaml",
-                                 "--quiet"], cwd=root, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True,
-                                env=dict(os.environ, PYTHONPATH=str(ROOT)))
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pbem.cli", "serve", "games.yaml", "--quiet"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        )
         try:
             wait_listening(proc, port)
             db = root / "var" / "pbem.sqlite"
@@ -151,9 +162,11 @@ def run_pbem(n: int, conns: int) -> float:
             mails = []
             for i in range(n):
                 who = PLAYERS[i % len(PLAYERS)]
-                body = (f"From: {who}@example.org\r\nTo: alpha@judge.example\r\nSubject: "
-                        f"orders {i}\r\nMessage-ID: <bench.{i}@example.org>\r\n\r\n"
-                        f"PASSWORD {pw[who]}\r\n{ORDERS[who]}\r\n")
+                body = (
+                    f"From: {who}@example.org\r\nTo: alpha@judge.example\r\nSubject: "
+                    f"orders {i}\r\nMessage-ID: <bench.{i}@example.org>\r\n\r\n"
+                    f"PASSWORD {pw[who]}\r\n{ORDERS[who]}\r\n"
+                )
                 mails.append((f"{who}@example.org", body.encode()))
             started = time.perf_counter()
             seconds, latencies = asyncio.run(load(port, mails, conns))
@@ -163,8 +176,10 @@ def run_pbem(n: int, conns: int) -> float:
                     raise SystemExit("processing did not finish in 10 minutes")
                 time.sleep(0.05)
             done = time.perf_counter() - started
-            print(f"pbem serve: {n} mails fully processed (receipt in the outbox) in {done:.2f} "
-                  f"s = {n / done:,.0f} mails/s (target >= 500)")
+            print(
+                f"pbem serve: {n} mails fully processed (receipt in the outbox) in {done:.2f} "
+                f"s = {n / done:,.0f} mails/s (target >= 500)"
+            )
             return n / seconds
         finally:
             proc.terminate()
@@ -190,12 +205,17 @@ asyncio.run(main())
 
 def run_sink(n: int, conns: int) -> float:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", SINK, str(port)], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SINK, str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     try:
         wait_listening(proc, port)
-        mails = [("ann@example.org", f"Subject: {i}\r\n\r\nSol holds\r\n".encode())
-                 for i in range(n)]
+        mails = [
+            ("ann@example.org", f"Subject: {i}\r\n\r\nSol holds\r\n".encode()) for i in range(n)
+        ]
         seconds, latencies = asyncio.run(load(port, mails, conns))
         print(summary(f"bare aiosmtpd, {conns} connections", n, seconds, latencies))
         return n / seconds

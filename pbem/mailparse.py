@@ -120,7 +120,7 @@ def _header(msg: Message, name: str) -> str:
     if value is None:
         return ""
     try:
-        return str(value).replace("\x00", "").strip()
+        return _readable(str(value)).strip()
     except Exception:
         return ""
 
@@ -140,6 +140,12 @@ _PLAIN_HEADERS = (
 )
 
 
+def _readable(text: str) -> str:
+    """Text safe to store and show: undecodable bytes (kept by the parser as
+    surrogates) become U+FFFD, null bytes go."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace").replace("\x00", "")
+
+
 def _read_headers(msg: Message, out: ParsedMail) -> None:
     """From and Subject through the modern policy's header objects (RFC 2047,
     address syntax); the headers that are only compared, as their raw text
@@ -151,7 +157,7 @@ def _read_headers(msg: Message, out: ParsedMail) -> None:
         for name, value in msg.raw_items():
             key = name.lower()
             if key in _PLAIN_HEADERS and key not in raw:
-                raw[key] = " ".join(str(value).replace("\x00", "").split())[:1000]
+                raw[key] = " ".join(_readable(str(value)).split())[:1000]
     except Exception:
         pass
     out.message_id = raw.get("message-id", "")[:500] or None

@@ -14,6 +14,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import select
 import signal
 import threading
 from collections.abc import Callable
@@ -92,30 +93,30 @@ class ThreadWorker:
         self.sender.stop()
 
 
-def _child_main(config_path: str, wake: Any, stop: Any) -> None:  # pragma: no cover
-    """The worker process: its own app, its own connections; woken by the
-    SMTP process after each commit, and every second anyway."""
+def _child_main(config_path: str, wake_fd: Any) -> None:  # pragma: no cover
+    """The worker process: its own app, its own connections. The SMTP
+    process wakes it by writing a byte to a pipe after each commit; it also
+    works every second anyway. When the pipe closes (the SMTP process
+    stopped, or died), it finishes what it holds and exits. A pipe, not a
+    shared lock or event: a process killed while holding a shared lock
+    would leave the other waiting forever."""
     os.environ[CHILD] = "1"
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     from pbem.app import open_app
 
     app = open_app(config_path)
     processor, sender = Processor(app), Sender(app)
-    while not stop.is_set():
-        wake.clear()
-        busy = True
-        while busy and not stop.is_set():
-            try:
-                busy = processor.run_pending() > 0
-                sender.run_due()
-            except Exception:
-                log.exception("worker failed; trying again shortly")
-                busy = False
-        wake.wait(1.0)
+    fd = wake_fd.fileno()
+    while True:
         try:
+            while processor.run_pending() > 0:
+                sender.run_due()
             sender.run_due()
         except Exception:
-            log.exception("sender failed; trying again shortly")
+            log.exception("worker failed; trying again shortly")
+        ready, _, _ = select.select([fd], [], [], 1.0)
+        if ready and not os.read(fd, 4096):
+            return  # the SMTP process is gone
 
 
 class ProcessWorker:
@@ -127,31 +128,37 @@ class ProcessWorker:
     def __init__(self, app: App) -> None:
         self.config_path = str(app.config.path)
         self._ctx = multiprocessing.get_context("spawn")
-        self._wake = self._ctx.Event()
-        self._stop = self._ctx.Event()
         self._proc: Any = None
+        self._writer: Any = None
+        self._stopping = False
 
     def start(self) -> None:
+        reader, writer = self._ctx.Pipe(duplex=False)
         self._proc = self._ctx.Process(
-            target=_child_main,
-            name="pbem-worker",
-            daemon=True,
-            args=(self.config_path, self._wake, self._stop),
+            target=_child_main, name="pbem-worker", daemon=True, args=(self.config_path, reader)
         )
         self._proc.start()
+        reader.close()
+        os.set_blocking(writer.fileno(), False)
+        self._writer = writer
 
     def wake(self) -> None:
-        self._wake.set()
+        try:
+            os.write(self._writer.fileno(), b"w")
+        except (BlockingIOError, OSError):
+            pass  # the pipe is full: a wake-up is already waiting
 
     def check(self) -> None:
         """Restart the worker if it died."""
-        if self._proc is not None and not self._proc.is_alive() and not self._stop.is_set():
+        if self._proc is not None and not self._proc.is_alive() and not self._stopping:
             log.error("the mail worker exited (%s); restarting it", self._proc.exitcode)
+            self._writer.close()
             self.start()
 
     def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
+        self._stopping = True
+        if self._writer is not None:
+            self._writer.close()  # the worker sees the pipe close and exits
         if self._proc is not None:
             self._proc.join(30)
             if self._proc.is_alive():

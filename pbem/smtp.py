@@ -16,12 +16,9 @@
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import hashlib
 import logging
-import queue
 import re
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -30,7 +27,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbem.app import App
 from pbem.faults import die
-from pbem.store import StoreError
+from pbem.store import Store, StoreError
 
 log = logging.getLogger("pbem.smtp")
 
@@ -39,50 +36,79 @@ _MESSAGE_ID = re.compile(rb"(?im)^message-id:[ \t]*(<[^>\r\n]{1,500}>)")
 
 
 class Committer:
-    """One thread that commits received mail in groups (group commit)."""
+    """Commits received mail in groups, on the event loop itself.
+
+    Every DATA of one loop turn joins a group; the group is written in one
+    transaction, one fsync, and each session gets its 250 after that
+    commit. Working on the loop avoids handing each mail to another thread
+    and back (a thread switch can cost milliseconds under load); the write
+    itself takes a fraction of a millisecond. When another process holds
+    the write lock, the group waits on the loop in short steps, never
+    blocking it, and after ``MAX_WAIT`` seconds the sessions get 451.
+    """
+
+    MAX_WAIT = 20.0
+    STEP = 0.0005
 
     def __init__(self, app: App) -> None:
         self.app = app
-        self._queue: queue.Queue[tuple[dict[str, Any], concurrent.futures.Future] | None] = (
-            queue.Queue()
-        )
-        self._thread = threading.Thread(target=self._run, name="pbem-commit", daemon=True)
-        self._thread.start()
+        # a store of its own that never waits inside SQLite
+        self.store = Store(app.store.url, wait_in_python=True)
+        self._pending: list[tuple[dict[str, Any], asyncio.Future]] = []
+        self._scheduled = False
+        self._waiting_since: float | None = None
 
-    def submit(self, mail: dict[str, Any]) -> concurrent.futures.Future:
-        future: concurrent.futures.Future = concurrent.futures.Future()
-        self._queue.put((mail, future))
+    def submit(self, mail: dict[str, Any]) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._pending.append((mail, future))
+        if not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self._flush)
         return future
 
     def stop(self) -> None:
-        self._queue.put(None)
-        self._thread.join(timeout=10)
+        for _, fut in self._pending:
+            if not fut.done():
+                fut.set_exception(StoreError("server stopping"))
+        self._pending = []
+        self.store.close()
 
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            batch = [item]
-            while len(batch) < 256:
-                try:
-                    nxt = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if nxt is None:
-                    self._queue.put(None)
-                    break
-                batch.append(nxt)
-            try:
-                if "store_down" in self.app.faults:
-                    raise StoreError("fault injected: store_down")
-                ids = self.app.store.store_mails([m for m, _ in batch])
-            except Exception as exc:  # every session answers 451
-                log.error("storing %d mail(s) failed: %s", len(batch), exc)
-                for _, fut in batch:
+    def _flush(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._scheduled = False
+        batch = [(m, f) for m, f in self._pending if not f.cancelled()]
+        self._pending = []
+        if not batch:
+            return
+        try:
+            if "store_down" in self.app.faults:
+                raise StoreError("fault injected: store_down")
+            ids = self.store.try_store_mails([m for m, _ in batch])
+        except Exception as exc:  # every session of the group answers 451
+            log.error("storing %d mail(s) failed: %s", len(batch), exc)
+            self._waiting_since = None
+            for _, fut in batch:
+                if not fut.done():
                     fut.set_exception(StoreError("storage failed"))
-                continue
-            for (_, fut), result in zip(batch, ids, strict=True):
+            return
+        if ids is None:  # the lock is taken: try again shortly, with any newcomers
+            now = loop.time()
+            self._waiting_since = self._waiting_since or now
+            if now - self._waiting_since > self.MAX_WAIT:
+                self._waiting_since = None
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(StoreError("storage locked too long"))
+                return
+            self._pending[:0] = batch
+            if not self._scheduled:
+                self._scheduled = True
+                loop.call_later(self.STEP, self._flush)
+            return
+        self._waiting_since = None
+        for (_, fut), result in zip(batch, ids, strict=True):
+            if not fut.done():
                 fut.set_result(result)
 
 
@@ -136,7 +162,7 @@ class Handler:
         if "before_commit" in self.app.faults:
             die()
         try:
-            inbox_id, _new = await asyncio.wrap_future(self.committer.submit(mail))
+            inbox_id, _new = await self.committer.submit(mail)
         except Exception:
             return self._status(envelope, TEMPFAIL)
         if "after_commit" in self.app.faults:

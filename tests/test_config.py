@@ -175,11 +175,19 @@ def test_cron_refusals(expr, message):
         cron_trigger(expr, UTC)
 
 
-@pytest.mark.parametrize("email", ["ann@example.org\r\nRCPT TO:<x@y.z>", "<ann@example.org>",
-                                   "ann smith@example.org", "ann@exa mple.org"])
+@pytest.mark.parametrize(
+    "email",
+    [
+        "ann@example.org\r\nRCPT TO:<x@y.z>",
+        "<ann@example.org>",
+        "ann smith@example.org",
+        "ann@exa mple.org",
+    ],
+)
 def test_addresses_that_could_reach_an_smtp_command_are_refused(tmp_path, email):
     text = BASE.replace("ann@example.org", email.replace("\r\n", "\\r\\n"))
     text = text.replace("{name: ann, email: ", '{name: ann, email: "').replace(
-        email.replace("\r\n", "\\r\\n") + "}", email.replace("\r\n", "\\r\\n") + '"}')
+        email.replace("\r\n", "\\r\\n") + "}", email.replace("\r\n", "\\r\\n") + '"}'
+    )
     found = problems_of(text, tmp_path)
     assert any("player email" in p and "is not valid" in p for p in found), found

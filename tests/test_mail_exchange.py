@@ -186,8 +186,12 @@ def test_press_to_all(judge):
 def test_at_most_ten_replies_a_day_to_one_address(judge):
     with judge.smtp() as s:
         for i in range(50):  # a robot that keeps writing
-            s.sendmail("robot@example.net", ["judge@judge.example"],
-                       f"From: robot@example.net\r\nSubject: {i}\r\nMessage-ID: <r{i}@x>\r\n\r\nLIST\r\n".encode())
+            s.sendmail(
+                "robot@example.net",
+                ["judge@judge.example"],
+                f"From: robot@example.net\r\nSubject: {i}\r\nMessage-ID: <r{i}@x>\r\n\r\n"
+                "LIST\r\n".encode(),
+            )
     judge.settle(60)
     assert len(judge.outbox("receipt", "robot@example.net")) == 10
     assert sum(judge.states().values()) == 50
@@ -201,8 +205,10 @@ def test_repeated_failures_alert_the_game_master(judge):
         judge.send("ann@example.org", ALPHA, f"PASSWORD wrong{i}\nSol holds\n")
     alerts = judge.outbox("alert", "gm@example.org")
     assert len(alerts) == 1
-    assert "5 mails in the last hour claimed to come from ann@example.org" in \
-        alerts[0].get_body(("plain",)).get_content()
+    assert (
+        "5 mails in the last hour claimed to come from ann@example.org"
+        in alerts[0].get_body(("plain",)).get_content()
+    )
 
 
 def test_receipts_are_marked_and_threaded(judge):

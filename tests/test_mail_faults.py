@@ -27,35 +27,48 @@ def free_port() -> int:
 
 
 class Proc:
-    """`pbem serve` in its own process."""
+    """`pbem serve` in its own process, its output in a log file."""
 
     def __init__(self, root: Path, port: int, fault: str = "") -> None:
         env = dict(os.environ, PBEM_FAULT=fault)
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "pbem.cli",
-                "serve",
-                str(root / "games.yaml"),
-                "--port",
-                str(port),
-                "--quiet",
-            ],
-            cwd=root,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
+        self.log = root / f"serve-{time.monotonic_ns()}.log"
+        with open(self.log, "w") as out:
+            self.proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "pbem.cli",
+                    "serve",
+                    str(root / "games.yaml"),
+                    "--port",
+                    str(port),
+                    "--quiet",
+                ],
+                cwd=root,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        wait_for(
+            lambda: "listening" in self.output() or self.proc.poll() is not None,
+            30,
+            "the server to start",
         )
-        line = self.proc.stdout.readline()
-        assert "listening" in line, line + self.proc.stdout.read()
+        assert "listening" in self.output(), self.output()
+
+    def output(self) -> str:
+        return self.log.read_text()
+
+    def wait_dead(self, timeout: float = 20) -> int:
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"the server did not die:\n{self.output()}") from None
 
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.wait(20)
-        self.proc.stdout.close()
+            self.proc.wait(30)
 
 
 @pytest.fixture
@@ -105,9 +118,7 @@ def test_sigkill_around_the_commit_then_resend(root, fault):
     dying = Proc(root, port, fault)
     with pytest.raises((smtplib.SMTPServerDisconnected, ConnectionError)):
         send(port, raw)
-    dying.proc.wait(10)
-    assert dying.proc.returncode == -9
-    dying.stop()
+    assert dying.wait_dead() == -9
     stored = store_of(root).mails()
     assert len(stored) == (1 if fault == "after_commit" else 0)
 
@@ -133,8 +144,7 @@ def test_sigkill_mid_processing_reprocesses_once(root):
         send(port, orders_mail(pw, "mid"))
     except smtplib.SMTPServerDisconnected:
         pass  # the worker may kill the process before QUIT is answered
-    dying.proc.wait(10)
-    dying.stop()
+    assert dying.wait_dead() == -9
     assert [m.state for m in store_of(root).mails()] == ["new"]
     again = Proc(root, port)
     try:

@@ -28,22 +28,75 @@ def app(tmp_path_factory):
     application.store.close()
 
 
-header_names = st.sampled_from([
-    "From", "To", "Subject", "Content-Type", "Content-Transfer-Encoding", "MIME-Version",
-    "Auto-Submitted", "Precedence", "Message-ID", "References", "In-Reply-To", "X-Foo"])
+header_names = st.sampled_from(
+    [
+        "From",
+        "To",
+        "Subject",
+        "Content-Type",
+        "Content-Transfer-Encoding",
+        "MIME-Version",
+        "Auto-Submitted",
+        "Precedence",
+        "Message-ID",
+        "References",
+        "In-Reply-To",
+        "X-Foo",
+    ]
+)
 header_values = st.one_of(
-    st.sampled_from([
-        "ann@example.org", "Ann <ann@example.org>", "=?utf-8?b?w6k=?= <bob@example.org>",
-        "=?bogus?q?x?=", "<>", "text/plain; charset=x-unknown", "text/html",
-        'multipart/mixed; boundary="b"', "multipart/report", "base64", "quoted-printable",
-        "auto-replied", "no", "bulk", "<id@x>", "", "\x00", "a" * 3000]),
+    st.sampled_from(
+        [
+            "ann@example.org",
+            "Ann <ann@example.org>",
+            "=?utf-8?b?w6k=?= <bob@example.org>",
+            "=?bogus?q?x?=",
+            "<>",
+            "text/plain; charset=x-unknown",
+            "text/html",
+            'multipart/mixed; boundary="b"',
+            "multipart/report",
+            "base64",
+            "quoted-printable",
+            "auto-replied",
+            "no",
+            "bulk",
+            "<id@x>",
+            "",
+            "\x00",
+            "a" * 3000,
+        ]
+    ),
     st.text(max_size=80).map(lambda t: t.replace("\r", " ").replace("\n", " ")),
 )
 body_lines = st.one_of(
-    st.sampled_from(["Sol holds", "Sol x Alnitak", "PASSWORD nope", "GAME alpha", "GAME zeta",
-                     "STATUS", "HELP", "LIST", "WATCH alpha", "PRESS ALL", "ENDPRESS",
-                     "READY", "RESIGN", "NEW TOKEN", "> Sol holds", "-- ", "END", "--b",
-                     "--b--", "Content-Type: text/plain", "vote surrender", "=C3=A9", ""]),
+    st.sampled_from(
+        [
+            "Sol holds",
+            "Sol x Alnitak",
+            "PASSWORD nope",
+            "GAME alpha",
+            "GAME zeta",
+            "STATUS",
+            "HELP",
+            "LIST",
+            "WATCH alpha",
+            "PRESS ALL",
+            "ENDPRESS",
+            "READY",
+            "RESIGN",
+            "NEW TOKEN",
+            "> Sol holds",
+            "-- ",
+            "END",
+            "--b",
+            "--b--",
+            "Content-Type: text/plain",
+            "vote surrender",
+            "=C3=A9",
+            "",
+        ]
+    ),
     st.text(max_size=60).map(lambda t: t.replace("\r", "")),
 )
 
@@ -61,17 +114,37 @@ def mails(draw) -> bytes:
     return raw
 
 
-@settings(max_examples=1500, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(raw=mails(), sender=st.sampled_from(["", "ann@example.org", "MAILER-DAEMON@x.org",
-                                            "stranger@example.net"]),
-       rcpt=st.sampled_from([("alpha@judge.example",), ("judge@judge.example",),
-                             ("alpha+ann.aaaa@judge.example", "beta@judge.example")]))
+@settings(
+    max_examples=1500,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    raw=mails(),
+    sender=st.sampled_from(["", "ann@example.org", "MAILER-DAEMON@x.org", "stranger@example.net"]),
+    rcpt=st.sampled_from(
+        [
+            ("alpha@judge.example",),
+            ("judge@judge.example",),
+            ("alpha+ann.aaaa@judge.example", "beta@judge.example"),
+        ]
+    ),
+)
 def test_every_generated_mail_reaches_one_final_state(app, raw, sender, rcpt):
     raw = raw + b"\r\n" + str(next(COUNTER)).encode()  # distinct bytes, distinct rows
-    ((inbox_id, new),) = app.store.store_mails([{
-        "received_at": app.clock.now(), "mail_from": sender, "rcpt_to": list(rcpt),
-        "raw": raw, "sha256": hashlib.sha256(raw).hexdigest(), "message_id": None}])
+    ((inbox_id, new),) = app.store.store_mails(
+        [
+            {
+                "received_at": app.clock.now(),
+                "mail_from": sender,
+                "rcpt_to": list(rcpt),
+                "raw": raw,
+                "sha256": hashlib.sha256(raw).hexdigest(),
+                "message_id": None,
+            }
+        ]
+    )
     assert new
     Processor(app).run_pending()
     row = app.store.mail(None, inbox_id)
