@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/pbem check games.yaml
-	$(BIN)/pbem demo games.yaml
+	$(BIN)/pbem serve games.yaml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
@@ -26,6 +26,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/officewars.py
+	$(BIN)/python bench/ingest.py
 
 check: $(STAMP)
 	$(BIN)/pbem check games.yaml
