@@ -68,7 +68,7 @@ def test_every_data_folder_is_packaged():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     packages = set(config["packages"])
     mapped = {v: k for k, v in config["package-dir"].items()}
-    for top in ("adjudicator", "templates"):
+    for top in ("adjudicator", "templates", "pbem"):
         for folder in [ROOT / top, *(p for p in (ROOT / top).rglob("*") if p.is_dir())]:
             if folder.name == "__pycache__" or not any(f.is_file() for f in folder.iterdir()):
                 continue
