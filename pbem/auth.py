@@ -93,3 +93,32 @@ class Verifier:
             self._known.pop(next(iter(self._known)))
         self._known[key] = None
         return True
+
+
+def relay_verified(header: str | None, relay: str, from_addr: str) -> bool:
+    """True if ``header``, the topmost Authentication-Results of a mail,
+    was written by the trusted ``relay`` (its authserv-id) and says the
+    From: domain passed DMARC, or passed DKIM with a signature of that
+    domain (or a parent of it). The topmost header is the one our own relay
+    added last; anything below it came with the mail and proves nothing."""
+    if not header or "@" not in from_addr:
+        return False
+    authserv, _, results = header.partition(";")
+    ident = authserv.split()[0].lower() if authserv.split() else ""
+    if ident != relay.lower():
+        return False
+    domain = from_addr.rpartition("@")[2].lower()
+    for result in results.split(";"):
+        words = result.strip().lower().split()
+        if not words:
+            continue
+        method = words[0]
+        props = dict(w.split("=", 1) for w in words[1:] if "=" in w)
+        if method == "dmarc=pass":
+            return True
+        if method == "dkim=pass":
+            signer = props.get("header.d", props.get("header.i", "").rpartition("@")[2])
+            # the From domain itself, or a parent of it that is not a bare TLD
+            if signer and (domain == signer or ("." in signer and domain.endswith("." + signer))):
+                return True
+    return False

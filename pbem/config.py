@@ -89,6 +89,9 @@ class ServerConfig:
     outbound: Outbound = field(default_factory=Outbound)
     limits: Limits = field(default_factory=Limits)
     lmtp_socket: Path | None = None
+    # if set: orders count only from mail whose topmost Authentication-Results,
+    # written by this relay (its authserv-id), shows DKIM or DMARC passing
+    trusted_relay: str | None = None
 
     @property
     def address(self) -> str:
@@ -252,7 +255,11 @@ def parse_config(text: str, path: Path) -> Config:
 
 def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
     raw = c.mapping(data, "server", "server section", required=True)
-    c.keys(raw, ("domain", "listen", "timezone", "storage", "outbound", "limits", "lmtp"), "server")
+    c.keys(
+        raw,
+        ("domain", "listen", "timezone", "storage", "outbound", "limits", "lmtp", "trusted_relay"),
+        "server",
+    )
     domain = c.string(
         raw,
         "domain",
@@ -324,10 +331,25 @@ def _server(c: _Checker, data: dict, path: Path) -> ServerConfig | None:
         replies_per_day=c.integer(lim, "replies_per_day", "replies_per_day", 10, 1, 10**6),
     )
     lmtp = c.string(raw, "lmtp", "server lmtp (a unix socket path)")
+    relay = c.string(
+        raw,
+        "trusted_relay",
+        "server trusted_relay",
+        pattern=DOMAIN,
+        hint=" (the authserv-id of your relay's Authentication-Results)",
+    )
     if domain is None:
         return None
     return ServerConfig(
-        domain, host, port, tz, place(storage), outbound, limits, place(lmtp) if lmtp else None
+        domain,
+        host,
+        port,
+        tz,
+        place(storage),
+        outbound,
+        limits,
+        place(lmtp) if lmtp else None,
+        relay,
     )
 
 

@@ -364,6 +364,16 @@ class Processor:
                 f"{mail.from_addr} is not a player of {name}. Observers can write WATCH {name}."
             )
             return reply, False
+        relay = app.config.server.trusted_relay
+        if relay and not auth.relay_verified(
+            mail.headers.get("authentication-results"), relay, mail.from_addr
+        ):
+            reply.error = (
+                "nothing was applied: this server takes orders only from mail that its "
+                f"relay ({relay}) found signed by your domain (DKIM or DMARC), and yours "
+                "was not."
+            )
+            return reply, False
         if not (token_ok(player) or password_ok(player)):
             failures = store.add_auth_failure(conn, mail.from_addr, name, now)
             if failures == FAILURES_BEFORE_ALERT:
