@@ -21,7 +21,7 @@ import logging
 import os
 import smtplib
 import ssl
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from pbem.app import App
 from pbem.store import OutboxRow
@@ -75,51 +75,53 @@ class Sender:
             log.error("cannot write the maildir %s: %s", folder, exc.strerror)
             for row in rows:
                 if row.id not in sent:
-                    wait = min(FIRST_RETRY * (2**row.attempts), LONGEST_WAIT)
                     self.app.store.mark_retry(
-                        row.id, f"maildir: {exc.strerror}", self.app.clock.now() + wait
+                        row.id, f"maildir: {exc.strerror}", self._next_try(row)
                     )
         if sent:
             self.app.store.mark_sent_many(sent, self.app.clock.now())
 
     def deliver(self, row: OutboxRow) -> None:
-        app, now = self.app, self.app.clock.now()
+        now = self.app.clock.now()
         try:
             self._send(row)
         except Permanent as exc:
             log.warning("mail #%s to %s refused: %s", row.id, row.to_addr, exc)
-            with app.store.tx() as conn:
-                app.store.mark_failed(conn, row.id, "failed", str(exc))
-                if row.kind != "alert":
-                    app.alert_master(
-                        conn,
-                        None,
-                        f"mail to {row.to_addr} refused",
-                        f"The relay refused mail #{row.id} ({row.kind}) to "
-                        f"{row.to_addr} for good:\n\n{exc}",
-                    )
+            self._give_up(row, "failed", "refused", f"The relay refused it for good:\n\n{exc}")
             return
         except Temporary as exc:
             if now - row.created_at >= GIVE_UP_AFTER:
-                with app.store.tx() as conn:
-                    app.store.mark_failed(conn, row.id, "dead", str(exc))
-                    if row.kind != "alert":
-                        app.alert_master(
-                            conn,
-                            None,
-                            f"mail to {row.to_addr} undeliverable",
-                            f"Mail #{row.id} ({row.kind}) to {row.to_addr} could "
-                            f"not be delivered in 5 days. Last error:\n\n{exc}",
-                        )
-                return
-            wait = min(FIRST_RETRY * (2**row.attempts), LONGEST_WAIT)
-            app.store.mark_retry(row.id, str(exc), now + wait)
+                self._give_up(
+                    row,
+                    "dead",
+                    "undeliverable",
+                    f"It could not be delivered in 5 days. Last error:\n\n{exc}",
+                )
+            else:
+                self.app.store.mark_retry(row.id, str(exc), self._next_try(row))
             return
-        if "after_send" in app.faults:
+        if "after_send" in self.app.faults:
             from pbem.faults import die
 
             die()
-        app.store.mark_sent(row.id, app.clock.now())
+        self.app.store.mark_sent(row.id, self.app.clock.now())
+
+    def _next_try(self, row: OutboxRow) -> datetime:
+        """Backoff: 30 s after the first failure, doubling, at most an hour."""
+        return self.app.clock.now() + min(FIRST_RETRY * (2**row.attempts), LONGEST_WAIT)
+
+    def _give_up(self, row: OutboxRow, status: str, what: str, why: str) -> None:
+        """Mark the mail failed for good and tell the game master (not about
+        mail to the game master: no alert about an alert)."""
+        with self.app.store.tx() as conn:
+            self.app.store.mark_failed(conn, row.id, status, why)
+            if row.kind != "alert":
+                self.app.alert_master(
+                    conn,
+                    None,
+                    f"mail to {row.to_addr} {what}",
+                    f"Mail #{row.id} ({row.kind}) to {row.to_addr} is {what}. {why}",
+                )
 
     def _send(self, row: OutboxRow) -> None:
         out = self.app.config.server.outbound
