@@ -226,6 +226,55 @@ def run_sink(n: int, conns: int) -> float:
             proc.stdout.close()
 
 
+def run_processing_alone(n: int) -> None:
+    """The worker's own capacity: N order mails already stored, then read,
+    authenticated, validated and answered by one Processor, nothing else
+    running (the figure above shares two cores with the SMTP side and the
+    load generator)."""
+    import hashlib
+
+    sys.path.insert(0, str(ROOT))
+    from pbem.app import open_app
+    from pbem.inbox import Processor
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        players = "\n".join(f"      - {{name: {p}, email: {p}@example.org}}" for p in PLAYERS)
+        (root / "games.yaml").write_text(GAMES.format(port=0, players=players))
+        app = open_app(root / "games.yaml")
+        pw = passwords(root / "var" / "pbem.sqlite")
+        mails = []
+        for i in range(n):
+            who = PLAYERS[i % len(PLAYERS)]
+            raw = (
+                f"From: {who}@example.org\r\nTo: alpha@judge.example\r\nSubject: o {i}\r\n"
+                f"Message-ID: <alone.{i}@example.org>\r\n\r\nPASSWORD {pw[who]}\r\n"
+                f"{ORDERS[who]}\r\n"
+            ).encode()
+            mails.append(
+                {
+                    "received_at": app.clock.now(),
+                    "mail_from": f"{who}@example.org",
+                    "rcpt_to": ["alpha@judge.example"],
+                    "raw": raw,
+                    "sha256": hashlib.sha256(raw).hexdigest(),
+                    "message_id": f"<alone.{i}@example.org>",
+                }
+            )
+        for i in range(0, n, 100):
+            app.store.store_mails(mails[i : i + 100])
+        processor = Processor(app)
+        t0 = time.perf_counter()
+        while processor.run_pending():
+            pass
+        seconds = time.perf_counter() - t0
+        print(
+            f"processing alone (one worker, nothing else running): {n} mails in {seconds:.2f} s"
+            f" = {n / seconds:,.0f} mails/s"
+        )
+        app.store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("-n", type=int, default=5000, help="mails to send")
@@ -234,6 +283,7 @@ def main() -> None:
     bare = run_sink(args.n, args.c)
     ours = run_pbem(args.n, args.c)
     print(f"acceptance rate: pbem / bare aiosmtpd = {ours / bare:.2f} (target >= 0.5)")
+    run_processing_alone(args.n)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ import logging
 import time
 import traceback
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -606,8 +605,9 @@ class Processor:
         return None
 
     def _reply_allowed(self, conn: Connection, to: str, now: Any) -> bool:
+        """Count a reply to ``to`` today, unless the daily cap is reached."""
         cap = self.app.config.server.limits.replies_per_day
-        return self.app.store.replies_since(conn, to, now - timedelta(days=1), cap) < cap
+        return self.app.store.take_reply(conn, to.lower(), now.strftime("%Y-%m-%d"), cap)
 
     def _reply_if_player(
         self, conn: Connection, row: InboxRow, mail: ParsedMail, kind: str, subject: str, text: str

@@ -137,3 +137,12 @@ ready = Table(
     Column("turn", Integer, primary_key=True),
     Column("player", String(32), primary_key=True),
 )
+
+# replies sent to each address each day (UTC), for the daily cap
+reply_counts = Table(
+    "reply_counts",
+    metadata,
+    Column("address", String(254), primary_key=True),
+    Column("day", String(10), primary_key=True),  # YYYY-MM-DD
+    Column("count", Integer, nullable=False),
+)
