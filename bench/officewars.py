@@ -155,6 +155,15 @@ def main() -> None:
     for a in sizes:
         if 2 * a in times:
             print(f"doubling {a:,} -> {2 * a:,}: x{times[2 * a] / times[a]:.2f} (target <= 2.3)")
+    # the whole range at once: time ~ size^k, so doubling costs 2^k
+    import math
+
+    lo, hi = sizes[0], sizes[-1]
+    k = math.log(times[hi] / times[lo]) / math.log(hi / lo)
+    print(
+        f"from {lo:,} to {hi:,} systems: time grows as size^{k:.2f}, "
+        f"so doubling costs x{2**k:.2f} on average (target <= 2.3)"
+    )
     big = sizes[-1]
     print(
         f"peak memory of one turn at {big:,} systems (tracemalloc): {peak_turn_memory(big):.0f} MB"
