@@ -131,6 +131,20 @@ def receipts(db: Path) -> int:
         return conn.execute("select count(*) from outbox where kind='receipt'").fetchone()[0]
 
 
+def order_mails(pw: dict[str, str], n: int, tag: str) -> list[tuple[str, bytes]]:
+    """N order mails from the players in turn: (sender, bytes)."""
+    mails = []
+    for i in range(n):
+        who = PLAYERS[i % len(PLAYERS)]
+        body = (
+            f"From: {who}@example.org\r\nTo: alpha@judge.example\r\nSubject: orders {i}\r\n"
+            f"Message-ID: <{tag}.{i}@example.org>\r\n\r\nPASSWORD {pw[who]}\r\n"
+            f"{ORDERS[who]}\r\n"
+        )
+        mails.append((f"{who}@example.org", body.encode()))
+    return mails
+
+
 def summary(name: str, n: int, seconds: float, latencies: list[float]) -> str:
     lat = sorted(latencies)
     p50 = statistics.median(lat) * 1000
@@ -158,16 +172,7 @@ def run_pbem(n: int, conns: int) -> float:
         try:
             wait_listening(proc, port)
             db = root / "var" / "pbem.sqlite"
-            pw = passwords(db)
-            mails = []
-            for i in range(n):
-                who = PLAYERS[i % len(PLAYERS)]
-                body = (
-                    f"From: {who}@example.org\r\nTo: alpha@judge.example\r\nSubject: "
-                    f"orders {i}\r\nMessage-ID: <bench.{i}@example.org>\r\n\r\n"
-                    f"PASSWORD {pw[who]}\r\n{ORDERS[who]}\r\n"
-                )
-                mails.append((f"{who}@example.org", body.encode()))
+            mails = order_mails(passwords(db), n, "bench")
             started = time.perf_counter()
             seconds, latencies = asyncio.run(load(port, mails, conns))
             print(summary(f"pbem serve, {conns} connections", n, seconds, latencies))
@@ -242,25 +247,17 @@ def run_processing_alone(n: int) -> None:
         players = "\n".join(f"      - {{name: {p}, email: {p}@example.org}}" for p in PLAYERS)
         (root / "games.yaml").write_text(GAMES.format(port=0, players=players))
         app = open_app(root / "games.yaml")
-        pw = passwords(root / "var" / "pbem.sqlite")
-        mails = []
-        for i in range(n):
-            who = PLAYERS[i % len(PLAYERS)]
-            raw = (
-                f"From: {who}@example.org\r\nTo: alpha@judge.example\r\nSubject: o {i}\r\n"
-                f"Message-ID: <alone.{i}@example.org>\r\n\r\nPASSWORD {pw[who]}\r\n"
-                f"{ORDERS[who]}\r\n"
-            ).encode()
-            mails.append(
-                {
-                    "received_at": app.clock.now(),
-                    "mail_from": f"{who}@example.org",
-                    "rcpt_to": ["alpha@judge.example"],
-                    "raw": raw,
-                    "sha256": hashlib.sha256(raw).hexdigest(),
-                    "message_id": f"<alone.{i}@example.org>",
-                }
-            )
+        mails = [
+            {
+                "received_at": app.clock.now(),
+                "mail_from": sender,
+                "rcpt_to": ["alpha@judge.example"],
+                "raw": raw,
+                "sha256": hashlib.sha256(raw).hexdigest(),
+                "message_id": None,
+            }
+            for sender, raw in order_mails(passwords(root / "var" / "pbem.sqlite"), n, "alone")
+        ]
         for i in range(0, n, 100):
             app.store.store_mails(mails[i : i + 100])
         processor = Processor(app)

@@ -356,17 +356,13 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     import logging
 
     from pbem.app import open_app
-    from pbem.server import Server, serve
+    from pbem.server import serve
 
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     app = open_app(args.file)
-
-    def ready(server: Server) -> None:
-        pass
-
     if args.host or args.port is not None:
         import dataclasses
 
@@ -376,7 +372,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
             port=app.config.server.port if args.port is None else args.port,
         )
         app.config = dataclasses.replace(app.config, server=server)
-    serve(app, ready)
+    serve(app)
     return 0
 
 
