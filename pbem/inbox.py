@@ -241,10 +241,9 @@ class Processor:
             if (
                 not (section.orders or section.commands or section.press)
                 and key not in tokens
-                and row.rcpt_to
-                and len(read.sections) > 1
+                and (len(read.sections) > 1 or read.server_commands)
             ):
-                continue
+                continue  # an empty section of a mail that has other business
             reply, did = self._game_section(
                 conn, row, mail, section, passwords, tokens.get(key), sender_players
             )

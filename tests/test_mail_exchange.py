@@ -225,3 +225,10 @@ def test_receipts_are_marked_and_threaded(judge):
         s.sendmail("judge@judge.example", [ALPHA], receipt.as_bytes())
     judge.settle()
     assert len(judge.outbox("receipt", "ann@example.org")) == 1
+
+
+def test_help_to_a_game_address_is_just_help(judge):
+    judge.send("stranger@example.net", ALPHA, "HELP\n")
+    body = judge.last("stranger@example.net")
+    assert "PASSWORD secret" in body
+    assert "not a player" not in body and "password is missing" not in body
