@@ -180,46 +180,76 @@ def open_app(
 
 
 def sync_games(app: App) -> None:
-    """Start the games of games.yaml that storage does not have yet; each
-    player is mailed a password. Running games keep their state and
-    players: games.yaml never rewinds a game."""
+    """Set up the games of games.yaml that storage does not have yet: each
+    listed player is mailed a password; a game with every seat taken
+    starts, one with open seats waits for JOINs. Running games keep their
+    state and players: games.yaml never rewinds a game."""
     now = app.clock.now()
     with app.store.tx() as conn:
         for cfg in app.config.games:
-            engine = app.engine(cfg.game)
-            row = app.store.game(conn, cfg.name)
-            if row is None:
-                source = (
-                    cfg.map
-                    if cfg.map in engine.maps()
-                    else Path(cfg.map).read_text(encoding="utf-8")
-                )
-                seed = cfg.seed if cfg.seed is not None else secrets.randbits(48)
-                state = engine.start(
-                    engine.load_map(source), [p.name for p in cfg.players], cfg.options, seed
-                )
-                app.store.add_game(conn, cfg.name, cfg.game, engine.dump_state(state), 0, seed, now)
-            else:
+            if app.store.game(conn, cfg.name) is not None:
                 continue  # a running game's players change by the game master's commands
+            seed = cfg.seed if cfg.seed is not None else secrets.randbits(48)
+            app.store.add_game(conn, cfg.name, cfg.game, "", 0, seed, now, status="forming")
             for p in cfg.players:
-                password = auth.new_password()
-                app.store.add_player(
-                    conn, cfg.name, p.name, p.email, p.timezone, auth.hash_password(password)
-                )
-                player = next(x for x in app.store.players(conn, cfg.name) if x.name == p.name)
-                app.queue(
-                    conn,
-                    "password",
-                    p.email,
-                    f"Your password for {cfg.name}",
-                    "password",
-                    {
-                        "game": cfg,
-                        "player": player,
-                        "password": password,
-                        "title": engine.title,
-                        "address": app.game_address(cfg.name),
-                        "reply_address": app.reply_address(player),
-                    },
-                    auto="auto-generated",
-                )
+                add_player(app, conn, cfg, p.name, p.email, p.timezone)
+            if not cfg.open_seats:
+                start_game(app, conn, cfg)
+
+
+def add_player(
+    app: App, conn: Connection, cfg: GameConfig, name: str, email: str, tz: str | None
+) -> PlayerRow:
+    """Seat a player and mail them their password."""
+    engine = app.engine(cfg.game)
+    password = auth.new_password()
+    app.store.add_player(conn, cfg.name, name, email, tz, auth.hash_password(password))
+    player = next(x for x in app.store.players(conn, cfg.name) if x.name == name)
+    app.queue(
+        conn,
+        "password",
+        email,
+        f"Your password for {cfg.name}",
+        "password",
+        {
+            "game": cfg,
+            "player": player,
+            "password": password,
+            "title": engine.title,
+            "address": app.game_address(cfg.name),
+            "reply_address": app.reply_address(player),
+            "waiting": max(0, cfg.seats - len(app.store.players(conn, cfg.name))),
+        },
+        auto="auto-generated",
+    )
+    return player
+
+
+def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
+    """Every seat is taken: the game starts, players in the order they were
+    seated, and each is told."""
+    engine = app.engine(cfg.game)
+    row = app.store.game(conn, cfg.name)
+    assert row is not None
+    seated = [p for p in app.store.players(conn, cfg.name) if p.status == "active"]
+    source = cfg.map if cfg.map in engine.maps() else Path(cfg.map).read_text(encoding="utf-8")
+    state = engine.start(engine.load_map(source), [p.name for p in seated], cfg.options, row.seed)
+    app.store.set_game_state(conn, cfg.name, engine.dump_state(state), status="running")
+    if cfg.open_seats or len(seated) > len(cfg.players):  # players joined: say it started
+        for p in seated:
+            app.queue(
+                conn,
+                "started",
+                p.email,
+                f"{cfg.name} has started",
+                "started",
+                {
+                    "game": cfg,
+                    "title": engine.title,
+                    "players": [x.name for x in seated],
+                    "address": app.game_address(cfg.name),
+                    "phase": engine.phase(state)[1],
+                },
+                reply_to=app.reply_address(p),
+                auto="auto-generated",
+            )

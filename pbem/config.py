@@ -120,6 +120,11 @@ class GameConfig:
     options: Mapping[str, Any] = field(default_factory=dict)
     seed: int | None = None
     line: int = 0
+    seats: int = 0  # players the game waits for; more than listed: open to JOIN
+
+    @property
+    def open_seats(self) -> int:
+        return max(0, self.seats - len(self.players))
 
     def address(self, server: ServerConfig) -> str:
         return f"{self.name}@{server.domain}"
@@ -391,6 +396,7 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
             "observers",
             "options",
             "seed",
+            "seats",
         ),
         "game",
     )
@@ -421,13 +427,18 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         except ValueError as exc:
             c.add(raw, "deadline", f"{label}: deadline {deadline!r}: {exc}")
 
+    seats = raw.get("seats")
+    if seats is not None and (not isinstance(seats, int) or isinstance(seats, bool) or seats < 1):
+        c.add(raw, "seats", f"{label}: seats must be a whole number, 1 or more")
+        seats = None
     players: list[PlayerConfig] = []
-    raw_players = raw.get("players")
-    if not isinstance(raw_players, list) or not raw_players:
+    raw_players = raw.get("players", [] if seats else None)
+    if not isinstance(raw_players, list) or (not raw_players and not seats):
         c.add(
             raw,
             "players" if "players" in raw else None,
-            f"{label}: players: a list of {{name, email}} is needed",
+            f"{label}: players: a list of {{name, email}} is needed (or seats, for a game "
+            "that players JOIN)",
         )
         raw_players = []
     seen_names: set[str] = set()
@@ -485,7 +496,11 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
 
     map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None)
     if engine is not None and map_ref is not None:
-        map_ref = _check_map(c, raw, label, engine, map_ref, path, players, options)
+        if seats is not None and len(players) > seats:
+            c.add(raw, "seats", f"{label}: {len(players)} players listed for {seats} seats")
+        map_ref = _check_map(
+            c, raw, label, engine, map_ref, path, players, options, seats or len(players)
+        )
     if name is None or kind is None or engine is None or map_ref is None or deadline is None:
         return None
     return GameConfig(
@@ -501,6 +516,7 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         dict(options),
         seed,
         raw.line,
+        seats or len(players),
     )
 
 
@@ -513,9 +529,10 @@ def _check_map(
     path: Path,
     players: list[PlayerConfig],
     options: dict,
+    seats: int,
 ) -> str | None:
     """The map loads, takes this many players, and the game accepts the
-    options: the game is started once, on paper."""
+    options: the game is started once, on paper, with every seat taken."""
     if map_ref in engine.maps():
         source = map_ref
         resolved = map_ref
@@ -540,17 +557,19 @@ def _check_map(
         for line in str(exc).splitlines():
             c.add(raw, "map", f"{label}: {line}")
         return None
-    if players:
-        if not engine.seats.can_start(len(players)):
+    if seats:
+        if not engine.seats.can_start(seats):
             c.add(
                 raw,
-                "players",
+                "seats" if "seats" in raw else "players",
                 f"{label}: {engine.title} takes {engine.seats.minimum} to "
-                f"{engine.seats.maximum} players, not {len(players)}",
+                f"{engine.seats.maximum} players, not {seats}",
             )
             return resolved
+        names = [p.name for p in players]
+        names += [f"seat{i}" for i in range(len(names), seats)]
         try:
-            engine.start(board, [p.name for p in players], options, 0)
+            engine.start(board, names, options, 0)
         except GameError as exc:
             c.add(raw, "options" if "options" in str(exc) else "players", f"{label}: {exc}")
     return resolved

@@ -11,6 +11,7 @@ quarantined with the game master told; the others go on.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -390,6 +391,13 @@ class Processor:
             )
             return reply, False
 
+        if game_row.status == "forming":
+            seated = len(store.players(conn, name))
+            reply.error = (
+                f"{name} has not started yet: {seated} of {cfg.seats} players have joined, "
+                "and it starts when every seat is taken."
+            )
+            return reply, False
         state = self._state(engine, name, game_row.state)
         turn, phase = engine.phase(state)
         reply.phase = phase
@@ -552,8 +560,15 @@ class Processor:
                 out.append("Games on this server:")
                 for g in rows:
                     engine = app.engine(g.kind)
-                    state = engine.load_state(g.state)
                     players = len(store.players(conn, g.name))
+                    cfg = app.game_config(g.name)
+                    if g.status == "forming" and cfg is not None:
+                        out.append(
+                            f"  {g.name:<16} {engine.title}, open: {players} of {cfg.seats} "
+                            f"seats taken (JOIN {g.name}): {app.game_address(g.name)}"
+                        )
+                        continue
+                    state = engine.load_state(g.state)
                     out.append(
                         f"  {g.name:<16} {engine.title}, {engine.phase(state)[1]}, "
                         f"{players} players, {g.status}: {app.game_address(g.name)}"
@@ -572,15 +587,53 @@ class Processor:
                     + ("" if changed else " (no change)")
                 )
             elif name == "JOIN":
-                game = arg.lower().split()[0] if arg else ""
-                if store.game(conn, game) is None:
-                    out.append(f"line {number}: JOIN {arg}: there is no game called {game!r}")
-                else:
-                    out.append(
-                        f"line {number}: JOIN {game}: the game is not open for new "
-                        "players; ask its game master"
-                    )
+                out.append(f"line {number}: " + self._join(conn, mail, arg))
         return out
+
+    def _join(self, conn: Connection, mail: ParsedMail, arg: str) -> str:
+        """JOIN game [as name]: take a seat in a game that is open."""
+        from pbem.app import add_player, start_game
+        from pbem.config import PLAYER_NAME
+
+        app, store = self.app, self.app.store
+        words = arg.split()
+        game = words[0].lower() if words else ""
+        row = store.game(conn, game) if game else None
+        cfg = app.game_config(game)
+        if row is None or cfg is None:
+            return f"JOIN {arg}: there is no game called {game!r}"
+        if row.status != "forming":
+            return f"JOIN {game}: the game has started; ask its game master for a seat"
+        seated = store.players(conn, game)
+        sender = mail.from_addr or ""
+        if any(p.email.lower() == sender.lower() for p in seated):
+            return f"JOIN {game}: {sender} has a seat in {game} already"
+        if len(words) >= 3 and words[1].lower() == "as":
+            wanted = words[2]
+        else:
+            wanted = re.sub(r"[^A-Za-z0-9_-]", "", sender.partition("@")[0]) or "player"
+            if not wanted[0].isalpha():
+                wanted = "p" + wanted
+            wanted = wanted[:32]
+        if not PLAYER_NAME.match(wanted):
+            return (
+                f"JOIN {game}: {wanted!r} cannot be a player's name (a letter, then letters, "
+                f"digits, _ or -); write JOIN {game} as <name>"
+            )
+        if any(p.name.lower() == wanted.lower() for p in seated):
+            return f"JOIN {game}: the name {wanted!r} is taken; write JOIN {game} as <name>"
+        add_player(app, conn, cfg, wanted, sender, None)
+        self._cache = {}
+        taken = len(seated) + 1
+        if taken >= cfg.seats:
+            start_game(app, conn, cfg)
+            return (
+                f"JOIN {game}: you play as {wanted}; every seat is taken and the game has started"
+            )
+        return (
+            f"JOIN {game}: you play as {wanted} ({taken} of {cfg.seats} seats taken); "
+            "your password is on its way"
+        )
 
     # -- replies ---------------------------------------------------------------------
 

@@ -191,3 +191,16 @@ def test_addresses_that_could_reach_an_smtp_command_are_refused(tmp_path, email)
     )
     found = problems_of(text, tmp_path)
     assert any("player email" in p and "is not valid" in p for p in found), found
+
+
+def test_open_games_need_seats_the_map_has(tmp_path):
+    ok = parse_config(
+        BASE.replace("    map: six\n", "    map: six\n    seats: 6\n"), tmp_path / "games.yaml"
+    )
+    assert ok.games[0].seats == 6 and ok.games[0].open_seats == 4
+    found = problems_of(BASE.replace("    map: six\n", "    map: six\n    seats: 7\n"), tmp_path)
+    assert any("map six takes 2 to 6 players, not 7" in p for p in found), found
+    found = problems_of(BASE.replace("    map: six\n", "    map: six\n    seats: 1\n"), tmp_path)
+    assert any("2 players listed for 1 seats" in p for p in found), found
+    closed = parse_config(BASE, tmp_path / "games.yaml")
+    assert closed.games[0].seats == 2 and closed.games[0].open_seats == 0

@@ -418,7 +418,15 @@ class Store:
         return [GameRow(r.name, r.kind, r.state, r.turn, r.seed, r.status) for r in rows]
 
     def add_game(
-        self, conn: Connection, name: str, kind: str, state: str, turn: int, seed: int, at: datetime
+        self,
+        conn: Connection,
+        name: str,
+        kind: str,
+        state: str,
+        turn: int,
+        seed: int,
+        at: datetime,
+        status: str = "running",
     ) -> None:
         conn.execute(
             games.insert().values(
@@ -427,7 +435,7 @@ class Store:
                 state=state,
                 turn=turn,
                 seed=seed,
-                status="running",
+                status=status,
                 created_at=at,
             )
         )
@@ -457,8 +465,13 @@ class Store:
         rows = conn.execute(_PLAYERS_BY_EMAIL, {"email": email.lower()}).all()
         return [PlayerRow(*r) for r in rows]
 
-    def set_game_state(self, conn: Connection, name: str, state: str) -> None:
-        conn.execute(update(games).where(games.c.name == name).values(state=state))
+    def set_game_state(
+        self, conn: Connection, name: str, state: str, status: str | None = None
+    ) -> None:
+        values: dict[str, Any] = {"state": state}
+        if status is not None:
+            values["status"] = status
+        conn.execute(update(games).where(games.c.name == name).values(**values))
 
     def bump_token(self, conn: Connection, player_id: int) -> None:
         conn.execute(
