@@ -32,9 +32,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("RESIGN", "", "game", "leave the game for good"),
     Command(
         "PRESS",
-        "ALL | name,name",
+        "ALL | name,name [ANON]",
         "game",
-        "the lines that follow, up to ENDPRESS, go to those players, signed",
+        "the lines that follow, up to ENDPRESS, go to those players (ANON: unsigned)",
     ),
     Command("NEW TOKEN", "", "game", "a new reply address; older ones stop working"),
     Command("JOIN", "game", "server", "join a game that is open for players"),

@@ -41,6 +41,7 @@ from pbem.cron import cron_trigger
 EMAIL = re.compile(r"^[^@\s<>\"]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 DOMAIN = re.compile(r"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 GAME_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+PRESS_KINDS = ("both", "signed", "anonymous", "none")
 PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
 
@@ -121,6 +122,7 @@ class GameConfig:
     seed: int | None = None
     line: int = 0
     seats: int = 0  # players the game waits for; more than listed: open to JOIN
+    press: str = "both"  # signed, anonymous, both, none
 
     @property
     def open_seats(self) -> int:
@@ -397,6 +399,7 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
             "options",
             "seed",
             "seats",
+            "press",
         ),
         "game",
     )
@@ -427,6 +430,10 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         except ValueError as exc:
             c.add(raw, "deadline", f"{label}: deadline {deadline!r}: {exc}")
 
+    press = raw.get("press", "both")
+    if press not in PRESS_KINDS:
+        c.add(raw, "press", f"{label}: press must be one of {', '.join(PRESS_KINDS)}")
+        press = "both"
     seats = raw.get("seats")
     if seats is not None and (not isinstance(seats, int) or isinstance(seats, bool) or seats < 1):
         c.add(raw, "seats", f"{label}: seats must be a whole number, 1 or more")
@@ -517,6 +524,7 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         seed,
         raw.line,
         seats or len(players),
+        press,
     )
 
 

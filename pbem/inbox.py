@@ -509,6 +509,16 @@ class Processor:
         to: str,
         body: list[str],
     ) -> str:
+        words = to.split()
+        anonymous = bool(words) and words[-1].upper() in ("ANON", "ANONYMOUS")
+        if anonymous:
+            to = " ".join(words[:-1])
+        allowed = self.app.game_config(game).press  # type: ignore[union-attr]
+        if allowed == "none":
+            return f"line {number}: press not sent: this game has no press"
+        if anonymous and allowed == "signed":
+            return f"line {number}: press not sent: press in this game is signed"
+        anonymous = anonymous or allowed == "anonymous"
         names = {p.name.lower(): p for p in everyone if p.status == "active"}
         if to.strip().upper() == "ALL":
             targets = [p for p in names.values() if p.name != sender.name]
@@ -530,18 +540,19 @@ class Processor:
                 conn,
                 "press",
                 p.email,
-                f"[{game}] press from {sender.name}",
+                f"[{game}] press" + ("" if anonymous else f" from {sender.name}"),
                 "press",
                 {
                     "game": game,
-                    "sender": sender.name,
+                    "sender": None if anonymous else sender.name,
                     "text": text,
                     "to": [t.name for t in targets],
                 },
                 reply_to=self.app.game_address(game),
                 auto="auto-generated",
             )
-        return f"line {number}: press sent to {', '.join(sorted(t.name for t in targets))}"
+        kind = "anonymous press" if anonymous else "press"
+        return f"line {number}: {kind} sent to {', '.join(sorted(t.name for t in targets))}"
 
     # -- server commands -------------------------------------------------------------
 

@@ -204,3 +204,13 @@ def test_open_games_need_seats_the_map_has(tmp_path):
     assert any("2 players listed for 1 seats" in p for p in found), found
     closed = parse_config(BASE, tmp_path / "games.yaml")
     assert closed.games[0].seats == 2 and closed.games[0].open_seats == 0
+
+
+def test_press_kinds(tmp_path):
+    config = parse_config(
+        BASE.replace("    map: six\n", "    map: six\n    press: signed\n"), tmp_path / "games.yaml"
+    )
+    assert config.games[0].press == "signed"
+    assert parse_config(BASE, tmp_path / "games.yaml").games[0].press == "both"
+    found = problems_of(BASE.replace("    map: six\n", "    map: six\n    press: loud\n"), tmp_path)
+    assert any("press must be one of both, signed, anonymous, none" in p for p in found)

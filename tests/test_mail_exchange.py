@@ -232,3 +232,16 @@ def test_help_to_a_game_address_is_just_help(judge):
     body = judge.last("stranger@example.net")
     assert "PASSWORD secret" in body
     assert "not a player" not in body and "password is missing" not in body
+
+
+def test_anonymous_press(judge):
+    pw = judge.password("ann@example.org")
+    judge.send(
+        "ann@example.org", ALPHA, f"PASSWORD {pw}\nPRESS bob ANON\nWatch your back.\nENDPRESS\n"
+    )
+    assert "anonymous press sent to bob" in judge.last("ann@example.org")
+    (press,) = judge.outbox("press", "bob@example.org")
+    body = press.get_body(("plain",)).get_content()
+    assert "Anonymous press in alpha to bob" in body and "Watch your back." in body
+    assert "ann" not in body.lower() and "ann" not in str(press["Subject"]).lower()
+    assert not judge.outbox("press", "cid@example.org")
