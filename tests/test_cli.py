@@ -236,3 +236,39 @@ def test_installed_entry_point(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert "games.yaml: OK" in proc.stdout
+
+
+def test_inbox_and_retry_commands(capsys, tmp_path):
+    from tests.mailharness import GAMES_YAML
+
+    (tmp_path / "games.yaml").write_text(GAMES_YAML)
+    config = str(tmp_path / "games.yaml")
+    code, out, _ = run(capsys, "inbox", "--config", config)
+    assert code == 0 and out.strip().endswith("no mail")
+
+    from pbem.app import open_app
+
+    app = open_app(config)
+    ((inbox_id, _),) = app.store.store_mails(
+        [
+            {
+                "received_at": app.clock.now(),
+                "mail_from": "ann@example.org",
+                "rcpt_to": ["alpha@judge.example"],
+                "raw": b"Subject: x\r\n\r\nhi\r\n",
+                "sha256": "a" * 64,
+                "message_id": None,
+            }
+        ]
+    )
+    for _ in range(3):
+        app.store.fail_mail(inbox_id, "boom", 3, app.clock.now())
+    app.store.close()
+
+    code, out, _ = run(capsys, "inbox", "--config", config, "--state", "quarantined")
+    assert code == 0 and f"#{inbox_id:<6}" in out and "quarantined" in out
+    assert "[attempts 3]" in out
+    code, out, _ = run(capsys, "retry", str(inbox_id), "--config", config)
+    assert code == 0 and f"mail #{inbox_id} is queued again" in out
+    code, _, err = run(capsys, "retry", str(inbox_id), "--config", config)
+    assert code == 2 and f"mail #{inbox_id} is not quarantined" in err
