@@ -15,6 +15,7 @@ import re
 import time
 import traceback
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -68,6 +69,7 @@ class Processor:
         self.app = app
         self._states: dict[str, tuple[str, Any]] = {}  # game -> (state JSON, state)
         self._cache: dict[tuple[str, str], Any] = {}
+        self._pruned_at: Any = None
 
     def _state(self, engine: Any, game: str, text: str) -> Any:
         """The game's state, parsed once for as long as it does not change."""
@@ -86,8 +88,10 @@ class Processor:
         handled in short transactions: each commits once it has held the
         write lock about BATCH_SECONDS, so the SMTP side never waits long
         for its own commits. Each mail is a savepoint of its transaction."""
+        self.app.store.move_spooled()
         rows = self.app.store.pending_mail(batch)
         if not rows:
+            self._prune()
             return 0
         parsed = {row.id: self._parse(row) for row in rows}
         failed: list[tuple[InboxRow, str]] = []
@@ -127,6 +131,14 @@ class Processor:
                         f"`pbem retry {row.id}` once the cause is fixed.\n\nLast error:\n{error}",
                     )
         return len(rows)
+
+    def _prune(self) -> None:
+        """When idle, now and then: forget spooled copies a day old (the
+        inbox keeps every mail)."""
+        now = self.app.clock.now()
+        if self._pruned_at is None or now - self._pruned_at > timedelta(minutes=10):
+            self._pruned_at = now
+            self.app.store.prune_spool(now - timedelta(days=1))
 
     def _handle_one(self, conn: Connection, row: InboxRow, mail: ParsedMail | Exception) -> None:
         if (

@@ -52,8 +52,8 @@ class Committer:
 
     def __init__(self, app: App) -> None:
         self.app = app
-        # a store of its own that never waits inside SQLite
-        self.store = Store(app.store.url, wait_in_python=True)
+        # the spool, through a store of its own that never waits inside SQLite
+        self.store = Store(app.store.spool_url, wait_in_python=True)
         self._pending: list[tuple[dict[str, Any], asyncio.Future]] = []
         self._scheduled = False
         self._waiting_since: float | None = None

@@ -261,6 +261,8 @@ def test_inbox_and_retry_commands(capsys, tmp_path):
             }
         ]
     )
+    assert app.store.mail_states() == {"new": 1}  # still in the spool
+    assert app.store.move_spooled() == 1
     for _ in range(3):
         app.store.fail_mail(inbox_id, "boom", 3, app.clock.now())
     app.store.close()

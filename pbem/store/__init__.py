@@ -31,6 +31,7 @@ from pbem.store.schema import (
     ready,
     reply_counts,
     settings,
+    spool,
     submissions,
     watchers,
 )
@@ -106,8 +107,8 @@ def _aware(value: datetime | None) -> datetime | None:
 # Statements of the mail path, built once: building a statement costs more
 # than running it on SQLite.
 _P = bindparam
-_INBOX_BY_SHA = select(inbox.c.id).where(inbox.c.sha256 == _P("sha256"))
-_INBOX_INSERT = inbox.insert()
+_SPOOL_BY_SHA = select(spool.c.id).where(spool.c.sha256 == _P("sha256"))
+_SPOOL_INSERT = spool.insert()
 _INBOX_FINISH = (
     update(inbox)
     .where(inbox.c.id == _P("inbox_id"))
@@ -144,12 +145,18 @@ _OUTBOX_INSERT = outbox.insert()
 class Store:
     """The database. Thread-safe: every call takes its own connection."""
 
-    def __init__(self, url: str, wait_in_python: bool = False) -> None:
+    def __init__(
+        self, url: str, wait_in_python: bool = False, spool_url: str | None = None
+    ) -> None:
         """``wait_in_python``: wait for the write lock with short sleeps of
         our own instead of SQLite's busy handler, whose sleeps grow to tens
-        of milliseconds; for the SMTP side, where every wait is a client's."""
+        of milliseconds; for the SMTP side, where every wait is a client's.
+        ``spool_url``: where received mail is spooled (default: this
+        database's own spool table)."""
         self.url = url
+        self.spool_url = spool_url or url
         self.wait_in_python = wait_in_python
+        self._spool: Store | None = None
         self._datetime_processor: Any = None
         sqlite = url.startswith("sqlite")
         self.engine: Engine = create_engine(
@@ -197,21 +204,38 @@ class Store:
 
     @classmethod
     def at(cls, path: str | Path) -> Store:
-        """A store in an SQLite file, its folder made if need be."""
+        """A store in an SQLite file, its folder made if need be, with its
+        spool in a file beside it (``pbem.sqlite`` spools to
+        ``pbem-spool.sqlite``)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(f"sqlite:///{path}")
+        spool = path.with_name(f"{path.stem}-spool{path.suffix}")
+        return cls(f"sqlite:///{path}", spool_url=f"sqlite:///{spool}")
+
+    @property
+    def spool(self) -> Store:
+        """The store that received mail is written to first."""
+        if self.spool_url == self.url:
+            return self
+        if self._spool is None:
+            self._spool = Store(self.spool_url, wait_in_python=self.wait_in_python)
+        return self._spool
 
     def migrate(self) -> None:
-        """Bring the schema to the newest migration."""
+        """Bring the schema to the newest migration (the spool's too: a
+        spool file has the same schema, and uses its spool table)."""
         cfg = AlembicConfig()
         cfg.set_main_option("script_location", str(MIGRATIONS))
         with self.engine.begin() as conn:
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
+        if self.spool is not self:
+            self.spool.migrate()
 
     def close(self) -> None:
         self.engine.dispose()
+        if self._spool is not None:
+            self._spool.close()
 
     @contextmanager
     def tx(self, write: bool = True) -> Iterator[Connection]:
@@ -264,19 +288,22 @@ class Store:
     def store_mails(self, mails: Sequence[dict[str, Any]]) -> list[tuple[int, bool]]:
         """Store several received mails in one transaction (one fsync). Each
         dict: received_at, mail_from, rcpt_to (list), raw, sha256,
-        message_id. Returns (inbox id, True if new) for each; the same bytes
-        twice are stored once."""
+        message_id. Returns (mail number, True if new) for each; the same
+        bytes twice are stored once. The mail goes to the spool; the worker
+        moves it into the inbox (``move_spooled``) under the same number."""
+        if self.spool is not self:
+            return self.spool.store_mails(mails)
         out: list[tuple[int, bool]] = []
         with self.tx() as conn:
             if self.engine.dialect.name == "sqlite":
                 return self._store_mails_sqlite(conn, mails)
             for m in mails:
-                found = conn.execute(_INBOX_BY_SHA, {"sha256": m["sha256"]}).first()
+                found = conn.execute(_SPOOL_BY_SHA, {"sha256": m["sha256"]}).first()
                 if found is not None:
                     out.append((found[0], False))
                     continue
                 result = conn.execute(
-                    _INBOX_INSERT,
+                    _SPOOL_INSERT,
                     {
                         "received_at": m["received_at"],
                         "mail_from": m["mail_from"],
@@ -284,12 +311,65 @@ class Store:
                         "raw": m["raw"],
                         "sha256": m["sha256"],
                         "message_id": m.get("message_id"),
-                        "state": "new",
-                        "attempts": 0,
                     },
                 )
                 out.append((int(result.inserted_primary_key[0]), True))
         return out
+
+    def move_spooled(self, limit: int = 500) -> int:
+        """Move spooled mail into the inbox, oldest first, keeping each
+        mail's number; returns how many. The spool is only read (no lock on
+        it), the inbox written in one transaction."""
+        with self.tx(write=False) as conn:
+            moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
+        with self.spool.tx(write=False) as conn:
+            rows = conn.execute(
+                select(spool).where(spool.c.id > moved).order_by(spool.c.id).limit(limit)
+            ).all()
+        if not rows:
+            return 0
+        with self.tx() as conn:
+            moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
+            fresh = [r for r in rows if r.id > moved]
+            if fresh:
+                conn.execute(
+                    inbox.insert(),
+                    [
+                        {
+                            "id": r.id,
+                            "received_at": r.received_at,
+                            "mail_from": r.mail_from,
+                            "rcpt_to": r.rcpt_to,
+                            "raw": r.raw,
+                            "sha256": r.sha256,
+                            "message_id": r.message_id,
+                            "state": "new",
+                            "attempts": 0,
+                        }
+                        for r in fresh
+                    ],
+                )
+        return len(fresh)
+
+    def spooled(self) -> int:
+        """Mail received but not yet moved into the inbox."""
+        with self.tx(write=False) as conn:
+            moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
+        with self.spool.tx(write=False) as conn:
+            return conn.execute(
+                select(func.count()).select_from(spool).where(spool.c.id > moved)
+            ).scalar_one()
+
+    def prune_spool(self, before: datetime) -> int:
+        """Forget spooled copies that are in the inbox and older than
+        ``before`` (the inbox keeps the mail)."""
+        with self.tx(write=False) as conn:
+            moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
+        with self.spool.tx() as conn:
+            result = conn.execute(
+                spool.delete().where(spool.c.id <= moved, spool.c.received_at < before)
+            )
+            return result.rowcount
 
     def _store_mails_sqlite(
         self, conn: Connection, mails: Sequence[dict[str, Any]]
@@ -305,14 +385,14 @@ class Store:
         try:
             for m in mails:
                 found = cursor.execute(
-                    "SELECT id FROM inbox WHERE sha256 = ?", (m["sha256"],)
+                    "SELECT id FROM spool WHERE sha256 = ?", (m["sha256"],)
                 ).fetchone()
                 if found is not None:
                     out.append((found[0], False))
                     continue
                 cursor.execute(
-                    "INSERT INTO inbox (received_at, mail_from, rcpt_to, raw, sha256, "
-                    "message_id, state, attempts) VALUES (?, ?, ?, ?, ?, ?, 'new', 0)",
+                    "INSERT INTO spool (received_at, mail_from, rcpt_to, raw, sha256, "
+                    "message_id) VALUES (?, ?, ?, ?, ?, ?)",
                     (
                         when(m["received_at"]),
                         m["mail_from"],
@@ -396,9 +476,16 @@ class Store:
         return None if r is None else r[0]
 
     def mail_states(self) -> dict[str, int]:
+        """How many mails are in each state; mail still in the spool is new.
+        (The spool is counted first: a mail moved in between is then counted
+        twice, never missed.)"""
+        waiting = self.spooled()
         with self.tx(write=False) as conn:
             rows = conn.execute(select(inbox.c.state, func.count()).group_by(inbox.c.state)).all()
-        return {state: count for state, count in rows}
+        states = {state: count for state, count in rows}
+        if waiting:
+            states["new"] = states.get("new", 0) + waiting
+        return states
 
     def mails(self, state: str | None = None) -> list[InboxRow]:
         with self.tx(write=False) as conn:
