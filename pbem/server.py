@@ -104,7 +104,7 @@ def _child_main(config_path: str, wake_fd: Any) -> None:  # pragma: no cover
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     # a sender waits on every 250; nobody waits on a receipt a few
     # milliseconds longer: under load the SMTP side goes first
-    os.nice(10)
+    os.nice(19)
     from pbem.app import open_app
 
     app = open_app(config_path)
