@@ -234,7 +234,9 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     seated = [p for p in app.store.players(conn, cfg.name) if p.status == "active"]
     source = cfg.map if cfg.map in engine.maps() else Path(cfg.map).read_text(encoding="utf-8")
     state = engine.start(engine.load_map(source), [p.name for p in seated], cfg.options, row.seed)
-    app.store.set_game_state(conn, cfg.name, engine.dump_state(state), status="running")
+    text = engine.dump_state(state)
+    app.store.set_game_state(conn, cfg.name, text, status="running")
+    app.store.start_turn(conn, cfg.name, engine.phase(state)[0], text, app.clock.now())
     if cfg.open_seats or len(seated) > len(cfg.players):  # players joined: say it started
         for p in seated:
             app.queue(

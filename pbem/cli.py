@@ -5,6 +5,10 @@
     pbem maps [GAME]               the maps shipped with a game
     pbem genmap ...                write a random connected map
     pbem demo [FILE]               one offline turn of every configured game
+    pbem serve [FILE]              the mail server
+    pbem inbox, retry N            stored mail; process quarantined mail again
+    pbem seat GAME NAME EMAIL      seat a player in a game open for players
+    pbem new-token GAME PLAYER     revoke a player's reply addresses
 
 Exit status: 0 done, 2 bad input (every problem is printed), 1 a fault.
 """
@@ -99,6 +103,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("message", type=int, help="the mail's number (#N in the alert)")
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=cmd_retry)
+
+    p = sub.add_parser("seat", help="seat a player in a game open for players")
+    p.add_argument("game")
+    p.add_argument("name")
+    p.add_argument("email")
+    p.add_argument("--timezone")
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=cmd_seat)
+
+    p = sub.add_parser("new-token", help="revoke a player's reply addresses")
+    p.add_argument("game")
+    p.add_argument("player")
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=cmd_new_token)
 
     p = sub.add_parser("inbox", help="list stored mail and its state")
     p.add_argument("--config", default="games.yaml")
@@ -384,6 +402,68 @@ def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
         raise InputError(f"mail #{args.message} is not quarantined")
     print(
         f"mail #{args.message} is queued again; a running server takes it within a second", file=out
+    )
+    return 0
+
+
+def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
+    """The game master seats a player (the same as their JOIN): a password
+    mail goes out; the last seat starts the game."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from pbem.app import add_player, open_app, start_game
+    from pbem.config import EMAIL, PLAYER_NAME
+
+    if not PLAYER_NAME.match(args.name):
+        raise InputError(f"{args.name!r} cannot be a player's name")
+    if not EMAIL.match(args.email):
+        raise InputError(f"{args.email!r} is not an email address")
+    if args.timezone:
+        try:
+            ZoneInfo(args.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise InputError(f"{args.timezone!r} is not a time zone") from None
+    app = open_app(args.config)
+    cfg = app.game_config(args.game)
+    with app.store.tx() as conn:
+        row = app.store.game(conn, args.game)
+        if row is None or cfg is None:
+            raise InputError(f"there is no game {args.game!r}")
+        if row.status != "forming":
+            raise InputError(f"{args.game} has started: it has no free seat")
+        seated = app.store.players(conn, args.game)
+        if any(p.name.lower() == args.name.lower() for p in seated):
+            raise InputError(f"{args.game} has a player called {args.name} already")
+        if any(p.email.lower() == args.email.lower() for p in seated):
+            raise InputError(f"{args.email} has a seat in {args.game} already")
+        add_player(app, conn, cfg, args.name, args.email, args.timezone)
+        taken = len(seated) + 1
+        if taken >= cfg.seats:
+            start_game(app, conn, cfg)
+    started = " - every seat is taken and the game has started" if taken >= cfg.seats else ""
+    print(
+        f"{args.name} <{args.email}> is seated in {args.game} ({taken} of {cfg.seats})"
+        f"{started}; the password mail is queued",
+        file=out,
+    )
+    return 0
+
+
+def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.app import open_app
+
+    app = open_app(args.config)
+    with app.store.tx() as conn:
+        player = next(
+            (p for p in app.store.players(conn, args.game) if p.name == args.player), None
+        )
+        if player is None:
+            raise InputError(f"{args.game} has no player called {args.player!r}")
+        app.store.bump_token(conn, player.id)
+    print(
+        f"{args.player}'s earlier reply addresses for {args.game} no longer work; the next "
+        "mail the server sends them carries a new one",
+        file=out,
     )
     return 0
 

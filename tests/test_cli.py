@@ -274,3 +274,49 @@ def test_inbox_and_retry_commands(capsys, tmp_path):
     assert code == 0 and f"mail #{inbox_id} is queued again" in out
     code, _, err = run(capsys, "retry", str(inbox_id), "--config", config)
     assert code == 2 and f"mail #{inbox_id} is not quarantined" in err
+
+
+def test_seat_and_new_token(capsys, tmp_path):
+    from pbem.app import open_app
+    from tests.mailharness import GAMES_YAML
+    from tests.test_mail_join import OPEN_GAME
+
+    (tmp_path / "games.yaml").write_text(GAMES_YAML + OPEN_GAME)
+    config = str(tmp_path / "games.yaml")
+    code, out, _ = run(capsys, "seat", "gamma", "bob", "bob@example.org", "--config", config)
+    assert code == 0 and "bob <bob@example.org> is seated in gamma (2 of 3)" in out
+    code, _, err = run(capsys, "seat", "gamma", "Bob", "b2@example.org", "--config", config)
+    assert code == 2 and "has a player called Bob already" in err
+    code, _, err = run(capsys, "seat", "gamma", "9x", "x@example.org", "--config", config)
+    assert code == 2 and "cannot be a player's name" in err
+    code, out, _ = run(
+        capsys,
+        "seat",
+        "gamma",
+        "cid",
+        "cid@example.org",
+        "--config",
+        config,
+        "--timezone",
+        "Asia/Tokyo",
+    )
+    assert code == 0 and "every seat is taken and the game has started" in out
+    code, _, err = run(capsys, "seat", "gamma", "dee", "dee@example.org", "--config", config)
+    assert code == 2 and "gamma has started" in err
+
+    app = open_app(config)
+    with app.store.tx() as conn:
+        (turn,) = app.store.turn_states(conn, "gamma")
+        assert turn[0] == 1 and '"game":"officewars"' in turn[1]
+        before = next(p for p in app.store.players(conn, "gamma") if p.name == "bob")
+    old = app.reply_address(before)
+    app.store.close()
+    code, out, _ = run(capsys, "new-token", "gamma", "bob", "--config", config)
+    assert code == 0 and "no longer work" in out
+    app = open_app(config)
+    with app.store.tx() as conn:
+        after = next(p for p in app.store.players(conn, "gamma") if p.name == "bob")
+    assert app.reply_address(after) != old
+    app.store.close()
+    code, _, err = run(capsys, "new-token", "gamma", "zed", "--config", config)
+    assert code == 2 and "no player called 'zed'" in err

@@ -245,3 +245,16 @@ def test_anonymous_press(judge):
     assert "Anonymous press in alpha to bob" in body and "Watch your back." in body
     assert "ann" not in body.lower() and "ann" not in str(press["Subject"]).lower()
     assert not judge.outbox("press", "cid@example.org")
+
+
+def test_a_20_mb_body_is_refused_and_not_stored(judge):
+    big = b"Subject: huge\r\n\r\n" + (b"y" * 998 + b"\r\n") * 21_000
+    assert len(big) > 20_000_000
+    with judge.smtp() as s:
+        s.ehlo()
+        s.mail("ann@example.org")
+        s.rcpt(ALPHA)
+        code, _ = s.data(big)
+    assert code == 552
+    judge.settle()
+    assert judge.states() == {}

@@ -33,6 +33,7 @@ from pbem.store.schema import (
     settings,
     spool,
     submissions,
+    turns,
     watchers,
 )
 
@@ -559,6 +560,16 @@ class Store:
         if status is not None:
             values["status"] = status
         conn.execute(update(games).where(games.c.name == name).values(**values))
+
+    def start_turn(self, conn: Connection, game: str, turn: int, state: str, at: datetime) -> None:
+        """Record the state a turn starts from."""
+        conn.execute(turns.insert().values(game=game, turn=turn, state=state, started_at=at))
+
+    def turn_states(self, conn: Connection, game: str) -> list[tuple[int, str]]:
+        rows = conn.execute(
+            select(turns.c.turn, turns.c.state).where(turns.c.game == game).order_by(turns.c.turn)
+        ).all()
+        return [(r[0], r[1]) for r in rows]
 
     def bump_token(self, conn: Connection, player_id: int) -> None:
         conn.execute(

@@ -28,7 +28,8 @@ settings = Table(
     Column("value", Text, nullable=False),
 )
 
-# one row a game; state is the game's own JSON (adjudicator dump_state)
+# one row a game; state is the game's own JSON (adjudicator dump_state),
+# the state of the turn being played
 games = Table(
     "games",
     metadata,
@@ -161,4 +162,17 @@ reply_counts = Table(
     Column("address", String(254), primary_key=True),
     Column("day", String(10), primary_key=True),  # YYYY-MM-DD
     Column("count", Integer, nullable=False),
+)
+
+# each turn of each game: the state it started from, and once adjudicated
+# its results and events (JSON), so a turn can be audited and replayed
+turns = Table(
+    "turns",
+    metadata,
+    Column("game", String(40), ForeignKey("games.name"), primary_key=True),
+    Column("turn", Integer, primary_key=True),
+    Column("state", Text, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("result", Text),
+    Column("adjudicated_at", DateTime(timezone=True)),
 )
