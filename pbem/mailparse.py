@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import functools
 import re
 from dataclasses import dataclass, field
 from email.headerregistry import Address
@@ -60,15 +61,25 @@ def sender_address(msg: Message) -> str | None:
     """The From: addr-spec, from the parsed header object (the display name
     never decides who sent it); None if absent, several, or unreadable."""
     try:
-        header = msg["From"]
+        raw = next((v for k, v in msg.raw_items() if k.lower() == "from"), None)
+    except Exception:
+        return None
+    if raw is None:
+        return None
+    return _from_header(str(raw))
+
+
+@functools.lru_cache(maxsize=4096)
+def _from_header(raw: str) -> str | None:
+    """A From: header's addr-spec through the modern policy's header
+    registry; remembered, as players write from the same header again and
+    again and parsing it costs more than the rest of reading a mail."""
+    try:
+        header = email.policy.default.header_fetch_parse("From", raw)
     except Exception:  # a header the registry cannot parse at all
         return None
-    if header is None:
-        return None
     addresses = getattr(header, "addresses", None)
-    if addresses is None:
-        return None
-    if len(addresses) != 1:
+    if addresses is None or len(addresses) != 1:
         return None
     a = addresses[0]
     if not isinstance(a, Address) or not a.username or not a.domain:
