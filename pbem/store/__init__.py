@@ -385,15 +385,11 @@ class Store:
         out: list[tuple[int, bool]] = []
         try:
             for m in mails:
-                found = cursor.execute(
-                    "SELECT id FROM spool WHERE sha256 = ?", (m["sha256"],)
-                ).fetchone()
-                if found is not None:
-                    out.append((found[0], False))
-                    continue
+                # one statement for a new mail; the same bytes again insert
+                # nothing, and then the first copy's number is looked up
                 cursor.execute(
-                    "INSERT INTO spool (received_at, mail_from, rcpt_to, raw, sha256, "
-                    "message_id) VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO spool (received_at, mail_from, rcpt_to, raw, "
+                    "sha256, message_id) VALUES (?, ?, ?, ?, ?, ?)",
                     (
                         when(m["received_at"]),
                         m["mail_from"],
@@ -403,7 +399,13 @@ class Store:
                         m.get("message_id"),
                     ),
                 )
-                out.append((int(cursor.lastrowid), True))
+                if cursor.rowcount == 1:
+                    out.append((int(cursor.lastrowid), True))
+                    continue
+                found = cursor.execute(
+                    "SELECT id FROM spool WHERE sha256 = ?", (m["sha256"],)
+                ).fetchone()
+                out.append((found[0], False))
         finally:
             cursor.close()
         return out
