@@ -27,7 +27,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbem.app import App
 from pbem.faults import die
-from pbem.store import Store, StoreError
+from pbem.store import SpoolWriter, Store, StoreError
 
 log = logging.getLogger("pbem.smtp")
 
@@ -53,7 +53,7 @@ class Committer:
     def __init__(self, app: App) -> None:
         self.app = app
         # the spool, through a store of its own that never waits inside SQLite
-        self.store = Store(app.store.spool_url, wait_in_python=True)
+        self.spool = SpoolWriter(Store(app.store.spool_url, wait_in_python=True))
         self._pending: list[tuple[dict[str, Any], asyncio.Future]] = []
         self._scheduled = False
         self._waiting_since: float | None = None
@@ -72,7 +72,7 @@ class Committer:
             if not fut.done():
                 fut.set_exception(StoreError("server stopping"))
         self._pending = []
-        self.store.close()
+        self.spool.close()
 
     def _flush(self) -> None:
         loop = asyncio.get_running_loop()
@@ -84,7 +84,7 @@ class Committer:
         try:
             if "store_down" in self.app.faults:
                 raise StoreError("fault injected: store_down")
-            ids = self.store.try_store_mails([m for m, _ in batch])
+            ids = self.spool.try_store([m for m, _ in batch])
         except Exception as exc:  # every session of the group answers 451
             log.error("storing %d mail(s) failed: %s", len(batch), exc)
             self._waiting_since = None

@@ -855,3 +855,74 @@ def _sqlite_begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN")
     else:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+class SpoolWriter:
+    """The SMTP side's one writer to the spool, for SQLite: a connection of
+    its own, held open, with no pool or events between it and SQLite, since
+    a client waits on every commit. Other databases go through ``Store``."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store.spool
+        self._raw: Any = None
+        if self.store._sqlite:
+            import sqlite3
+
+            path = self.store.engine.url.database
+            self._raw = sqlite3.connect(
+                path, isolation_level=None, timeout=0, check_same_thread=False
+            )
+            self._raw.execute("PRAGMA synchronous=FULL")
+
+    def try_store(self, mails: Sequence[dict[str, Any]]) -> list[tuple[int, bool]] | None:
+        """Store the mails in one transaction; None at once if another
+        writer holds the lock."""
+        if self._raw is None:
+            return self.store.try_store_mails(mails)
+        import sqlite3
+
+        when = self.store._bind_datetime
+        cursor = self._raw.cursor()
+        try:
+            cursor.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return None
+            raise StoreError(str(exc)) from exc
+        try:
+            out: list[tuple[int, bool]] = []
+            for m in mails:
+                cursor.execute(
+                    "INSERT OR IGNORE INTO spool (received_at, mail_from, rcpt_to, raw, "
+                    "sha256, message_id) VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        when(m["received_at"]),
+                        m["mail_from"],
+                        json.dumps(list(m["rcpt_to"])),
+                        m["raw"],
+                        m["sha256"],
+                        m.get("message_id"),
+                    ),
+                )
+                if cursor.rowcount == 1:
+                    out.append((int(cursor.lastrowid), True))
+                else:
+                    found = cursor.execute(
+                        "SELECT id FROM spool WHERE sha256 = ?", (m["sha256"],)
+                    ).fetchone()
+                    out.append((found[0], False))
+            cursor.execute("COMMIT")
+            return out
+        except Exception as exc:
+            try:
+                cursor.execute("ROLLBACK")
+            except Exception:
+                pass
+            raise StoreError(str(exc)) from exc
+        finally:
+            cursor.close()
+
+    def close(self) -> None:
+        if self._raw is not None:
+            self._raw.close()
+        self.store.close()
