@@ -380,35 +380,11 @@ class Store:
         cursor costs a tenth of a statement through SQLAlchemy. Values are
         converted by the columns' own SQLAlchemy types, so rows read back
         exactly as those written the other way."""
-        when = self._bind_datetime
         cursor = conn.connection.driver_connection.cursor()
-        out: list[tuple[int, bool]] = []
         try:
-            for m in mails:
-                # one statement for a new mail; the same bytes again insert
-                # nothing, and then the first copy's number is looked up
-                cursor.execute(
-                    "INSERT OR IGNORE INTO spool (received_at, mail_from, rcpt_to, raw, "
-                    "sha256, message_id) VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        when(m["received_at"]),
-                        m["mail_from"],
-                        json.dumps(list(m["rcpt_to"])),
-                        m["raw"],
-                        m["sha256"],
-                        m.get("message_id"),
-                    ),
-                )
-                if cursor.rowcount == 1:
-                    out.append((int(cursor.lastrowid), True))
-                    continue
-                found = cursor.execute(
-                    "SELECT id FROM spool WHERE sha256 = ?", (m["sha256"],)
-                ).fetchone()
-                out.append((found[0], False))
+            return _spool_rows(cursor, mails, self._bind_datetime)
         finally:
             cursor.close()
-        return out
 
     def pending_mail(self, limit: int = 100) -> list[InboxRow]:
         """Stored mails not yet in a final state, oldest first."""
@@ -810,6 +786,34 @@ class Store:
         )
 
 
+def _spool_rows(cursor: Any, mails: Sequence[dict[str, Any]], when: Any) -> list[tuple[int, bool]]:
+    """Insert received mails into the spool through an SQLite cursor, inside
+    the caller's transaction: (number, True if new) for each; the same bytes
+    again insert nothing and give the first copy's number."""
+    out: list[tuple[int, bool]] = []
+    for m in mails:
+        cursor.execute(
+            "INSERT OR IGNORE INTO spool (received_at, mail_from, rcpt_to, raw, sha256, "
+            "message_id) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                when(m["received_at"]),
+                m["mail_from"],
+                json.dumps(list(m["rcpt_to"])),
+                m["raw"],
+                m["sha256"],
+                m.get("message_id"),
+            ),
+        )
+        if cursor.rowcount == 1:
+            out.append((int(cursor.lastrowid), True))
+        else:
+            found = cursor.execute(
+                "SELECT id FROM spool WHERE sha256 = ?", (m["sha256"],)
+            ).fetchone()
+            out.append((found[0], False))
+    return out
+
+
 def _inbox_row(r: Any) -> InboxRow:
     return InboxRow(
         r.id,
@@ -890,27 +894,7 @@ class SpoolWriter:
                 return None
             raise StoreError(str(exc)) from exc
         try:
-            out: list[tuple[int, bool]] = []
-            for m in mails:
-                cursor.execute(
-                    "INSERT OR IGNORE INTO spool (received_at, mail_from, rcpt_to, raw, "
-                    "sha256, message_id) VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        when(m["received_at"]),
-                        m["mail_from"],
-                        json.dumps(list(m["rcpt_to"])),
-                        m["raw"],
-                        m["sha256"],
-                        m.get("message_id"),
-                    ),
-                )
-                if cursor.rowcount == 1:
-                    out.append((int(cursor.lastrowid), True))
-                else:
-                    found = cursor.execute(
-                        "SELECT id FROM spool WHERE sha256 = ?", (m["sha256"],)
-                    ).fetchone()
-                    out.append((found[0], False))
+            out = _spool_rows(cursor, mails, when)
             cursor.execute("COMMIT")
             return out
         except Exception as exc:
