@@ -1,11 +1,12 @@
 """`pbem serve`: the SMTP server, the mail worker and the outbox sender.
 
-The SMTP server runs on an asyncio loop; storing mail happens in the
-committer thread; reading and answering mail, and sending it, happen in a
-worker process (restarted if it dies), so the SMTP side only speaks SMTP
-and commits. On start the worker first
-takes every stored mail not yet processed: what was answered 250 before a
-crash is processed after it.
+The SMTP server runs on an asyncio loop, which also commits received mail
+into the spool, in groups (smtp.Committer). Reading and answering mail, and
+sending it, happen in a worker process (restarted if it dies), so the SMTP
+side only speaks SMTP and commits. On start the worker first takes every
+stored mail not yet processed: what was answered 250 before a crash is
+processed after it. Tests run the worker as threads of the same process
+(ThreadWorker), where the app's clock is the test's.
 """
 
 from __future__ import annotations
