@@ -2,10 +2,10 @@
 
 - RCPT: addresses that are not ours are refused with 550; too many
   recipients with 452.
-- DATA: the raw bytes are committed to storage, then 250 is answered.
-  Commits are grouped: one writer thread stores every mail waiting at that
-  moment in one transaction, one fsync for all, and each session gets its
-  250 after that commit.
+- DATA: the raw bytes are committed to the spool, then 250 is answered.
+  Commits are grouped: every mail that arrived in one turn of the event
+  loop is stored in one transaction, one fsync for all, and each session
+  gets its 250 after that commit (see Committer).
 - Any fault of ours (storage down, a bug) answers 451: the sender keeps the
   mail and tries again. No exception text ever reaches the client.
 - Limits: message size (552), recipients, commands of one kind per session
