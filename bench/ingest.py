@@ -117,6 +117,13 @@ def wait_listening(proc: subprocess.Popen, port: int) -> None:
     raise SystemExit("server did not start")
 
 
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    proc.wait(30)
+    if proc.stdout:
+        proc.stdout.close()
+
+
 def passwords(db: Path) -> dict[str, str]:
     out = {}
     with sqlite3.connect(db) as conn:
@@ -187,10 +194,7 @@ def run_pbem(n: int, conns: int) -> float:
             )
             return n / seconds
         finally:
-            proc.terminate()
-            proc.wait(30)
-            if proc.stdout:
-                proc.stdout.close()
+            stop(proc)
 
 
 SINK = """
@@ -225,10 +229,7 @@ def run_sink(n: int, conns: int) -> float:
         print(summary(f"bare aiosmtpd, {conns} connections", n, seconds, latencies))
         return n / seconds
     finally:
-        proc.terminate()
-        proc.wait(30)
-        if proc.stdout:
-            proc.stdout.close()
+        stop(proc)
 
 
 def run_processing_alone(n: int) -> None:

@@ -229,8 +229,9 @@ class Processor:
         default_game = games[0] if len(set(games)) == 1 else None
         read = read_commands(mail.lines, default_game)
         passwords = list(read.passwords)
-        if subject_password(mail.subject):
-            passwords.append(subject_password(mail.subject) or "")
+        in_subject = subject_password(mail.subject)
+        if in_subject:
+            passwords.append(in_subject)
         tokens = {r.game: r for r in recipients if r.kind == "reply"}
 
         replies: list[GameReply] = []

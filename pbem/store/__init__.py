@@ -23,6 +23,7 @@ from sqlalchemy import Connection, Engine, bindparam, create_engine, event, func
 from sqlalchemy.exc import IntegrityError
 
 from pbem.store.schema import (
+    RECEIVED,
     auth_failures,
     games,
     inbox,
@@ -336,17 +337,7 @@ class Store:
                 conn.execute(
                     inbox.insert(),
                     [
-                        {
-                            "id": r.id,
-                            "received_at": r.received_at,
-                            "mail_from": r.mail_from,
-                            "rcpt_to": r.rcpt_to,
-                            "raw": r.raw,
-                            "sha256": r.sha256,
-                            "message_id": r.message_id,
-                            "state": "new",
-                            "attempts": 0,
-                        }
+                        {**{c: getattr(r, c) for c in RECEIVED}, "state": "new", "attempts": 0}
                         for r in fresh
                     ],
                 )
@@ -642,9 +633,7 @@ class Store:
     ) -> int:
         """Record a failure; returns failures from this address in the last hour."""
         conn.execute(auth_failures.insert().values(address=address.lower(), game=game, at=at))
-        return conn.execute(
-            _AUTH_RECENT, {"address": address.lower(), "since": at - timedelta(hours=1)}
-        ).scalar_one()
+        return self.recent_auth_failures(conn, address, at)
 
     def recent_auth_failures(self, conn: Connection, address: str, at: datetime) -> int:
         return conn.execute(

@@ -57,34 +57,35 @@ players = Table(
     UniqueConstraint("game", "email"),
 )
 
+
 # mail just received: the SMTP side writes here, and only here, before it
 # answers 250. On SQLite the spool is a file of its own, so the SMTP side
 # never waits for the lock that the mail worker holds on the main file;
 # the worker moves spooled mail into the inbox, keeping its number.
-spool = Table(
-    "spool",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("received_at", DateTime(timezone=True), nullable=False),
-    Column("mail_from", String(512), nullable=False),
-    Column("rcpt_to", Text, nullable=False),  # JSON list
-    Column("raw", LargeBinary, nullable=False),
-    Column("sha256", String(64), nullable=False, unique=True),
-    Column("message_id", String(512)),
-)
+def _received() -> list[Column]:
+    """The columns of a received mail, as the spool and the inbox both keep
+    them (fresh objects for each table)."""
+    return [
+        Column("id", Integer, primary_key=True, autoincrement=True),
+        Column("received_at", DateTime(timezone=True), nullable=False),
+        Column("mail_from", String(512), nullable=False),
+        Column("rcpt_to", Text, nullable=False),  # JSON list
+        Column("raw", LargeBinary, nullable=False),
+        Column("sha256", String(64), nullable=False, unique=True),
+        Column("message_id", String(512)),
+    ]
+
+
+RECEIVED = ("id", "received_at", "mail_from", "rcpt_to", "raw", "sha256", "message_id")
+
+spool = Table("spool", metadata, *_received())
 
 # every mail answered 250, byte for byte; its id is the received sequence
 # number that decides order in games that execute orders as received
 inbox = Table(
     "inbox",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("received_at", DateTime(timezone=True), nullable=False),
-    Column("mail_from", String(512), nullable=False),
-    Column("rcpt_to", Text, nullable=False),  # JSON list
-    Column("raw", LargeBinary, nullable=False),
-    Column("sha256", String(64), nullable=False, unique=True),
-    Column("message_id", String(512)),
+    *_received(),
     # new, applied, refused, ignored, bounce, duplicate, quarantined
     Column("state", String(16), nullable=False),
     Column("attempts", Integer, nullable=False, default=0),
