@@ -69,3 +69,31 @@ def test_a_reader_does_not_block_a_writer(tmp_path):
             is None
         )
     other.close()
+
+
+def _mail(n: int, at: datetime) -> dict:
+    return {
+        "received_at": at,
+        "mail_from": "a@example.org",
+        "rcpt_to": ["alpha@judge.example"],
+        "raw": f"mail {n}".encode(),
+        "sha256": f"{n:064x}",
+        "message_id": None,
+    }
+
+
+def test_pruning_the_spool_never_reuses_a_mail_number(tmp_path):
+    """Pruning every moved row once let SQLite number the next spooled mail
+    1 again, below the inbox's highest number, so it was never moved: a
+    mail answered 250 and lost. The newest spooled row now always stays."""
+    store = Store.at(tmp_path / "db.sqlite")
+    store.migrate()
+    day1, day3 = datetime(2026, 1, 1), datetime(2026, 1, 3)
+    store.store_mails([_mail(1, day1), _mail(2, day1)])
+    assert store.move_spooled() == 2
+    store.prune_spool(day3)
+    ((number, fresh),) = store.store_mails([_mail(3, day3)])
+    assert fresh and number == 3
+    assert store.move_spooled() == 1
+    assert [m.id for m in store.mails()] == [1, 2, 3]
+    store.close()

@@ -354,12 +354,17 @@ class Store:
 
     def prune_spool(self, before: datetime) -> int:
         """Forget spooled copies that are in the inbox and older than
-        ``before`` (the inbox keeps the mail)."""
+        ``before`` (the inbox keeps the mail). The newest spooled row always
+        stays: SQLite numbers a new row one above the highest left, and a
+        number at or below the inbox's highest would never be moved."""
         with self.tx(write=False) as conn:
             moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
         with self.spool.tx() as conn:
+            newest = select(func.max(spool.c.id)).scalar_subquery()
             result = conn.execute(
-                spool.delete().where(spool.c.id <= moved, spool.c.received_at < before)
+                spool.delete().where(
+                    spool.c.id <= moved, spool.c.received_at < before, spool.c.id < newest
+                )
             )
             return result.rowcount
 
