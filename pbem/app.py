@@ -235,8 +235,19 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     source = cfg.map if cfg.map in engine.maps() else Path(cfg.map).read_text(encoding="utf-8")
     state = engine.start(engine.load_map(source), [p.name for p in seated], cfg.options, row.seed)
     text = engine.dump_state(state)
-    app.store.set_game_state(conn, cfg.name, text, status="running")
-    app.store.start_turn(conn, cfg.name, engine.phase(state)[0], text, app.clock.now())
+    now = app.clock.now()
+    from pbem.turns import next_deadline
+
+    app.store.set_game(
+        conn,
+        cfg.name,
+        state=text,
+        status="running",
+        turn=engine.phase(state)[0],
+        deadline=next_deadline(cfg, now),
+        turn_started_at=now,
+    )
+    app.store.start_turn(conn, cfg.name, engine.phase(state)[0], text, now)
     if cfg.open_seats or len(seated) > len(cfg.players):  # players joined: say it started
         for p in seated:
             app.queue(

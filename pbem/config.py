@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -123,6 +124,9 @@ class GameConfig:
     line: int = 0
     seats: int = 0  # players the game waits for; more than listed: open to JOIN
     press: str = "both"  # signed, anonymous, both, none
+    early: bool = False  # adjudicate at once when every active player is READY
+    remind: timedelta | None = timedelta(hours=2)  # before the deadline; None: no reminder
+    keep: timedelta = timedelta(days=7)  # a finished game stays readable this long
 
     @property
     def open_seats(self) -> int:
@@ -400,6 +404,9 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
             "seed",
             "seats",
             "press",
+            "early",
+            "remind",
+            "keep",
         ),
         "game",
     )
@@ -501,6 +508,13 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         c.add(raw, "seed", f"{label}: seed must be a whole number, 0 or more")
         seed = None
 
+    early = raw.get("early", False)
+    if not isinstance(early, bool):
+        c.add(raw, "early", f"{label}: early must be true or false")
+        early = False
+    remind = _duration(c, raw, "remind", label, timedelta(hours=2))
+    keep = _duration(c, raw, "keep", label, timedelta(days=7)) or timedelta(0)
+
     map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None)
     if engine is not None and map_ref is not None:
         if seats is not None and len(players) > seats:
@@ -525,7 +539,36 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         raw.line,
         seats or len(players),
         press,
+        early,
+        remind,
+        keep,
     )
+
+
+DURATION = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")
+UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "": "minutes"}
+
+
+def parse_duration(text: str) -> timedelta | None:
+    """'90m', '2h', '7d', '30s' (a bare number is minutes); None if unreadable."""
+    m = DURATION.match(text.lower())
+    if m is None:
+        return None
+    return timedelta(**{UNITS[m[2]]: int(m[1])})
+
+
+def _duration(c: _Checker, raw: dict, key: str, label: str, default: timedelta) -> timedelta | None:
+    """A duration key; 0, false or none turn it off (None)."""
+    value = raw.get(key, default)
+    if isinstance(value, timedelta):
+        return value
+    if value in (0, False, None, "none", "off"):
+        return None
+    found = parse_duration(str(value)) if not isinstance(value, bool) else None
+    if found is None:
+        c.add(raw, key, f"{label}: {key} must be a duration such as 30m, 2h or 7d")
+        return default
+    return found or None
 
 
 def _check_map(

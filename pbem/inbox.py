@@ -17,7 +17,6 @@ import traceback
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
@@ -27,7 +26,8 @@ from pbem.commands import COMMANDS, Section, read_commands, subject_password
 from pbem.faults import die
 from pbem.mailparse import ParsedMail, parse_mail
 from pbem.outmail import BadAddress, safe_address
-from pbem.store import InboxRow, PlayerRow
+from pbem.reports import local
+from pbem.store import GameRow, InboxRow, PlayerRow
 from pbem.words import say
 
 log = logging.getLogger("pbem.inbox")
@@ -70,6 +70,7 @@ class Processor:
         self._states: dict[str, tuple[str, Any]] = {}  # game -> (state JSON, state)
         self._cache: dict[tuple[str, str], Any] = {}
         self._pruned_at: Any = None
+        self.turn_requests: set[str] = set()  # games to check for an early turn
 
     def _state(self, engine: Any, game: str, text: str) -> Any:
         """The game's state, parsed once for as long as it does not change."""
@@ -417,6 +418,10 @@ class Processor:
         if game_row.status == "finished" or engine.outcome(state) is not None:
             reply.error = "the game is over"
             return reply, False
+        late = self._too_late(game_row, row, turn, phase)
+        if late and (section.orders or any(c == "READY" for _, c, _ in section.commands)):
+            reply.error = late
+            return reply, False
         did = False
         previous = store.current_submission(conn, name, turn, player.name)
         previous_sheet = engine.read_orders(state, player.name, previous[1]) if previous else None
@@ -448,7 +453,7 @@ class Processor:
             if sheet.orders:
                 new_lines = [o.canonical() for o in sheet.orders]
                 store.add_submission(
-                    conn, name, turn, player.name, row.id, "\n".join(new_lines), now
+                    conn, name, turn, player.name, row.id, "\n".join(new_lines), row.received_at
                 )
                 reply.replaced = True
                 reply.added = [t for t in new_lines if t not in previous_lines]
@@ -467,6 +472,8 @@ class Processor:
             if command == "READY":
                 store.set_ready(conn, name, turn, player.name)
                 reply.messages.append(f"line {number}: READY noted for {phase}")
+                if cfg.early:
+                    self.turn_requests.add(name)  # the worker checks once this commits
                 did = True
             elif command == "STATUS":
                 reply.status = self._status_lines(engine, state, player.name)
@@ -488,15 +495,34 @@ class Processor:
                 reply.messages.append(f"line {number}: {command} is not available here")
         for number, to, body in section.press:
             everyone = store.players(conn, name)
-            reply.messages.append(self._press(conn, name, player, everyone, number, to, body))
+            reply.messages.append(self._press(conn, name, turn, player, everyone, number, to, body))
             did = True
 
-        deadline = app.next_deadline(name)
-        if deadline is not None:
-            tz = ZoneInfo(player.timezone or cfg.timezone)
-            local = deadline.astimezone(tz)
-            reply.deadline = f"{local:%a %d %b %Y %H:%M} {local.tzname()} ({tz.key})"
+        if game_row.deadline is not None and game_row.status == "running":
+            reply.deadline = local(game_row.deadline, player.timezone or cfg.timezone)
+        elif game_row.status == "paused":
+            reply.deadline = "none while the game is paused"
         return reply, did
+
+    def _too_late(self, game: GameRow, row: InboxRow, turn: int, phase: str) -> str | None:
+        """Why a mail's orders cannot count, if they cannot: it arrived after
+        the deadline of the turn being played, or before that turn began
+        (it was meant for the turn already resolved)."""
+        at = row.received_at
+        if game.status == "running" and game.deadline is not None and at >= game.deadline:
+            return (
+                f"too late for {phase}: your mail arrived at {at:%Y-%m-%d %H:%M:%S} UTC, after "
+                f"its deadline ({game.deadline:%Y-%m-%d %H:%M:%S} UTC). Nothing was applied; "
+                "the turn is being resolved. Send your orders again for the next turn once "
+                "its report arrives."
+            )
+        if game.turn_started_at is not None and at < game.turn_started_at:
+            return (
+                f"too late for the turn before {phase}: your mail arrived at "
+                f"{at:%Y-%m-%d %H:%M:%S} UTC but that turn had been resolved when it was read. "
+                f"Nothing was applied; send your orders again for {phase}."
+            )
+        return None
 
     def _status_lines(self, engine: Any, state: Any, player: str) -> list[str]:
         view = engine.view(state, player)
@@ -516,6 +542,7 @@ class Processor:
         self,
         conn: Connection,
         game: str,
+        turn: int,
         sender: PlayerRow,
         everyone: list[PlayerRow],
         number: int,
@@ -563,6 +590,10 @@ class Processor:
                 },
                 reply_to=self.app.game_address(game),
                 auto="auto-generated",
+            )
+        if to.strip().upper() == "ALL":  # kept for the turn report
+            self.app.store.add_press(
+                conn, game, turn, None if anonymous else sender.name, text, self.app.clock.now()
             )
         kind = "anonymous press" if anonymous else "press"
         return f"line {number}: {kind} sent to {', '.join(sorted(t.name for t in targets))}"

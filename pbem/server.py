@@ -25,7 +25,9 @@ from pbem.app import App
 from pbem.faults import CHILD
 from pbem.inbox import Processor
 from pbem.outbox import Sender
+from pbem.schedule import Deadlines
 from pbem.smtp import Committer, Gate, Handler, smtp_factory
+from pbem.turns import TurnRunner
 
 log = logging.getLogger("pbem.server")
 
@@ -69,14 +71,33 @@ class ThreadWorker:
 
     def __init__(self, app: App) -> None:
         self.processor = Processor(app)
+        self.runner = TurnRunner(app)
         self.sender = Loop("pbem-send", Sender(app).run_due, 1.0)
         self.worker = Loop("pbem-work", self._process, 1.0)
+        self._turns = threading.Event()
+        self._turns.set()  # turns that fell due while the server was down
+        self.turn_checks = 0  # how many times due turns were looked for (tests wait on it)
 
     def _process(self) -> int:
         done = self.processor.run_pending()
         if done:
             self.sender.wake()
-        return done
+            return done
+        # the inbox is drained: mail received before a deadline is applied
+        # before the turn runs
+        if self._turns.is_set() or self.processor.turn_requests:
+            self._turns.clear()
+            self.processor.turn_requests.clear()
+            try:
+                if self.runner.run_due():
+                    self.sender.wake()
+            finally:
+                self.turn_checks += 1
+        return 0
+
+    def wake_turns(self) -> None:
+        self._turns.set()
+        self.worker.wake()
 
     def start(self) -> None:
         self.sender.start()
@@ -109,18 +130,26 @@ def _child_main(config_path: str, wake_fd: Any) -> None:  # pragma: no cover
     from pbem.app import open_app
 
     app = open_app(config_path)
-    processor, sender = Processor(app), Sender(app)
+    processor, sender, runner = Processor(app), Sender(app), TurnRunner(app)
     fd = wake_fd.fileno()
+    turns = True  # turns that fell due while the server was down
     while True:
         try:
             while processor.run_pending() > 0:
                 sender.run_due()
+            if turns or processor.turn_requests:  # the inbox is drained first
+                turns = False
+                processor.turn_requests.clear()
+                runner.run_due()
             sender.run_due()
         except Exception:
             log.exception("worker failed; trying again shortly")
         ready, _, _ = select.select([fd], [], [], 1.0)
-        if ready and not os.read(fd, 4096):
-            return  # the SMTP process is gone
+        if ready:
+            data = os.read(fd, 4096)
+            if not data:
+                return  # the SMTP process is gone
+            turns = turns or b"t" in data
 
 
 class ProcessWorker:
@@ -146,11 +175,14 @@ class ProcessWorker:
         os.set_blocking(writer.fileno(), False)
         self._writer = writer
 
-    def wake(self) -> None:
+    def wake(self, what: bytes = b"w") -> None:
         try:
-            os.write(self._writer.fileno(), b"w")
+            os.write(self._writer.fileno(), what)
         except (BlockingIOError, OSError):
-            pass  # the pipe is full: a wake-up is already waiting
+            pass  # the pipe is full: the worker will look at everything anyway
+
+    def wake_turns(self) -> None:
+        self.wake(b"t")
 
     def check(self) -> None:
         """Restart the worker if it died."""
@@ -182,6 +214,7 @@ class Server:
         )
         self.servers: list[asyncio.AbstractServer] = []
         self._watch: asyncio.Task | None = None
+        self.deadlines = Deadlines(app, self.worker.wake_turns)
 
     @property
     def sender(self) -> Loop:
@@ -210,6 +243,7 @@ class Server:
                 )
             )
         self._watch = loop.create_task(self._supervise())
+        self.deadlines.start()
         log.info("listening on %s:%s", self.host, self.port)
 
     async def _supervise(self) -> None:
@@ -218,6 +252,7 @@ class Server:
             self.worker.check()
 
     async def stop(self) -> None:
+        self.deadlines.stop()
         if self._watch is not None:
             self._watch.cancel()
         for server in self.servers:

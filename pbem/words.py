@@ -7,6 +7,7 @@ A code with no phrase is shown as the code and its facts, never dropped.
 from __future__ import annotations
 
 import string
+import textwrap
 from functools import cache
 from typing import Any
 
@@ -31,7 +32,23 @@ def templates() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.globals["say"] = say
+    env.filters["wrap"] = wrap
     return env
+
+
+def wrap(text: str, width: int = 72, indent: str = "", hang: str = "    ") -> str:
+    """Wrap a line for a text part read in a 72-column window; later lines
+    indented by ``hang`` more than the first."""
+    return "\n".join(
+        textwrap.wrap(
+            str(text),
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent + hang,
+            break_long_words=False,
+            break_on_hyphens=False,
+        )
+    )
 
 
 @cache

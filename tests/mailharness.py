@@ -160,5 +160,32 @@ class Harness:
     def reply_to(self, player_email: str) -> str:
         return str(self.outbox(to=player_email)[-1]["Reply-To"])
 
+    # -- time ----------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Let the scheduler look at the clock; wait for the turns it woke."""
+        worker, deadlines = self.server.worker, self.server.deadlines
+        before = worker.turn_checks
+
+        async def wakeup() -> int:
+            runs, due = deadlines.runs, deadlines.due()
+            deadlines.tick()
+            while deadlines.runs < runs + due:  # the jobs run as tasks on this loop
+                await asyncio.sleep(0.001)
+            return due
+
+        if asyncio.run_coroutine_threadsafe(wakeup(), self.loop).result(10):
+            wait_for(
+                lambda: worker.turn_checks > before and not worker._turns.is_set(),
+                30,
+                "the turns to run",
+            )
+        self.settle()
+
+    def advance(self, **delta: float) -> None:
+        """Move the clock, then tick."""
+        self.clock.advance(**delta)
+        self.tick()
+
     def states(self) -> dict[str, int]:
         return self.app.store.mail_states()

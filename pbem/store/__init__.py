@@ -19,7 +19,17 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config as AlembicConfig
-from sqlalchemy import Connection, Engine, bindparam, create_engine, event, func, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    bindparam,
+    create_engine,
+    delete,
+    event,
+    func,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from pbem.store.schema import (
@@ -29,8 +39,10 @@ from pbem.store.schema import (
     inbox,
     outbox,
     players,
+    press,
     ready,
     reply_counts,
+    reports,
     settings,
     spool,
     submissions,
@@ -71,6 +83,7 @@ class PlayerRow:
     password_hash: str
     token_version: int
     status: str
+    missed: int = 0
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,39 @@ class GameRow:
     turn: int
     seed: int
     status: str
+    created_at: datetime | None = None
+    deadline: datetime | None = None
+    turn_started_at: datetime | None = None
+    reminded_for: datetime | None = None
+    finished_at: datetime | None = None
+
+
+def _game_row(r: Any) -> GameRow:
+    return GameRow(
+        r.name,
+        r.kind,
+        r.state,
+        r.turn,
+        r.seed,
+        r.status,
+        _aware(r.created_at),
+        _aware(r.deadline),
+        _aware(r.turn_started_at),
+        _aware(r.reminded_for),
+        _aware(r.finished_at),
+    )
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    game: str
+    turn: int
+    reader: str
+    subject: str
+    text: str
+    html: str
+    svg: str
+    png: bytes
 
 
 @dataclass(frozen=True)
@@ -473,11 +519,11 @@ class Store:
 
     def game(self, conn: Connection, name: str) -> GameRow | None:
         r = conn.execute(_GAME, {"name": name}).first()
-        return None if r is None else GameRow(r.name, r.kind, r.state, r.turn, r.seed, r.status)
+        return None if r is None else _game_row(r)
 
     def all_games(self, conn: Connection) -> list[GameRow]:
         rows = conn.execute(select(games).order_by(games.c.name)).all()
-        return [GameRow(r.name, r.kind, r.state, r.turn, r.seed, r.status) for r in rows]
+        return [_game_row(r) for r in rows]
 
     def add_game(
         self,
@@ -538,6 +584,121 @@ class Store:
     def start_turn(self, conn: Connection, game: str, turn: int, state: str, at: datetime) -> None:
         """Record the state a turn starts from."""
         conn.execute(turns.insert().values(game=game, turn=turn, state=state, started_at=at))
+
+    def set_game(self, conn: Connection, name: str, **values: Any) -> None:
+        conn.execute(update(games).where(games.c.name == name).values(**values))
+
+    def advance_game(self, conn: Connection, name: str, from_turn: int, **values: Any) -> bool:
+        """The compare-and-set of a turn: change the game only if it is
+        still running at ``from_turn``. False if another trigger won."""
+        done = conn.execute(
+            update(games)
+            .where(games.c.name == name, games.c.turn == from_turn, games.c.status == "running")
+            .values(**values)
+        )
+        return done.rowcount == 1
+
+    def finish_turn(
+        self, conn: Connection, game: str, turn: int, result: str, at: datetime
+    ) -> None:
+        conn.execute(
+            update(turns)
+            .where(turns.c.game == game, turns.c.turn == turn)
+            .values(result=result, adjudicated_at=at)
+        )
+
+    def turn_result(self, conn: Connection, game: str, turn: int) -> str | None:
+        return conn.execute(
+            select(turns.c.result).where(turns.c.game == game, turns.c.turn == turn)
+        ).scalar()
+
+    def submissions_for(
+        self, conn: Connection, game: str, turn: int, before: datetime | None
+    ) -> dict[str, tuple[int, str, datetime]]:
+        """Each player's standing order text for a turn, as received before
+        ``before``: player -> (seq, text, received_at)."""
+        q = select(
+            submissions.c.player, submissions.c.seq, submissions.c.text, submissions.c.received_at
+        ).where(submissions.c.game == game, submissions.c.turn == turn)
+        if before is not None:
+            q = q.where(submissions.c.received_at < before)
+        out: dict[str, tuple[int, str, datetime]] = {}
+        for player, seq, text, at in conn.execute(
+            q.order_by(submissions.c.seq, submissions.c.id)
+        ).all():
+            out[player] = (seq, text, _aware(at))  # type: ignore[assignment]
+        return out
+
+    def ready_players(self, conn: Connection, game: str, turn: int) -> set[str]:
+        rows = conn.execute(
+            select(ready.c.player).where(ready.c.game == game, ready.c.turn == turn)
+        ).all()
+        return {r[0] for r in rows}
+
+    def add_missed(self, conn: Connection, game: str, names: Sequence[str]) -> None:
+        if names:
+            conn.execute(
+                update(players)
+                .where(players.c.game == game, players.c.name.in_(list(names)))
+                .values(missed=players.c.missed + 1)
+            )
+
+    def add_press(
+        self, conn: Connection, game: str, turn: int, sender: str | None, text: str, at: datetime
+    ) -> None:
+        conn.execute(
+            press.insert().values(game=game, turn=turn, sender=sender, text=text, sent_at=at)
+        )
+
+    def press_of(self, conn: Connection, game: str, turn: int) -> list[tuple[str | None, str]]:
+        rows = conn.execute(
+            select(press.c.sender, press.c.text)
+            .where(press.c.game == game, press.c.turn == turn)
+            .order_by(press.c.id)
+        ).all()
+        return [(r[0], r[1]) for r in rows]
+
+    # -- reports ----------------------------------------------------------------------
+
+    def add_report(self, conn: Connection, report: ReportRow, at: datetime) -> None:
+        conn.execute(
+            delete(reports).where(
+                reports.c.game == report.game,
+                reports.c.turn == report.turn,
+                reports.c.reader == report.reader,
+            )
+        )
+        conn.execute(
+            reports.insert().values(
+                game=report.game,
+                turn=report.turn,
+                reader=report.reader,
+                subject=report.subject,
+                text=report.text,
+                html=report.html,
+                svg=report.svg,
+                png=report.png,
+                created_at=at,
+            )
+        )
+
+    def report(
+        self, conn: Connection, game: str, reader: str, turn: int | None = None
+    ) -> ReportRow | None:
+        """A reader's report of a turn (the latest when ``turn`` is None)."""
+        q = select(reports).where(reports.c.game == game, reports.c.reader == reader)
+        if turn is not None:
+            q = q.where(reports.c.turn == turn)
+        r = conn.execute(q.order_by(reports.c.turn.desc()).limit(1)).first()
+        if r is None:
+            return None
+        return ReportRow(r.game, r.turn, r.reader, r.subject, r.text, r.html, r.svg, r.png)
+
+    def report_turns(self, conn: Connection, game: str) -> list[int]:
+        rows = conn.execute(
+            select(reports.c.turn).where(reports.c.game == game).distinct().order_by(reports.c.turn)
+        ).all()
+        return [r[0] for r in rows]
 
     def turn_states(self, conn: Connection, game: str) -> list[tuple[int, str]]:
         rows = conn.execute(

@@ -38,8 +38,14 @@ games = Table(
     Column("state", Text, nullable=False),
     Column("turn", Integer, nullable=False),
     Column("seed", Integer, nullable=False),
-    Column("status", String(16), nullable=False),  # running, paused, finished
+    Column("status", String(16), nullable=False),  # forming, running, paused, finished
     Column("created_at", DateTime(timezone=True), nullable=False),
+    # the deadline of the turn being played (UTC): storage, not the
+    # scheduler, is the truth about deadlines
+    Column("deadline", DateTime(timezone=True)),
+    Column("turn_started_at", DateTime(timezone=True)),  # orders count from here
+    Column("reminded_for", DateTime(timezone=True)),  # the deadline reminders went out for
+    Column("finished_at", DateTime(timezone=True)),
 )
 
 players = Table(
@@ -53,6 +59,7 @@ players = Table(
     Column("password_hash", String(200), nullable=False),
     Column("token_version", Integer, nullable=False, default=0),
     Column("status", String(16), nullable=False),  # active, removed
+    Column("missed", Integer, nullable=False, default=0, server_default="0"),  # turns
     UniqueConstraint("game", "name"),
     UniqueConstraint("game", "email"),
 )
@@ -176,4 +183,34 @@ turns = Table(
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("result", Text),
     Column("adjudicated_at", DateTime(timezone=True)),
+)
+
+# every report mailed after a turn, as each reader got it, for HISTORY and
+# `pbem report`; reader is a player's name, an observer's address, or ""
+# for the game master's full copy
+reports = Table(
+    "reports",
+    metadata,
+    Column("game", String(40), ForeignKey("games.name"), primary_key=True),
+    Column("turn", Integer, primary_key=True),
+    Column("reader", String(254), primary_key=True),
+    Column("subject", String(255), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("html", Text, nullable=False),
+    Column("svg", Text, nullable=False),
+    Column("png", LargeBinary, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+# press to everyone, kept for the turn report
+press = Table(
+    "press",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game", String(40), ForeignKey("games.name"), nullable=False),
+    Column("turn", Integer, nullable=False),
+    Column("sender", String(32)),  # None: anonymous
+    Column("text", Text, nullable=False),
+    Column("sent_at", DateTime(timezone=True), nullable=False),
+    Index("ix_press_turn", "game", "turn"),
 )

@@ -1,0 +1,277 @@
+"""The map picture of a turn report, as SVG and as PNG.
+
+A game's view is turned into a :class:`Picture` (nodes at the map file's
+coordinates, the connections, this turn's arrows), which is then drawn
+twice: as SVG text for the HTML part, and as a PNG (with Pillow, a wheel
+from PyPI) attached inline for mail clients that do not show SVG. Each game
+has a function here that makes its picture from its view; nothing else
+about drawing is game-specific.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from math import atan2, cos, hypot, sin
+from typing import Any
+
+from PIL import Image, ImageDraw, ImageFont
+
+from adjudicator.base import OrderResult, View
+
+# the players' colour names, as the games give them, drawn in these
+COLOURS = {
+    "red": "#d62728",
+    "blue": "#1f77b4",
+    "green": "#2ca02c",
+    "yellow": "#e6c700",
+    "purple": "#9467bd",
+    "orange": "#ff7f0e",
+    "cyan": "#17becf",
+    "magenta": "#e377c2",
+    "brown": "#8c564b",
+    "pink": "#f7a1c4",
+    "grey": "#7f7f7f",
+    "olive": "#bcbd22",
+    "navy": "#1a237e",
+    "teal": "#00897b",
+    "maroon": "#800000",
+    "lime": "#7cb342",
+    "gold": "#ffb300",
+    "silver": "#b0bec5",
+}
+NEUTRAL = "#eeeeee"
+INK = "#333333"
+EDGE = "#c8c8c8"
+SIZE = 640  # the picture's width and height in pixels
+MARGIN = 28
+
+
+def colour(name: str | None) -> str:
+    if name is None:
+        return NEUTRAL
+    return COLOURS.get(name, name if name.startswith("#") else "#999999")
+
+
+@dataclass(frozen=True)
+class Node:
+    name: str
+    x: float
+    y: float
+    fill: str
+    label: str
+    mark: str | None = None  # a unit's colour, drawn as a square on the node
+    home: bool = False  # drawn with a double ring
+
+
+@dataclass(frozen=True)
+class Arrow:
+    start: tuple[float, float]
+    end: tuple[float, float]
+    colour: str
+    succeeded: bool
+
+
+@dataclass
+class Picture:
+    title: str
+    nodes: list[Node]
+    edges: list[tuple[tuple[float, float], tuple[float, float]]]
+    arrows: list[Arrow] = field(default_factory=list)
+    legend: list[tuple[str, str]] = field(default_factory=list)  # (text, colour)
+
+    def scale(self) -> Callable[[float, float], tuple[float, float]]:
+        """Map coordinates to pixels, keeping the aspect ratio."""
+        xs = [n.x for n in self.nodes] or [0.0]
+        ys = [n.y for n in self.nodes] or [0.0]
+        span = max(max(xs) - min(xs), max(ys) - min(ys), 1e-9)
+        k = (SIZE - 2 * MARGIN) / span
+        x0, y0 = min(xs), min(ys)
+        return lambda x, y: (MARGIN + (x - x0) * k, MARGIN + (y - y0) * k)
+
+    def radius(self) -> float:
+        return max(2.0, min(11.0, 180.0 / max(len(self.nodes), 1) ** 0.5))
+
+
+def to_svg(picture: Picture) -> str:
+    at = picture.scale()
+    r = picture.radius()
+    height = SIZE + 18 * len(picture.legend)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{SIZE}" height="{height}" '
+        f'viewBox="0 0 {SIZE} {height}" role="img" aria-label="{escape(picture.title)}">',
+        f'<rect width="{SIZE}" height="{height}" fill="#ffffff"/>',
+        "<defs>"
+        '<marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" '
+        'markerHeight="6" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/>'
+        "</marker></defs>",
+    ]
+    for a, b in picture.edges:
+        (x1, y1), (x2, y2) = at(*a), at(*b)
+        out.append(
+            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{EDGE}"/>'
+        )
+    for n in picture.nodes:
+        x, y = at(n.x, n.y)
+        out.append(
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="{n.fill}" stroke="{INK}">'
+            f"<title>{escape(n.label)}</title></circle>"
+        )
+        if n.home:
+            out.append(
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r + 3:.1f}" fill="none" stroke="{INK}"/>'
+            )
+        if n.mark:
+            s = r * 0.55
+            out.append(
+                f'<rect x="{x - s:.1f}" y="{y - s:.1f}" width="{2 * s:.1f}" height="{2 * s:.1f}" '
+                f'fill="{n.mark}" stroke="#000000"/>'
+            )
+        if len(picture.nodes) <= 200:
+            out.append(
+                f'<text x="{x:.1f}" y="{y + r + 11:.1f}" font-size="10" text-anchor="middle" '
+                f'font-family="sans-serif" fill="{INK}">{escape(n.name)}</text>'
+            )
+    for a in picture.arrows:
+        (x1, y1), (x2, y2) = _shorten(at(*a.start), at(*a.end), r + 2)
+        dash = "" if a.succeeded else ' stroke-dasharray="5,3"'
+        out.append(
+            f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{a.colour}" '
+            f'stroke-width="2.5" marker-end="url(#head)"{dash}/>'
+        )
+    for i, (text, fill) in enumerate(picture.legend):
+        y = SIZE + 18 * i + 4
+        out.append(f'<rect x="{MARGIN}" y="{y}" width="12" height="12" fill="{fill}"/>')
+        out.append(
+            f'<text x="{MARGIN + 18}" y="{y + 10}" font-size="12" font-family="sans-serif" '
+            f'fill="{INK}">{escape(text)}</text>'
+        )
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def to_png(picture: Picture) -> bytes:
+    at = picture.scale()
+    r = picture.radius()
+    height = SIZE + 18 * len(picture.legend)
+    image = Image.new("RGB", (SIZE, height), "#ffffff")
+    draw = ImageDraw.Draw(image)
+    font = _font()
+    for a, b in picture.edges:
+        draw.line([at(*a), at(*b)], fill=EDGE, width=1)
+    for n in picture.nodes:
+        x, y = at(n.x, n.y)
+        draw.ellipse([x - r, y - r, x + r, y + r], fill=n.fill, outline=INK)
+        if n.home:
+            draw.ellipse([x - r - 3, y - r - 3, x + r + 3, y + r + 3], outline=INK)
+        if n.mark:
+            s = r * 0.55
+            draw.rectangle([x - s, y - s, x + s, y + s], fill=n.mark, outline="#000000")
+        if len(picture.nodes) <= 200:
+            draw.text((x, y + r + 6), n.name, fill=INK, font=font, anchor="mt")
+    for a in picture.arrows:
+        start, end = _shorten(at(*a.start), at(*a.end), r + 2)
+        if a.succeeded:
+            draw.line([start, end], fill=a.colour, width=3)
+        else:
+            _dashed(draw, start, end, a.colour)
+        angle = atan2(end[1] - start[1], end[0] - start[0])
+        head = [
+            end,
+            (end[0] - 9 * cos(angle - 0.45), end[1] - 9 * sin(angle - 0.45)),
+            (end[0] - 9 * cos(angle + 0.45), end[1] - 9 * sin(angle + 0.45)),
+        ]
+        draw.polygon(head, fill=a.colour)
+    for i, (text, fill) in enumerate(picture.legend):
+        y = SIZE + 18 * i + 4
+        draw.rectangle([MARGIN, y, MARGIN + 12, y + 12], fill=fill)
+        draw.text((MARGIN + 18, y + 1), text, fill=INK, font=font)
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG", optimize=False, compress_level=6)
+    return buffer.getvalue()
+
+
+_FONT: Any = None
+
+
+def _font() -> Any:
+    global _FONT
+    if _FONT is None:
+        _FONT = ImageFont.load_default()
+    return _FONT
+
+
+def _shorten(
+    a: tuple[float, float], b: tuple[float, float], by: float
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The segment a-b with ``by`` pixels cut off each end (so arrows end
+    at a node's rim, not its centre)."""
+    length = hypot(b[0] - a[0], b[1] - a[1])
+    if length <= 2 * by:
+        return a, b
+    dx, dy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+    return (a[0] + dx * by, a[1] + dy * by), (b[0] - dx * by, b[1] - dy * by)
+
+
+def _dashed(draw: Any, a: tuple[float, float], b: tuple[float, float], fill: str) -> None:
+    length = hypot(b[0] - a[0], b[1] - a[1])
+    steps = max(1, int(length // 8))
+    for i in range(0, steps, 2):
+        t0, t1 = i / steps, min(1.0, (i + 1) / steps)
+        draw.line(
+            [
+                (a[0] + (b[0] - a[0]) * t0, a[1] + (b[1] - a[1]) * t0),
+                (a[0] + (b[0] - a[0]) * t1, a[1] + (b[1] - a[1]) * t1),
+            ],
+            fill=fill,
+            width=3,
+        )
+
+
+# -- the games' pictures ------------------------------------------------------------
+
+
+def officewars_picture(view: View, results: Sequence[OrderResult]) -> Picture:
+    """Systems coloured by owner, units as squares in their owner's
+    colour, home worlds ringed, this tick's moves and attacks as arrows
+    (dashed where they failed)."""
+    board: Mapping[str, Any] = view.board
+    colours = board["colours"]
+    where = {s["name"]: (s["x"], s["y"]) for s in board["systems"]}
+    nodes = [
+        Node(
+            s["name"],
+            s["x"],
+            s["y"],
+            colour(colours.get(s["owner"])) if s["owner"] else NEUTRAL,
+            s["name"]
+            + (f", {s['owner']}" if s["owner"] else ", neutral")
+            + (f", unit of {s['unit']}" if s["unit"] else ""),
+            colour(colours.get(s["unit"])) if s["unit"] else None,
+            s["home_of"] is not None,
+        )
+        for s in board["systems"]
+    ]
+    edges = [(where[a], where[b]) for a, b in board["connections"]]
+    arrows = []
+    for r in results:
+        d = r.order.to_dict()
+        to = d.get("to") or (d.get("target") if d.get("kind") == "attack" else None)
+        if to is None or d.get("system") not in where or to not in where:
+            continue
+        arrows.append(
+            Arrow(where[d["system"]], where[to], colour(colours.get(r.order.player)), r.succeeded)
+        )
+    legend = [(f"{p} ({c})", colour(c)) for p, c in colours.items()]
+    return Picture(f"{board['title']}, {view.phase}", nodes, edges, arrows, legend)
+
+
+PICTURES: dict[str, Callable[[View, Sequence[OrderResult]], Picture]] = {
+    "officewars": officewars_picture,
+}
+
+
+def picture(kind: str, view: View, results: Sequence[OrderResult]) -> Picture:
+    return PICTURES[kind](view, results)

@@ -1,0 +1,295 @@
+"""Turn reports: rendered for every reader after each turn, kept, and mailed.
+
+Readers are the players (each sees what the game lets them see), the
+observers (games.yaml and WATCH; they see what every player may see) and
+the game master (everything, with missed turns). Each report is a text part
+that reads well in 72 columns and an HTML part with the same content and
+the map picture (a PNG inline, cid:), with the map as SVG and the next
+deadline as an .ics calendar file attached. templates/report/ holds the
+shared layouts; templates/<game>/report.*.j2 the game's own parts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Connection
+
+from adjudicator.base import Game, OrderSheet, TurnResult
+from pbem.app import App
+from pbem.config import GameConfig
+from pbem.mapdraw import picture, to_png, to_svg
+from pbem.outmail import _subject, safe_address
+from pbem.store import GameRow, PlayerRow, ReportRow
+from pbem.words import say, templates
+
+OBSERVER = "#observer"  # the viewer name observers are shown as: no player has it
+
+
+@dataclass(frozen=True)
+class Reader:
+    key: str  # the report's key: a player's name, an observer's address, "" the master
+    email: str
+    viewer: str | None  # the name the game filters by; None: the master, sees all
+    role: str  # player, observer, master
+    timezone: str
+    player: PlayerRow | None = None
+
+
+def readers(
+    app: App, conn: Connection, cfg: GameConfig, seated: Sequence[PlayerRow]
+) -> list[Reader]:
+    out = [
+        Reader(p.name, p.email, p.name, "player", p.timezone or cfg.timezone, p)
+        for p in seated
+        if p.status == "active"
+    ]
+    watchers = sorted(set(cfg.observers) | set(app.store.watchers(conn, cfg.name)), key=str.lower)
+    taken = {r.email.lower() for r in out}
+    for email in watchers:
+        if email.lower() not in taken:
+            taken.add(email.lower())
+            out.append(Reader(email.lower(), email, OBSERVER, "observer", cfg.timezone))
+    if cfg.master_email:
+        out.append(Reader("", cfg.master_email, None, "master", cfg.timezone))
+    return out
+
+
+def local(when: datetime | None, tz: str) -> str:
+    if when is None:
+        return "none"
+    zone = ZoneInfo(tz)
+    t = when.astimezone(zone)
+    return f"{t:%a %d %b %Y %H:%M} {t.tzname()} ({zone.key})"
+
+
+def compact_options(unit: str, options: Sequence[str]) -> str:
+    """A unit's legal orders in one line: "holds; moves to A, B; attacks C"."""
+    groups: dict[str, list[str]] = {}
+    for option in options:
+        rest = option[len(unit) :].strip() if option.startswith(unit) else option
+        words = rest.split()
+        if not words:
+            continue
+        n = 2 if len(words) > 2 and words[1] in ("to", "from", "on", "with") else 1
+        verb, target = " ".join(words[:n]), " ".join(words[n:])
+        groups.setdefault(verb, [])
+        if target:
+            groups[verb].append(target)
+    return "; ".join(f"{verb} {', '.join(t)}".strip() for verb, t in groups.items())
+
+
+def ics(app: App, game: str, phase: str, deadline: datetime, now: datetime) -> bytes:
+    """The next deadline as an iCalendar event (RFC 5545), in UTC."""
+
+    def stamp(t: datetime) -> str:
+        return t.astimezone(ZoneInfo("UTC")).strftime("%Y%m%dT%H%M%SZ")
+
+    lines = [
+        "BEGIN:VCALENDAR",
+        "VERSION:2.0",
+        "PRODID:-//pbem//turn deadline//EN",
+        "METHOD:PUBLISH",
+        "BEGIN:VEVENT",
+        f"UID:{game}-{stamp(deadline)}@{app.domain}",
+        f"DTSTAMP:{stamp(now)}",
+        f"DTSTART:{stamp(deadline)}",
+        f"DTEND:{stamp(deadline + timedelta(minutes=15))}",
+        f"SUMMARY:{game}: orders due for {phase}",
+        f"DESCRIPTION:Mail your orders for {phase} to {app.game_address(game)}",
+        "BEGIN:VALARM",
+        "TRIGGER:-PT1H",
+        "ACTION:DISPLAY",
+        f"DESCRIPTION:{game}: orders due in an hour",
+        "END:VALARM",
+        "END:VEVENT",
+        "END:VCALENDAR",
+    ]
+    return ("\r\n".join(lines) + "\r\n").encode("ascii", "replace")
+
+
+def context(
+    app: App,
+    engine: Game,
+    cfg: GameConfig,
+    game: GameRow,
+    reader: Reader,
+    sheets: Sequence[OrderSheet],
+    result: TurnResult,
+    info: dict[str, Any],
+    press: Sequence[tuple[str | None, str]],
+) -> dict[str, Any]:
+    """What a reader's report says, as plain data for the templates."""
+    seen = result.for_viewer(reader.viewer)
+    view = engine.view(result.state, reader.viewer)
+    outcome = engine.outcome(result.state)
+    by_player: dict[str, list[dict[str, Any]]] = {}
+    for r in seen.results:
+        by_player.setdefault(r.order.player, []).append(
+            {
+                "text": r.order.canonical(),
+                "ok": r.succeeded,
+                "given": bool(r.order.line),
+                "why": say(engine.name, "results", r.reason, dict(r.facts)),
+            }
+        )
+    orders = info["orders"]
+    missed = set(info["missed"])
+    players = []
+    for p in info["players"]:
+        if p.status != "active" and p.name not in by_player:
+            continue
+        sub = orders.get(p.name)
+        players.append(
+            {
+                "name": p.name,
+                "results": by_player.get(p.name, []),
+                "sent": sub is not None,
+                "missed_now": p.name in missed,
+                "missed": p.missed + (1 if p.name in missed else 0),
+                "sha256": _sha(sub[1]) if sub else None,
+                "received": local(sub[2], reader.timezone) if sub else None,
+            }
+        )
+    measures = [m for m, _ in view.standings[0].measures] if view.standings else []
+    standings = [
+        {"player": s.player, "cells": [v for _, v in s.measures], "status": s.status}
+        for s in view.standings
+    ]
+    uses_chance = bool(getattr(engine, "uses_chance", False))
+    deadline = game.deadline
+    return {
+        "server": app.config.server,
+        "game": cfg.name,
+        "title": engine.title,
+        "phase": info["phase"],
+        "turn": info["turn"],
+        "next_phase": view.phase,
+        "resolved": local(info["resolved_at"], reader.timezone),
+        "why": info["why"],
+        "late": info["late"],
+        "deadline_was": local(info["deadline_was"], reader.timezone),
+        "players": players,
+        "events": [say(engine.name, "events", e.kind, dict(e.facts)) for e in seen.events],
+        "measures": measures,
+        "standings": standings,
+        "votes": [
+            {"name": v.name, "open": v.open, "facts": dict(v.facts)}
+            for v in view.votes
+            if v.open or v.facts.get("yes_weight")
+        ],
+        "press": [{"sender": s or "anonymous", "text": t} for s, t in press],
+        "deadline": local(deadline, reader.timezone) if deadline else None,
+        "options": [(unit, compact_options(unit, opts)) for unit, opts in view.options.items()],
+        "reader": reader,
+        "address": app.game_address(cfg.name),
+        "chance": uses_chance,
+        "seed": info["seed"],
+        "next_seed_hash": _sha(str(info["next_seed"])) if uses_chance else None,
+        "outcome": outcome,
+        "final": outcome is not None,
+        "keep_days": cfg.keep.days,
+        "master": reader.role == "master",
+    }
+
+
+def _sha(text: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def render(kind: str, data: dict[str, Any]) -> tuple[str, str]:
+    """(text, html) of a report, from the game's templates."""
+    env = templates()
+    text = env.get_template(f"{kind}/report.txt.j2").render(**data)
+    html = env.get_template(f"{kind}/report.html.j2").render(**data)
+    return text, html
+
+
+def write_reports(
+    app: App,
+    conn: Connection,
+    cfg: GameConfig,
+    game: GameRow,
+    old_state: Any,
+    sheets: Sequence[OrderSheet],
+    result: TurnResult,
+    info: dict[str, Any],
+) -> int:
+    """Render, keep and queue the reports of a resolved turn, in the turn's
+    transaction. Returns how many were queued."""
+    engine = app.engine(game.kind)
+    now = info["resolved_at"]
+    press = app.store.press_of(conn, cfg.name, info["turn"])
+    pictures: dict[str, tuple[str, bytes]] = {}
+    count = 0
+    for reader in readers(app, conn, cfg, info["players"]):
+        data = context(app, engine, cfg, game, reader, sheets, result, info, press)
+        text, html = render(game.kind, data)
+        seen = result.for_viewer(reader.viewer)
+        pic = picture(game.kind, engine.view(result.state, reader.viewer), seen.results)
+        key = repr(pic)
+        if key not in pictures:
+            pictures[key] = (to_svg(pic), to_png(pic))
+        svg, png = pictures[key]
+        subject = f"[{cfg.name}] {info['phase']} results" + (
+            " (game over)" if data["final"] else ""
+        )
+        app.store.add_report(
+            conn, ReportRow(cfg.name, info["turn"], reader.key, subject, text, html, svg, png), now
+        )
+        calendar = (
+            ics(app, cfg.name, data["next_phase"], game.deadline, now) if game.deadline else None
+        )
+        reply_to = app.reply_address(reader.player) if reader.player else None
+        message_id, raw = report_mail(
+            app, reader.email, subject, text, html, svg, png, calendar, now, reply_to, info["turn"]
+        )
+        app.store.queue_mail(conn, "report", reader.email, message_id, raw, now, None)
+        count += 1
+    return count
+
+
+def report_mail(
+    app: App,
+    to: str,
+    subject: str,
+    text: str,
+    html: str,
+    svg: str,
+    png: bytes,
+    calendar: bytes | None,
+    when: datetime,
+    reply_to: str | None,
+    turn: int,
+) -> tuple[str, bytes]:
+    """multipart/mixed: multipart/alternative (text; HTML related to the
+    inline PNG), then the map as SVG and the deadline as .ics."""
+    message_id = make_msgid(idstring="pbem", domain=app.domain)
+    msg = EmailMessage()
+    msg["From"] = f"pbem <{safe_address(app.config.server.address)}>"
+    msg["To"] = safe_address(to)
+    msg["Subject"] = _subject(subject)
+    msg["Date"] = format_datetime(when)
+    msg["Message-ID"] = message_id
+    msg["Auto-Submitted"] = "auto-generated"
+    msg["X-Pbem-Server"] = app.domain
+    if reply_to:
+        msg["Reply-To"] = safe_address(reply_to)
+    msg.set_content(text)
+    msg.add_alternative(html, subtype="html")
+    html_part = msg.get_payload()[1]
+    html_part.add_related(png, "image", "png", cid="<map@pbem>", filename=f"map-{turn}.png")
+    msg.add_attachment(svg.encode("utf-8"), "image", "svg+xml", filename=f"map-{turn}.svg")
+    if calendar is not None:
+        msg.add_attachment(
+            calendar, "text", "calendar", filename="deadline.ics", params={"method": "PUBLISH"}
+        )
+    return message_id, msg.as_bytes()

@@ -1,0 +1,278 @@
+"""Deadlines and turns: storage is the truth about when a turn is due.
+
+Every running game keeps the deadline of the turn being played in its row.
+:class:`TurnRunner` resolves due turns; the scheduler (pbem/schedule.py)
+only wakes it. A turn is resolved inside one write transaction
+(``BEGIN IMMEDIATE`` on SQLite) that moves the game from turn N to N+1 only
+if it is still at N: two triggers racing (a deadline and READY, two server
+processes) make one turn, and a crash before the commit leaves turn N to be
+resolved again with the same stored seed, to the identical result. The
+reports of the turn are written to the outbox in that same transaction.
+
+Which orders count: those of mails received after the turn started and
+before its deadline (or before the moment an early or forced turn runs).
+A mail received after that is answered "too late for turn N"; it is never
+moved to the next turn on its own.
+
+Deadlines missed while the server was down: each overdue game resolves one
+turn when the server starts (not one per missed deadline), its report says
+that it ran late, and the next deadline is the first cron time at least
+half a normal turn away, so players have time to answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import Connection
+
+from adjudicator.base import OrderSheet, turn_seed
+from pbem.app import App
+from pbem.config import GameConfig
+from pbem.cron import cron_trigger
+from pbem.faults import die
+from pbem.store import GameRow, PlayerRow
+
+log = logging.getLogger("pbem.turns")
+
+LATE = timedelta(minutes=2)  # a turn resolved this long after its deadline ran late
+
+
+def cron_after(cfg: GameConfig, after: datetime) -> datetime:
+    """The first time of the game's cron expression strictly after ``after``
+    (in UTC)."""
+    trigger = cron_trigger(cfg.deadline, ZoneInfo(cfg.timezone))
+    start = after.astimezone(trigger.timezone) + timedelta(seconds=1)
+    fire = trigger.get_next_fire_time(None, start.replace(microsecond=0))
+    assert fire is not None, "a cron expression always fires again"
+    return fire.astimezone(after.tzinfo)
+
+
+def next_deadline(cfg: GameConfig, now: datetime, missed: datetime | None = None) -> datetime:
+    """The deadline of a turn that starts ``now``. After a turn that ran late
+    (``missed`` is its deadline), the first cron time at least half a
+    normal turn away."""
+    nxt = cron_after(cfg, now)
+    if missed is not None and now - missed > LATE:
+        period = cron_after(cfg, missed) - missed
+        while nxt - now < period / 2:
+            nxt = cron_after(cfg, nxt)
+    return nxt
+
+
+def sealed_hash(text: str) -> str:
+    """The SHA-256 of a player's orders as received, published in reports."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def seed_hash(seed: int) -> str:
+    return hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class TurnDone:
+    game: str
+    turn: int
+    phase: str
+    why: str
+    finished: bool
+
+
+class TurnRunner:
+    def __init__(self, app: App) -> None:
+        self.app = app
+
+    # -- what is due -----------------------------------------------------------------
+
+    def run_due(self) -> list[TurnDone]:
+        """Send due reminders, then resolve every turn whose deadline has
+        passed or, in games with early turns, whose players are all READY."""
+        app, now = self.app, self.app.clock.now()
+        with app.store.tx(write=False) as conn:
+            games = [g for g in app.store.all_games(conn) if g.status == "running"]
+            ready = {
+                g.name: self._all_ready(conn, g)
+                for g in games
+                if (cfg := app.game_config(g.name)) is not None and cfg.early
+            }
+        self._remind(now, games)
+        done = []
+        for g in games:
+            if g.deadline is not None and g.deadline <= now:
+                why = "deadline"
+            elif ready.get(g.name):
+                why = "ready"
+            else:
+                continue
+            result = self.run(g.name, g.turn, why)
+            if result is not None:
+                done.append(result)
+        return done
+
+    def _all_ready(self, conn: Connection, g: GameRow) -> bool:
+        active = {p.name for p in self.app.store.players(conn, g.name) if p.status == "active"}
+        return bool(active) and active <= self.app.store.ready_players(conn, g.name, g.turn)
+
+    def _remind(self, now: datetime, games: list[GameRow]) -> None:
+        app = self.app
+        for g in games:
+            cfg = app.game_config(g.name)
+            if cfg is None or cfg.remind is None or g.deadline is None:
+                continue
+            if not (g.deadline - cfg.remind <= now < g.deadline) or g.reminded_for == g.deadline:
+                continue
+            with app.store.tx() as conn:
+                row = app.store.game(conn, g.name)
+                if row is None or row.reminded_for == row.deadline or row.turn != g.turn:
+                    continue  # another process reminded, or the turn moved on
+                engine = app.engine(row.kind)
+                phase = engine.phase(engine.load_state(row.state))[1]
+                sent = app.store.submissions_for(conn, g.name, g.turn, None)
+                ready = app.store.ready_players(conn, g.name, g.turn)
+                for p in app.store.players(conn, g.name):
+                    if p.status != "active" or p.name in sent or p.name in ready:
+                        continue
+                    app.queue(
+                        conn,
+                        "reminder",
+                        p.email,
+                        f"[{g.name}] no orders yet for {phase}",
+                        "reminder",
+                        {
+                            "game": g.name,
+                            "phase": phase,
+                            "deadline": local_time(row.deadline, p.timezone or cfg.timezone),
+                            "address": app.game_address(g.name),
+                        },
+                        reply_to=app.reply_address(p),
+                        auto="auto-generated",
+                    )
+                app.store.set_game(conn, g.name, reminded_for=row.deadline)
+
+    # -- one turn ----------------------------------------------------------------------
+
+    def run(self, name: str, turn: int, why: str) -> TurnDone | None:
+        """Resolve turn ``turn`` of ``name`` if the game is still at it;
+        None if another trigger got there first (or the game is not running).
+        ``why``: deadline, ready, master."""
+        from pbem.reports import write_reports
+
+        app, store = self.app, self.app.store
+        now = app.clock.now()
+        with store.tx() as conn:
+            row = store.game(conn, name)
+            cfg = app.game_config(name)
+            if row is None or cfg is None or row.status != "running" or row.turn != turn:
+                return None
+            engine = app.engine(row.kind)
+            state = engine.load_state(row.state)
+            number, phase = engine.phase(state)
+            cutoff = row.deadline if why == "deadline" and row.deadline else now
+            subs = store.submissions_for(conn, name, turn, cutoff)
+            ready = store.ready_players(conn, name, turn)
+            seated = store.players(conn, name)
+            active = [p for p in seated if p.status == "active"]
+            sheets: list[OrderSheet] = [
+                engine.read_orders(state, p.name, subs[p.name][1], subs[p.name][0])
+                for p in active
+                if p.name in subs
+            ]
+            seed = turn_seed(row.seed, number, phase)
+            result = engine.adjudicate(state, sheets, seed)
+            new_state = result.state
+            new_number, new_phase = engine.phase(new_state)
+            outcome = engine.outcome(new_state)
+            missed = [p.name for p in active if p.name not in subs and p.name not in ready]
+            store.add_missed(conn, name, missed)
+            late = why == "deadline" and row.deadline is not None and now - row.deadline > LATE
+            deadline = None
+            if outcome is None:
+                deadline = next_deadline(cfg, now, row.deadline if late else None)
+            text = engine.dump_state(new_state)
+            moved = store.advance_game(
+                conn,
+                name,
+                turn,
+                turn=new_number,
+                state=text,
+                deadline=deadline,
+                turn_started_at=now,
+                status="running" if outcome is None else "finished",
+                finished_at=None if outcome is None else now,
+            )
+            if not moved:  # pragma: no cover - the write lock makes this impossible
+                conn.rollback()
+                return None
+            record = {
+                "phase": phase,
+                "why": why,
+                "deadline": row.deadline.isoformat() if row.deadline else None,
+                "late": late,
+                "seed": seed,
+                "orders": {
+                    p: {"seq": s[0], "sha256": sealed_hash(s[1]), "received": s[2].isoformat()}
+                    for p, s in sorted(subs.items())
+                },
+                "missed": missed,
+                "results": [r.to_dict() for r in result.results],
+                "events": [e.to_dict() for e in result.events],
+            }
+            store.finish_turn(conn, name, turn, json.dumps(record, sort_keys=True), now)
+            if outcome is None:
+                store.start_turn(conn, name, new_number, text, now)
+            fresh = store.game(conn, name)
+            assert fresh is not None
+            write_reports(
+                app,
+                conn,
+                cfg,
+                fresh,
+                state,
+                sheets,
+                result,
+                {
+                    "turn": number,
+                    "phase": phase,
+                    "why": why,
+                    "late": late,
+                    "deadline_was": row.deadline,
+                    "resolved_at": now,
+                    "seed": seed,
+                    "next_seed": turn_seed(row.seed, new_number, new_phase),
+                    "orders": subs,
+                    "missed": missed,
+                    "players": seated,
+                },
+            )
+            if "during_turn" in app.faults:
+                die()  # resolved, reported, not committed
+        log.info("%s: %s resolved (%s)", name, phase, why)
+        return TurnDone(name, turn, phase, why, outcome is not None)
+
+
+def local_time(when: datetime | None, tz: str) -> str:
+    if when is None:
+        return "none"
+    zone = ZoneInfo(tz)
+    local = when.astimezone(zone)
+    return f"{local:%a %d %b %Y %H:%M} {local.tzname()} ({zone.key})"
+
+
+def turn_of(conn: Connection, app: App, game: GameRow) -> tuple[int, str]:
+    engine = app.engine(game.kind)
+    return engine.phase(engine.load_state(game.state))
+
+
+def active_players(app: App, conn: Connection, game: str) -> list[PlayerRow]:
+    return [p for p in app.store.players(conn, game) if p.status == "active"]
+
+
+def record_of(conn: Connection, app: App, game: str, turn: int) -> dict[str, Any] | None:
+    text = app.store.turn_result(conn, game, turn)
+    return None if text is None else json.loads(text)
