@@ -46,12 +46,20 @@ LATE = timedelta(minutes=2)  # a turn resolved this long after its deadline ran 
 
 def cron_after(cfg: GameConfig, after: datetime) -> datetime:
     """The first time of the game's cron expression strictly after ``after``
-    (in UTC)."""
+    (in UTC), once a day on the days clocks change: a wall-clock time that
+    does not exist (spring forward) is taken an hour later, as APScheduler
+    does; one that happens twice (fall back) counts once, the first time."""
     trigger = cron_trigger(cfg.deadline, ZoneInfo(cfg.timezone))
-    start = after.astimezone(trigger.timezone) + timedelta(seconds=1)
-    fire = trigger.get_next_fire_time(None, start.replace(microsecond=0))
-    assert fire is not None, "a cron expression always fires again"
-    return fire.astimezone(after.tzinfo)
+    zone = trigger.timezone
+    start = after + timedelta(seconds=1)
+    for _ in range(10_000):
+        fire = trigger.get_next_fire_time(None, start.astimezone(zone).replace(microsecond=0))
+        assert fire is not None, "a cron expression always fires again"
+        wall = fire.astimezone(zone).replace(tzinfo=None)
+        if fire > after and wall != after.astimezone(zone).replace(tzinfo=None):
+            return fire.astimezone(after.tzinfo)
+        start = max(start, fire) + timedelta(minutes=1)  # the repeated hour: on past it
+    raise RuntimeError(f"no deadline found after {after} for {cfg.deadline!r}")
 
 
 def next_deadline(cfg: GameConfig, now: datetime, missed: datetime | None = None) -> datetime:

@@ -10,6 +10,7 @@ import re
 import smtplib
 import threading
 import time
+from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -57,10 +58,12 @@ def wait_for(predicate: Any, timeout: float = 10.0, what: str = "condition") -> 
 
 
 class Harness:
-    def __init__(self, root: Path, games_yaml: str = GAMES_YAML) -> None:
+    def __init__(
+        self, root: Path, games_yaml: str = GAMES_YAML, start: datetime | None = None
+    ) -> None:
         self.root = root
         (root / "games.yaml").write_text(games_yaml)
-        self.clock = FakeClock()
+        self.clock = FakeClock(start)
         self.app: App = open_app(root / "games.yaml", clock=self.clock)
         self.loop = asyncio.new_event_loop()
         self.server = Server(self.app, port=0)
@@ -68,6 +71,8 @@ class Harness:
         self.thread.start()
         asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(10)
         self.port = self.server.port
+        # the worker looks for due turns once on start (deadlines missed while down)
+        wait_for(lambda: self.server.worker.turn_checks > 0, 30, "the first look at turns")
         self.settle()
 
     def close(self) -> None:
@@ -186,6 +191,18 @@ class Harness:
         """Move the clock, then tick."""
         self.clock.advance(**delta)
         self.tick()
+
+    def game(self, name: str = "alpha") -> Any:
+        with self.app.store.tx(write=False) as conn:
+            return self.app.store.game(conn, name)
+
+    def report(self, to: str, game: str = "alpha", index: int = -1) -> EmailMessage:
+        mails = [m for m in self.outbox("report", to) if f"[{game}]" in m["Subject"]]
+        assert mails, f"no report of {game} to {to}"
+        return mails[index]
+
+    def text(self, mail: EmailMessage) -> str:
+        return mail.get_body(("plain",)).get_content()
 
     def states(self) -> dict[str, int]:
         return self.app.store.mail_states()
