@@ -9,6 +9,8 @@
     pbem inbox, retry N            stored mail; process quarantined mail again
     pbem seat GAME NAME EMAIL      seat a player in a game open for players
     pbem new-token GAME PLAYER     revoke a player's reply addresses
+    pbem master GAME ACTION ...    pause, resume, extend, adjudicate, replace, remove, end
+    pbem report GAME [--turn N]    print a kept turn report, write its map picture
 
 Exit status: 0 done, 2 bad input (every problem is printed), 1 a fault.
 """
@@ -122,6 +124,36 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default="games.yaml")
     p.add_argument("--state", help="only mail in this state (new, applied, refused, ...)")
     p.set_defaults(run=cmd_inbox)
+
+    p = sub.add_parser(
+        "master",
+        help="the game master's commands",
+        description="pause, resume, extend DURATION, adjudicate (now), "
+        "replace PLAYER EMAIL, remove PLAYER, end, status",
+    )
+    p.add_argument("game")
+    p.add_argument(
+        "action",
+        choices=["pause", "resume", "extend", "adjudicate", "replace", "remove", "end", "status"],
+    )
+    p.add_argument(
+        "args", nargs="*", help="extend: a duration; replace: PLAYER EMAIL; remove: PLAYER"
+    )
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=cmd_master)
+
+    p = sub.add_parser("report", help="print a kept turn report and write its map picture")
+    p.add_argument("game")
+    p.add_argument("--turn", type=int, help="the turn (default: the last reported)")
+    p.add_argument(
+        "--reader",
+        default="",
+        help="a player's name or an observer's address (default: the master's copy)",
+    )
+    p.add_argument("--html", action="store_true", help="print the HTML part instead of the text")
+    p.add_argument("--out", default=".", help="where to write map-<turn>.png and .svg")
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=cmd_report)
 
     p = sub.add_parser("demo", help="play one offline turn of every game in games.yaml")
     p.add_argument("file", nargs="?", default="games.yaml")
@@ -465,6 +497,67 @@ def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
         "mail the server sends them carries a new one",
         file=out,
     )
+    return 0
+
+
+def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
+    """The game master's commands, as by mail."""
+    from pbem import master
+    from pbem.app import open_app
+    from pbem.turns import TurnRunner
+
+    app = open_app(args.config)
+    want = {"extend": 1, "replace": 2, "remove": 1}.get(args.action, 0)
+    if len(args.args) != want:
+        raise InputError(f"{args.action} takes {want} argument(s), not {len(args.args)}")
+    try:
+        if args.action == "adjudicate":
+            with app.store.tx(write=False) as conn:
+                turn = master.check_adjudicate(app, conn, args.game)
+            done = TurnRunner(app).run(args.game, turn, "master")
+            if done is None:
+                raise InputError(f"turn {turn} of {args.game} was resolved meanwhile")
+            print(f"{args.game}: {done.phase} resolved; the reports are queued", file=out)
+            return 0
+        with app.store.tx() as conn:
+            if args.action == "status":
+                text = "\n".join(master.status(app, conn, args.game))
+            elif args.action == "pause":
+                text = master.pause(app, conn, args.game)
+            elif args.action == "resume":
+                text = master.resume(app, conn, args.game)
+            elif args.action == "extend":
+                text = master.extend(app, conn, args.game, args.args[0])
+            elif args.action == "replace":
+                text = master.replace(app, conn, args.game, *args.args)
+            elif args.action == "remove":
+                text = master.remove(app, conn, args.game, args.args[0])
+            else:
+                text = master.end(app, conn, args.game)
+    except master.MasterError as exc:
+        raise InputError(str(exc)) from None
+    print(text, file=out)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.app import open_app
+
+    app = open_app(args.config)
+    with app.store.tx(write=False) as conn:
+        found = app.store.report(conn, args.game, args.reader, args.turn)
+        turns = app.store.report_turns(conn, args.game)
+    if found is None:
+        kept = f"turns kept: {', '.join(map(str, turns))}" if turns else "none is kept yet"
+        raise InputError(f"no such report of {args.game} ({kept})")
+    folder = Path(args.out)
+    folder.mkdir(parents=True, exist_ok=True)
+    png = folder / f"map-{args.game}-{found.turn}.png"
+    svg = folder / f"map-{args.game}-{found.turn}.svg"
+    png.write_bytes(found.png)
+    svg.write_text(found.svg, encoding="utf-8")
+    print(found.html if args.html else found.text, file=out, end="")
+    print(f"\n(map picture: {png} and {svg})", file=sys.stderr)
     return 0
 
 

@@ -37,6 +37,15 @@ COMMANDS: tuple[Command, ...] = (
         "the lines that follow, up to ENDPRESS, go to those players (ANON: unsigned)",
     ),
     Command("NEW TOKEN", "", "game", "a new reply address; older ones stop working"),
+    Command("SET TIMEZONE", "Area/City", "game", "show deadlines in this time zone"),
+    Command("HISTORY", "[game] [turn]", "game", "mail back a turn's report (the last by default)"),
+    Command("PAUSE", "", "game", "game master: stop the clock"),
+    Command("RESUME", "", "game", "game master: start the clock again"),
+    Command("EXTEND", "duration", "game", "game master: move the deadline later (12h, 2d)"),
+    Command("ADJUDICATE", "", "game", "game master: resolve the turn now"),
+    Command("REPLACE", "name WITH email", "game", "game master: give a seat to someone new"),
+    Command("REMOVE", "name", "game", "game master: take a player out of the game"),
+    Command("END GAME", "", "game", "game master: end the game now"),
     Command("JOIN", "game", "server", "join a game that is open for players"),
     Command("WATCH", "game", "server", "receive the game's turn reports as an observer"),
     Command("UNWATCH", "game", "server", "stop receiving them"),
@@ -104,6 +113,11 @@ def read_commands(lines: list[tuple[int, str]], default_game: str | None) -> Rea
         elif name == "STATUS" and arg:
             key = arg.lower()
             sections.setdefault(key, Section(key, number)).commands.append((number, name, ""))
+        elif name == "HISTORY" and arg and not arg.split()[0].isdigit():
+            key, _, turn = arg.lower().partition(" ")
+            sections.setdefault(key, Section(key, number)).commands.append(
+                (number, name, turn.strip())
+            )
         elif name == "ORDERS":
             continue
         else:

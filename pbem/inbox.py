@@ -10,23 +10,25 @@ quarantined with the game master told; the others go on.
 
 from __future__ import annotations
 
+import hmac
 import logging
 import re
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Connection
 
-from pbem import auth
+from pbem import auth, master
 from pbem.app import App, Recipient
 from pbem.commands import COMMANDS, Section, read_commands, subject_password
 from pbem.faults import die
 from pbem.mailparse import ParsedMail, parse_mail
 from pbem.outmail import BadAddress, safe_address
-from pbem.reports import local
+from pbem.reports import local, report_mail
 from pbem.store import GameRow, InboxRow, PlayerRow
 from pbem.words import say
 
@@ -71,6 +73,7 @@ class Processor:
         self._cache: dict[tuple[str, str], Any] = {}
         self._pruned_at: Any = None
         self.turn_requests: set[str] = set()  # games to check for an early turn
+        self.forced: list[tuple[str, int]] = []  # turns the game master resolves now
 
     def _state(self, engine: Any, game: str, text: str) -> Any:
         """The game's state, parsed once for as long as it does not change."""
@@ -351,6 +354,23 @@ class Processor:
                 return False  # nothing to check, or too many failures: no more slow checks
             return any(app.verifier.check(pw, p.password_hash) for pw in tries)
 
+        if (
+            player is None
+            and cfg.master_email
+            and mail.from_addr.lower() == cfg.master_email.lower()
+        ):
+            return self._master_section(conn, row, section, passwords, cfg, reply)
+        if (
+            player is None
+            and section.commands
+            and all(c == "HISTORY" for _, c, _ in section.commands)
+        ):
+            watching = {e.lower() for e in cfg.observers} | set(store.watchers(conn, name))
+            if mail.from_addr.lower() in watching:  # an observer asks for a report
+                reply.messages += self._history(
+                    conn, name, mail.from_addr.lower(), mail.from_addr, section.commands
+                )
+                return reply, True
         if player is None:
             everyone = store.players(conn, name)
             owner = next((p for p in everyone if token_ok(p)), None) or next(
@@ -418,6 +438,12 @@ class Processor:
         if game_row.status == "finished" or engine.outcome(state) is not None:
             reply.error = "the game is over"
             return reply, False
+        # the game master's commands, from a player, are order lines after all
+        # (a game's own orders may start with such a word: "remove F Kiel")
+        for number, command, arg in [c for c in section.commands if c[1] in MASTER_ONLY]:
+            section.orders.append((number, f"{command} {arg}".strip()))
+        section.orders.sort()
+        section.commands = [c for c in section.commands if c[1] not in MASTER_ONLY]
         late = self._too_late(game_row, row, turn, phase)
         if late and (section.orders or any(c == "READY" for _, c, _ in section.commands)):
             reply.error = late
@@ -485,11 +511,27 @@ class Processor:
                 )
                 did = True
             elif command == "RESIGN":
-                state = engine.remove_player(state, player.name)
-                store.set_player(conn, player.id, status="removed")
-                store.set_game_state(conn, name, engine.dump_state(state))
+                master.remove(app, conn, name, player.name)
                 self._cache = {}
                 reply.messages.append(f"line {number}: you have resigned from {name}")
+                did = True
+            elif command == "SET TIMEZONE":
+                zone = _zone(_arg)
+                if zone is None:
+                    reply.messages.append(
+                        f"line {number}: {_arg!r} is not a time zone; write it as Area/City, "
+                        "for example SET TIMEZONE Europe/Oslo"
+                    )
+                else:
+                    store.set_player(conn, player.id, timezone=zone)
+                    self._cache = {}
+                    player = replace(player, timezone=zone)
+                    reply.messages.append(f"line {number}: deadlines are shown in {zone} now")
+                    did = True
+            elif command == "HISTORY":
+                reply.messages += self._history(
+                    conn, name, player.name, player.email, [(number, command, _arg)]
+                )
                 did = True
             else:
                 reply.messages.append(f"line {number}: {command} is not available here")
@@ -503,6 +545,122 @@ class Processor:
         elif game_row.status == "paused":
             reply.deadline = "none while the game is paused"
         return reply, did
+
+    def _master_section(
+        self,
+        conn: Connection,
+        row: InboxRow,
+        section: Section,
+        passwords: list[str],
+        cfg: Any,
+        reply: GameReply,
+    ) -> tuple[GameReply, bool]:
+        """The game master's mail: the master password, then commands."""
+        app, name = self.app, cfg.name
+        if not any(hmac.compare_digest(p, cfg.master_password or "") for p in passwords[:3]):
+            reply.error = (
+                "nothing was applied: the game master's password is missing or wrong "
+                "(a line PASSWORD <password>, as in games.yaml)"
+            )
+            return reply, False
+        if section.orders:
+            reply.messages.append(
+                "order lines are for players; the game master's commands are: "
+                + ", ".join(sorted(MASTER_ONLY | {"STATUS", "HISTORY"}))
+            )
+        did = False
+        for number, command, arg in section.commands:
+            try:
+                if command == "PAUSE":
+                    text = master.pause(app, conn, name)
+                elif command == "RESUME":
+                    text = master.resume(app, conn, name)
+                elif command == "EXTEND":
+                    text = master.extend(app, conn, name, arg)
+                elif command == "ADJUDICATE":
+                    turn = master.check_adjudicate(app, conn, name)
+                    self.forced.append((name, turn))
+                    text = f"the turn of {name} is resolved now; the reports follow"
+                elif command == "REPLACE":
+                    m = re.fullmatch(r"(\S+)\s+(?:with|by|->)\s+(\S+)", arg, re.I)
+                    if m is None:
+                        raise master.MasterError("write REPLACE <player> WITH <email>")
+                    text = master.replace(app, conn, name, m[1], m[2])
+                elif command == "REMOVE":
+                    text = master.remove(app, conn, name, arg.split()[0] if arg else "")
+                elif command == "END GAME":
+                    text = master.end(app, conn, name)
+                elif command == "STATUS":
+                    reply.status = master.status(app, conn, name)
+                    continue
+                elif command == "HISTORY":
+                    reply.messages += self._history(
+                        conn, name, "", cfg.master_email, [(number, command, arg)]
+                    )
+                    continue
+                else:
+                    text = f"{command} is not available here"
+                    reply.messages.append(f"line {number}: {text}")
+                    continue
+            except master.MasterError as exc:
+                reply.messages.append(f"line {number}: {command}: {exc}")
+                continue
+            self._cache = {}
+            did = True
+            reply.messages.append(f"line {number}: {text}")
+        if not section.commands:
+            reply.messages.append("no commands found (send HELP for the list)")
+        return reply, did
+
+    def _history(
+        self,
+        conn: Connection,
+        game: str,
+        reader: str,
+        email: str,
+        commands: list[tuple[int, str, str]],
+    ) -> list[str]:
+        """HISTORY [turn]: the reader's own copy of a kept report, mailed again."""
+        out = []
+        cfg = self.app.game_config(game)
+        row = self.app.store.game(conn, game)
+        for number, _, arg in commands:
+            if (
+                cfg is not None
+                and row is not None
+                and row.finished_at is not None
+                and self.app.clock.now() - row.finished_at > cfg.keep
+            ):
+                out.append(f"line {number}: {game} ended more than {cfg.keep.days} days ago")
+                continue
+            turn = int(arg.split()[0]) if arg and arg.split()[0].isdigit() else None
+            found = self.app.store.report(conn, game, reader, turn)
+            if found is None:
+                have = self.app.store.report_turns(conn, game)
+                out.append(
+                    f"line {number}: no report"
+                    + (f" of turn {turn}" if turn else "")
+                    + (f" (reports kept: turns {', '.join(map(str, have))})" if have else " yet")
+                )
+                continue
+            message_id, raw = report_mail(
+                self.app,
+                email,
+                found.subject + " (again)",
+                found.text,
+                found.html,
+                found.svg,
+                found.png,
+                None,
+                self.app.clock.now(),
+                None,
+                found.turn,
+            )
+            self.app.store.queue_mail(
+                conn, "history", email, message_id, raw, self.app.clock.now(), None
+            )
+            out.append(f"line {number}: the report of turn {found.turn} is on its way")
+        return out
 
     def _too_late(self, game: GameRow, row: InboxRow, turn: int, phase: str) -> str | None:
         """Why a mail's orders cannot count, if they cannot: it arrived after
@@ -732,6 +890,22 @@ class Processor:
             in_reply_to=mail.message_id,
             inbox_id=row.id,
         )
+
+
+MASTER_ONLY = frozenset(
+    {"PAUSE", "RESUME", "EXTEND", "ADJUDICATE", "REPLACE", "REMOVE", "END GAME"}
+)
+
+
+def _zone(text: str) -> str | None:
+    """A time zone's key, or None if it is not one."""
+    name = text.strip().split()[0] if text.strip() else ""
+    if not re.fullmatch(r"[A-Za-z_]+(/[A-Za-z0-9_+-]+)*", name):
+        return None
+    try:
+        return ZoneInfo(name).key
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
 
 
 def store_bounce_matches(conn: Connection, app: App, mail: ParsedMail) -> str:

@@ -65,6 +65,14 @@ class Loop:
             self._wake.wait(self.period)
 
 
+def run_turns(processor: Processor, runner: TurnRunner) -> int:
+    """The turns the game master asked for, then every due one."""
+    forced, processor.forced = processor.forced, []
+    processor.turn_requests.clear()
+    done = sum(1 for game, turn in forced if runner.run(game, turn, "master") is not None)
+    return done + len(runner.run_due())
+
+
 class ThreadWorker:
     """Mail worker and sender as threads of this process (tests, small
     servers, and anything that needs the app's own clock)."""
@@ -85,11 +93,10 @@ class ThreadWorker:
             return done
         # the inbox is drained: mail received before a deadline is applied
         # before the turn runs
-        if self._turns.is_set() or self.processor.turn_requests:
+        if self._turns.is_set() or self.processor.turn_requests or self.processor.forced:
             self._turns.clear()
-            self.processor.turn_requests.clear()
             try:
-                if self.runner.run_due():
+                if run_turns(self.processor, self.runner):
                     self.sender.wake()
             finally:
                 self.turn_checks += 1
@@ -137,10 +144,9 @@ def _child_main(config_path: str, wake_fd: Any) -> None:  # pragma: no cover
         try:
             while processor.run_pending() > 0:
                 sender.run_due()
-            if turns or processor.turn_requests:  # the inbox is drained first
+            if turns or processor.turn_requests or processor.forced:  # inbox drained first
                 turns = False
-                processor.turn_requests.clear()
-                runner.run_due()
+                run_turns(processor, runner)
             sender.run_due()
         except Exception:
             log.exception("worker failed; trying again shortly")

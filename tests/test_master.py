@@ -1,0 +1,117 @@
+"""The game master: by mail (the master address and password of
+games.yaml) and by `pbem master`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from pbem.cli import main
+from tests.mailharness import Harness, wait_for
+
+ALPHA = "alpha@judge.example"
+ANN, BOB, CID, GM = "ann@example.org", "bob@example.org", "cid@example.org", "gm@example.org"
+
+
+@pytest.fixture
+def h(tmp_path):
+    harness = Harness(tmp_path)
+    yield harness
+    harness.close()
+
+
+def gm(h: Harness, lines: str) -> str:
+    h.send(GM, ALPHA, f"PASSWORD gm-secret\n{lines}\n")
+    return h.last(GM)
+
+
+def test_the_master_password_is_needed(h):
+    h.send(GM, ALPHA, "PASSWORD wrong\nPAUSE\n")
+    assert "the game master's password is missing or wrong" in h.last(GM)
+    assert h.game().status == "running"
+
+
+def test_pause_stops_the_clock_and_resume_sets_a_fresh_deadline(h):
+    deadline = h.game().deadline
+    assert "alpha is paused" in gm(h, "PAUSE")
+    h.clock.set(deadline + timedelta(hours=1))
+    h.tick()
+    assert h.game().turn == 1 and h.game().status == "paused"
+    assert "deadline" in gm(h, "RESUME")
+    g = h.game()
+    assert g.status == "running" and g.deadline - h.clock.now() >= timedelta(hours=6)
+    h.clock.set(g.deadline)
+    h.tick()
+    assert h.game().turn == 2
+
+
+def test_extend_moves_the_deadline(h):
+    deadline = h.game().deadline
+    assert "the deadline of alpha is now" in gm(h, "EXTEND 12h")
+    assert h.game().deadline == deadline + timedelta(hours=12)
+    h.clock.set(deadline)
+    h.tick()
+    assert h.game().turn == 1
+    assert "EXTEND needs a duration" in gm(h, "EXTEND soon")
+
+
+def test_adjudicate_resolves_the_turn_now(h):
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol attacks Alnitak\n")
+    assert "resolved now" in gm(h, "ADJUDICATE")
+    wait_for(lambda: h.game().turn == 2, 10, "the forced turn")
+    h.settle()
+    text = h.text(h.report(ANN))
+    assert "by the game master" in text and "conquered Alnitak" in text
+
+
+def test_replace_gives_the_seat_to_someone_new(h):
+    old_password = h.password(CID)
+    assert "new@example.org now plays cid" in gm(h, "REPLACE cid WITH new@example.org")
+    assert "You have been replaced in alpha" in h.last(CID, "alert")
+    h.send(CID, ALPHA, f"PASSWORD {old_password}\nAltair holds\n")
+    assert "not a player of alpha" in h.last(CID)
+    h.send("new@example.org", ALPHA, f"PASSWORD {h.password('new@example.org')}\nREADY\n")
+    assert "READY noted" in h.last("new@example.org")
+
+
+def test_remove_and_end_game(h):
+    assert "cid is out of alpha" in gm(h, "REMOVE cid")
+    with h.app.store.tx(write=False) as conn:
+        assert {p.name: p.status for p in h.app.store.players(conn, "alpha")}["cid"] == "removed"
+    assert "no active player called 'zed'" in gm(h, "REMOVE zed")
+    assert "alpha is over" in gm(h, "END GAME")
+    assert h.game().status == "finished"
+    over = [m for m in h.outbox("report", ANN) if m["Subject"] == "[alpha] game over"]
+    assert over and "Final standings:" in h.text(over[0])
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol holds\n")
+    assert "the game is over" in h.last(ANN)
+
+
+def test_the_masters_words_from_a_player_are_only_order_lines(h):
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nPAUSE\nREMOVE bob\n")
+    reply = h.last(ANN)
+    assert 'line 2: "PAUSE": this is not an order' in reply
+    assert 'line 3: "REMOVE bob"' in reply
+    assert h.game().status == "running"
+
+
+def test_status_shows_orders_ready_and_missed_turns(h):
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol holds\nREADY\n")
+    reply = gm(h, "STATUS")
+    assert "ann" in reply and "(orders in, READY)" in reply and "missed 0" in reply
+
+
+def test_the_command_line_does_the_same(h, capsys):
+    config = str(h.root / "games.yaml")
+    assert main(["master", "alpha", "pause", "--config", config]) == 0
+    assert h.game().status == "paused"
+    assert main(["master", "alpha", "adjudicate", "--config", config]) == 2
+    assert "RESUME it first" in capsys.readouterr().err
+    assert main(["master", "alpha", "resume", "--config", config]) == 0
+    assert main(["master", "alpha", "adjudicate", "--config", config]) == 0
+    assert "tick 1 resolved" in capsys.readouterr().out
+    assert h.game().turn == 2
+    assert main(["master", "alpha", "status", "--config", config]) == 0
+    assert "missed 1" in capsys.readouterr().out
+    assert main(["master", "alpha", "extend", "--config", config]) == 2
