@@ -3,21 +3,18 @@ SQLite file, a Maildir for outbound mail, and a clock the test moves."""
 
 from __future__ import annotations
 
-import asyncio
 import email
 import email.policy
 import re
 import smtplib
-import threading
-import time
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from pbem.app import App, open_app
-from pbem.clock import FakeClock
-from pbem.server import Server
+from pbem.local import LocalServer, wait_for
+
+__all__ = ["GAMES_YAML", "Harness", "wait_for"]
 
 GAMES_YAML = """\
 server:
@@ -47,40 +44,13 @@ games:
 """
 
 
-def wait_for(predicate: Any, timeout: float = 10.0, what: str = "condition") -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-class Harness:
+class Harness(LocalServer):
     def __init__(
         self, root: Path, games_yaml: str = GAMES_YAML, start: datetime | None = None
     ) -> None:
         self.root = root
         (root / "games.yaml").write_text(games_yaml)
-        self.clock = FakeClock(start)
-        self.app: App = open_app(root / "games.yaml", clock=self.clock)
-        self.loop = asyncio.new_event_loop()
-        self.server = Server(self.app, port=0)
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(self.server.start(), self.loop).result(10)
-        self.port = self.server.port
-        # the worker looks for due turns once on start (deadlines missed while down)
-        wait_for(lambda: self.server.worker.turn_checks > 0, 30, "the first look at turns")
-        self.settle()
-
-    def close(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.server.stop(), self.loop).result(30)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
-        self.app.store.close()
+        super().__init__(root / "games.yaml", start)
 
     # -- sending -------------------------------------------------------------
 
@@ -127,21 +97,6 @@ class Harness:
 
     # -- waiting and reading -----------------------------------------------------
 
-    def settle(self, timeout: float = 15.0) -> None:
-        """Wait until every stored mail is processed and the due outbox sent."""
-        store = self.app.store
-
-        def done() -> bool:
-            if store.mail_states().get("new"):
-                self.server.worker.wake()
-                return False
-            if store.due_mail(self.clock.now(), 1):
-                self.server.sender.wake()
-                return False
-            return True
-
-        wait_for(done, timeout, "the server to settle")
-
     def outbox(self, kind: str | None = None, to: str | None = None) -> list[EmailMessage]:
         return [
             email.message_from_bytes(r.message, policy=email.policy.default)
@@ -166,31 +121,6 @@ class Harness:
         return str(self.outbox(to=player_email)[-1]["Reply-To"])
 
     # -- time ----------------------------------------------------------------------
-
-    def tick(self) -> None:
-        """Let the scheduler look at the clock; wait for the turns it woke."""
-        worker, deadlines = self.server.worker, self.server.deadlines
-        before = worker.turn_checks
-
-        async def wakeup() -> int:
-            runs, due = deadlines.runs, deadlines.due()
-            deadlines.tick()
-            while deadlines.runs < runs + due:  # the jobs run as tasks on this loop
-                await asyncio.sleep(0.001)
-            return due
-
-        if asyncio.run_coroutine_threadsafe(wakeup(), self.loop).result(10):
-            wait_for(
-                lambda: worker.turn_checks > before and not worker._turns.is_set(),
-                30,
-                "the turns to run",
-            )
-        self.settle()
-
-    def advance(self, **delta: float) -> None:
-        """Move the clock, then tick."""
-        self.clock.advance(**delta)
-        self.tick()
 
     def game(self, name: str = "alpha") -> Any:
         with self.app.store.tx(write=False) as conn:
