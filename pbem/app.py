@@ -249,7 +249,10 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     )
     app.store.start_turn(conn, cfg.name, engine.phase(state)[0], text, now)
     if cfg.open_seats or len(seated) > len(cfg.players):  # players joined: say it started
+        from pbem.reports import compact_options, local
+
         for p in seated:
+            options = engine.view(state, p.name).options
             app.queue(
                 conn,
                 "started",
@@ -262,6 +265,8 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
                     "players": [x.name for x in seated],
                     "address": app.game_address(cfg.name),
                     "phase": engine.phase(state)[1],
+                    "deadline": local(next_deadline(cfg, now), p.timezone or cfg.timezone),
+                    "options": [(u, compact_options(u, o)) for u, o in options.items()],
                 },
                 reply_to=app.reply_address(p),
                 auto="auto-generated",

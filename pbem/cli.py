@@ -4,7 +4,8 @@
     pbem adjudicate ...            run one turn from files (for game masters)
     pbem maps [GAME]               the maps shipped with a game
     pbem genmap ...                write a random connected map
-    pbem demo [FILE]               one offline turn of every configured game
+    pbem preview [FILE]            one offline turn of every configured game
+    pbem demo [--dir DIR]          six scripted players play a whole game by mail
     pbem serve [FILE]              the mail server
     pbem inbox, retry N            stored mail; process quarantined mail again
     pbem seat GAME NAME EMAIL      seat a player in a game open for players
@@ -155,8 +156,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=cmd_report)
 
-    p = sub.add_parser("demo", help="play one offline turn of every game in games.yaml")
+    p = sub.add_parser("preview", help="play one offline turn of every game in games.yaml")
     p.add_argument("file", nargs="?", default="games.yaml")
+    p.set_defaults(run=cmd_preview)
+
+    p = sub.add_parser(
+        "demo",
+        help="six scripted players play a whole Office Wars game by mail",
+        description="Start a server on 127.0.0.1, let six scripted players join and play a "
+        "whole game by real mail over SMTP on an accelerated clock, then print the winner, "
+        "the turns and mails, and where the final report is.",
+    )
+    p.add_argument("--dir", help="where to keep the demo's files (default: a new temporary folder)")
+    p.add_argument("--seed", type=int, default=7)
     p.set_defaults(run=cmd_demo)
     return parser
 
@@ -381,6 +393,12 @@ def cmd_genmap(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem import demo
+
+    return demo.main(args.dir, out, args.seed)
+
+
+def cmd_preview(args: argparse.Namespace, out: TextIO) -> int:
     """Start every configured game on paper and play one turn with random
     legal orders: a quick look at what the adjudicator does."""
     config = load_config(args.file)

@@ -769,7 +769,14 @@ class Processor:
                 for c in COMMANDS:
                     out.append(f"  {(c.name + ' ' + c.args).strip():<24} {c.description}")
             elif name == "LIST":
-                rows = store.all_games(conn)
+                now = app.clock.now()
+                rows = [
+                    g
+                    for g in store.all_games(conn)
+                    if g.finished_at is None
+                    or (cfg := app.game_config(g.name)) is None
+                    or now - g.finished_at <= cfg.keep
+                ]
                 out.append("Games on this server:")
                 for g in rows:
                     engine = app.engine(g.kind)
@@ -782,9 +789,13 @@ class Processor:
                         )
                         continue
                     state = engine.load_state(g.state)
+                    status = g.status
+                    if g.finished_at is not None and cfg is not None:
+                        until = g.finished_at + cfg.keep
+                        status = f"over, readable until {until:%Y-%m-%d}"
                     out.append(
                         f"  {g.name:<16} {engine.title}, {engine.phase(state)[1]}, "
-                        f"{players} players, {g.status}: {app.game_address(g.name)}"
+                        f"{players} players, {status}: {app.game_address(g.name)}"
                     )
                 if not rows:
                     out.append("  none")

@@ -143,8 +143,8 @@ def context(
     missed = set(info["missed"])
     players = []
     for p in info["players"]:
-        if p.status != "active" and p.name not in by_player:
-            continue
+        if p.name not in by_player and p.name not in orders and p.name not in missed:
+            continue  # out of the game before this turn
         sub = orders.get(p.name)
         players.append(
             {

@@ -37,6 +37,7 @@ from pbem.app import App
 from pbem.config import GameConfig
 from pbem.cron import cron_trigger
 from pbem.faults import die
+from pbem.reports import local, write_reports
 from pbem.store import GameRow, PlayerRow
 
 log = logging.getLogger("pbem.turns")
@@ -124,8 +125,9 @@ class TurnRunner:
         return done
 
     def _all_ready(self, conn: Connection, g: GameRow) -> bool:
-        active = {p.name for p in self.app.store.players(conn, g.name) if p.status == "active"}
-        return bool(active) and active <= self.app.store.ready_players(conn, g.name, g.turn)
+        engine = self.app.engine(g.kind)
+        active = playing(engine, engine.load_state(g.state), self.app.store.players(conn, g.name))
+        return bool(active) and set(active) <= self.app.store.ready_players(conn, g.name, g.turn)
 
     def _remind(self, now: datetime, games: list[GameRow]) -> None:
         app = self.app
@@ -140,11 +142,12 @@ class TurnRunner:
                 if row is None or row.reminded_for == row.deadline or row.turn != g.turn:
                     continue  # another process reminded, or the turn moved on
                 engine = app.engine(row.kind)
-                phase = engine.phase(engine.load_state(row.state))[1]
+                state = engine.load_state(row.state)
+                phase = engine.phase(state)[1]
                 sent = app.store.submissions_for(conn, g.name, g.turn, None)
                 ready = app.store.ready_players(conn, g.name, g.turn)
-                for p in app.store.players(conn, g.name):
-                    if p.status != "active" or p.name in sent or p.name in ready:
+                for p in playing(engine, state, app.store.players(conn, g.name)).values():
+                    if p.name in sent or p.name in ready:
                         continue
                     app.queue(
                         conn,
@@ -155,7 +158,7 @@ class TurnRunner:
                         {
                             "game": g.name,
                             "phase": phase,
-                            "deadline": local_time(row.deadline, p.timezone or cfg.timezone),
+                            "deadline": local(row.deadline, p.timezone or cfg.timezone),
                             "address": app.game_address(g.name),
                         },
                         reply_to=app.reply_address(p),
@@ -169,8 +172,6 @@ class TurnRunner:
         """Resolve turn ``turn`` of ``name`` if the game is still at it;
         None if another trigger got there first (or the game is not running).
         ``why``: deadline, ready, master."""
-        from pbem.reports import write_reports
-
         app, store = self.app, self.app.store
         now = app.clock.now()
         with store.tx() as conn:
@@ -185,7 +186,7 @@ class TurnRunner:
             subs = store.submissions_for(conn, name, turn, cutoff)
             ready = store.ready_players(conn, name, turn)
             seated = store.players(conn, name)
-            active = [p for p in seated if p.status == "active"]
+            active = list(playing(engine, state, seated).values())
             sheets: list[OrderSheet] = [
                 engine.read_orders(state, p.name, subs[p.name][1], subs[p.name][0])
                 for p in active
@@ -264,23 +265,8 @@ class TurnRunner:
         return TurnDone(name, turn, phase, why, outcome is not None)
 
 
-def local_time(when: datetime | None, tz: str) -> str:
-    if when is None:
-        return "none"
-    zone = ZoneInfo(tz)
-    local = when.astimezone(zone)
-    return f"{local:%a %d %b %Y %H:%M} {local.tzname()} ({zone.key})"
-
-
-def turn_of(conn: Connection, app: App, game: GameRow) -> tuple[int, str]:
-    engine = app.engine(game.kind)
-    return engine.phase(engine.load_state(game.state))
-
-
-def active_players(app: App, conn: Connection, game: str) -> list[PlayerRow]:
-    return [p for p in app.store.players(conn, game) if p.status == "active"]
-
-
-def record_of(conn: Connection, app: App, game: str, turn: int) -> dict[str, Any] | None:
-    text = app.store.turn_result(conn, game, turn)
-    return None if text is None else json.loads(text)
+def playing(engine: Any, state: Any, seated: list[PlayerRow]) -> dict[str, PlayerRow]:
+    """The seated players still in the game (not removed, not out): the
+    ones who owe orders."""
+    live = {s.player for s in engine.view(state, None).standings if s.status == "active"}
+    return {p.name: p for p in seated if p.status == "active" and p.name in live}

@@ -222,8 +222,8 @@ def test_maps_and_genmap(capsys, tmp_path):
     assert len(board.systems) == 50 and len(board.homes) == 4
 
 
-def test_demo_plays_the_configured_game(capsys):
-    code, out, _ = run(capsys, "demo", str(ROOT / "games.yaml"))
+def test_preview_plays_the_configured_game(capsys):
+    code, out, _ = run(capsys, "preview", str(ROOT / "games.yaml"))
     assert code == 0
     assert "== game alpha (alpha@judge.example), random orders ==" in out
     assert "Standings" in out

@@ -217,3 +217,57 @@ def test_handler_bug_answers_451_without_its_text(tmp_path):
         assert code == 451 and b"secret" not in msg
     finally:
         judge.close()
+
+
+def _turn_record(store: Store) -> tuple[str, str, str]:
+    """The resolved turn as stored: its record without timestamps, the new
+    state, and how many reports were queued."""
+    import json
+
+    with store.tx(write=False) as conn:
+        result = json.loads(store.turn_result(conn, "alpha", 1))
+        game = store.game(conn, "alpha")
+    assert game.turn == 2
+    for key in ("deadline", "late"):
+        result.pop(key)
+    return json.dumps(result, sort_keys=True), game.state, str(len(store.outbox_rows("report")))
+
+
+def test_sigkill_during_adjudication_resolves_the_turn_once_identically(root, tmp_path_factory):
+    """The server dies inside the turn's transaction, after the turn and its
+    reports are made and before the commit; restarted, it resolves the turn
+    once, to the same result as a run that was never interrupted."""
+    import shutil
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from pbem.store.schema import games
+
+    port = free_port()
+    first = Proc(root, port)
+    assert send(port, orders_mail(password(store_of(root)), "before-turn")) == 250
+    wait_for(lambda: receipts(store_of(root)), 20, "the receipt")
+    first.stop()
+    store = store_of(root)
+    with store.tx() as conn:  # the deadline has passed while the server was down
+        past = datetime.now(UTC) - timedelta(minutes=1)
+        conn.execute(update(games).where(games.c.name == "alpha").values(deadline=past))
+    store.close()
+    # an untouched copy, for the uninterrupted run
+    twin = tmp_path_factory.mktemp("twin")
+    shutil.copytree(root, twin, dirs_exist_ok=True)
+
+    dying = Proc(root, port, "during_turn")
+    dying.wait_dead()
+    with store_of(root).tx(write=False) as conn:
+        assert store_of(root).game(conn, "alpha").turn == 1  # nothing of the turn committed
+    assert not store_of(root).outbox_rows("report")
+
+    again = Proc(root, port)
+    wait_for(lambda: store_of(root).outbox_rows("report"), 30, "the turn after restart")
+    again.stop()
+    calm = Proc(twin, free_port())
+    wait_for(lambda: store_of(twin).outbox_rows("report"), 30, "the uninterrupted turn")
+    calm.stop()
+    assert _turn_record(store_of(root)) == _turn_record(store_of(twin))
