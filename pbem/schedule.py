@@ -85,6 +85,7 @@ class Deadlines:
 
     def start(self) -> None:
         self.scheduler.start()
+        self.rebuild()  # the deadline jobs, from storage, before anything else
         self.scheduler.add_job(
             self.sweep,
             IntervalTrigger(seconds=SWEEP.total_seconds(), timezone="UTC"),
