@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench check clean
+.PHONY: run test lint bench check demo clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/officewars.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/reports.py
+
+demo: $(STAMP)
+	$(BIN)/pbem demo
 
 check: $(STAMP)
 	$(BIN)/pbem check games.yaml

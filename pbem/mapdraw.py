@@ -189,7 +189,8 @@ def to_png(picture: Picture) -> bytes:
         draw.rectangle([MARGIN, y, MARGIN + 12, y + 12], fill=fill)
         draw.text((MARGIN + 18, y + 1), text, fill=INK, font=font)
     buffer = io.BytesIO()
-    image.save(buffer, "PNG", optimize=False, compress_level=6)
+    # a few dozen colours are drawn: a palette image is a third of the size
+    image.quantize(64, method=Image.Quantize.FASTOCTREE).save(buffer, "PNG", compress_level=6)
     return buffer.getvalue()
 
 
