@@ -280,6 +280,11 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
             f"mail out: {_outbound(app)}",
             flush=True,
         )
+        for g in app.config.games:
+            print(f"  {g.name}: send orders to {app.game_address(g.name)}", flush=True)
+        out = app.config.server.outbound
+        if not out.host:
+            print(f"  replies land in {out.maildir}/new/", flush=True)
         if ready:
             ready(server)
         stop = asyncio.Event()
