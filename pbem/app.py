@@ -7,10 +7,8 @@ import os
 import re
 import secrets
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
@@ -19,7 +17,6 @@ from adjudicator.base import Game
 from pbem import auth
 from pbem.clock import Clock, SystemClock
 from pbem.config import Config, GameConfig, load_config
-from pbem.cron import cron_trigger
 from pbem.outmail import compose
 from pbem.store import PlayerRow, Store
 from pbem.words import templates
@@ -41,8 +38,6 @@ class App:
     secret: str
     faults: frozenset[str] = field(default_factory=frozenset)
     verifier: auth.Verifier = field(default_factory=auth.Verifier)
-    _triggers: dict[str, Any] = field(default_factory=dict, repr=False)
-    _deadlines: dict[str, tuple[datetime, datetime]] = field(default_factory=dict, repr=False)
 
     # -- addresses -------------------------------------------------------------
 
@@ -85,26 +80,6 @@ class App:
 
     def engine(self, kind: str) -> Game:
         return GAMES[kind]
-
-    # -- time ---------------------------------------------------------------------
-
-    def next_deadline(self, game: str) -> datetime | None:
-        """The next deadline from the game's cron expression, in the game's
-        time zone."""
-        cfg = self.game_config(game)
-        if cfg is None:
-            return None
-        now = self.clock.now()
-        cached = self._deadlines.get(game)
-        if cached is not None and cached[0] <= now < cached[1]:
-            return cached[1]  # still ahead: the next deadline has not moved
-        trigger = self._triggers.get(game)
-        if trigger is None:
-            trigger = self._triggers[game] = cron_trigger(cfg.deadline, ZoneInfo(cfg.timezone))
-        deadline = trigger.get_next_fire_time(None, now.astimezone(trigger.timezone))
-        if deadline is not None:
-            self._deadlines[game] = (now, deadline)
-        return deadline
 
     # -- mail ---------------------------------------------------------------------
 

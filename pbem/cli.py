@@ -430,6 +430,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # a line per job run otherwise
     app = open_app(args.file)
     if args.host or args.port is not None:
         import dataclasses

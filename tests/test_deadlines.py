@@ -36,6 +36,12 @@ NEW_YORK = yaml_with(
 )
 
 
+# alpha with early turns: READY from everyone runs the turn
+EARLY = yaml_with(
+    **{"master: {email: gm@example.org": "early: true\n    master: {email: gm@example.org"}
+)
+
+
 @pytest.fixture
 def ny(tmp_path):
     h = Harness(tmp_path, NEW_YORK)
@@ -171,9 +177,7 @@ def test_orders_one_second_before_the_deadline_count_and_after_are_too_late(tmp_
 def test_a_deadline_and_ready_racing_make_one_turn(tmp_path):
     """Two runners on two connections, as two processes would be, both
     sure that turn 1 is due: exactly one resolves it; one set of reports."""
-    yaml = yaml_with(
-        **{"master: {email: gm@example.org": "early: true\n    master: {email: gm@example.org"}
-    )
+    yaml = EARLY
     (tmp_path / "games.yaml").write_text(yaml)
     clock = FakeClock()
     apps = [open_app(tmp_path / "games.yaml", clock=clock) for _ in range(2)]
@@ -208,10 +212,7 @@ def _deadline(app):
 
 
 def test_every_player_ready_runs_the_turn_early(tmp_path):
-    yaml = yaml_with(
-        **{"master: {email: gm@example.org": "early: true\n    master: {email: gm@example.org"}
-    )
-    h = Harness(tmp_path, yaml)
+    h = Harness(tmp_path, EARLY)
     try:
         for who, order in ((ANN, "Sol holds"), (BOB, "READY"), (CID, "READY")):
             h.send(who, ALPHA, f"PASSWORD {h.password(who)}\n{order}\n")
