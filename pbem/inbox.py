@@ -359,7 +359,7 @@ class Processor:
             and cfg.master_email
             and mail.from_addr.lower() == cfg.master_email.lower()
         ):
-            return self._master_section(conn, row, section, passwords, cfg, reply)
+            return self._master_section(conn, mail, section, passwords, cfg, reply)
         if (
             player is None
             and section.commands
@@ -549,15 +549,30 @@ class Processor:
     def _master_section(
         self,
         conn: Connection,
-        row: InboxRow,
+        mail: ParsedMail,
         section: Section,
         passwords: list[str],
         cfg: Any,
         reply: GameReply,
     ) -> tuple[GameReply, bool]:
         """The game master's mail: the master password, then commands."""
-        app, name = self.app, cfg.name
-        if not any(hmac.compare_digest(p, cfg.master_password or "") for p in passwords[:3]):
+        app, name, now = self.app, cfg.name, self.app.clock.now()
+        sender = cfg.master_email
+        relay = app.config.server.trusted_relay
+        if relay and not auth.relay_verified(
+            mail.headers.get("authentication-results"), relay, mail.from_addr
+        ):
+            reply.error = (
+                f"nothing was applied: the relay ({relay}) did not find this mail signed by "
+                "your domain (DKIM or DMARC)"
+            )
+            return reply, False
+        blocked = app.store.recent_auth_failures(conn, sender, now) >= BLOCK_AFTER
+        if blocked or not any(
+            hmac.compare_digest(p, cfg.master_password or "") for p in passwords[:3]
+        ):
+            if not blocked:
+                app.store.add_auth_failure(conn, sender, name, now)
             reply.error = (
                 "nothing was applied: the game master's password is missing or wrong "
                 "(a line PASSWORD <password>, as in games.yaml)"

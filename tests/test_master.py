@@ -115,3 +115,15 @@ def test_the_command_line_does_the_same(h, capsys):
     assert main(["master", "alpha", "status", "--config", config]) == 0
     assert "missed 1" in capsys.readouterr().out
     assert main(["master", "alpha", "extend", "--config", config]) == 2
+
+
+def test_guessing_the_master_password_is_cut_off(h):
+    for i in range(20):
+        h.send(GM, ALPHA, f"PASSWORD guess{i}\nPAUSE\n")
+    # from now on even the right password is not checked for a while (the
+    # replies stopped at the daily cap of 10: the game's state tells)
+    h.send(GM, ALPHA, "PASSWORD gm-secret\nPAUSE\n")
+    assert h.game().status == "running"
+    h.clock.advance(hours=1, minutes=1)
+    h.send(GM, ALPHA, "PASSWORD gm-secret\nPAUSE\n")
+    assert h.game().status == "paused"
