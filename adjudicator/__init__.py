@@ -8,10 +8,12 @@ data. The host finds a game only through :data:`GAMES`.
 from __future__ import annotations
 
 from adjudicator.base import Game
+from adjudicator.implosion import GAME as IMPLOSION
 from adjudicator.officewars import GAME as OFFICEWARS
 
 GAMES: dict[str, Game] = {
     OFFICEWARS.name: OFFICEWARS,
+    IMPLOSION.name: IMPLOSION,
 }
 
 

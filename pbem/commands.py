@@ -30,6 +30,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("STATUS", "[game]", "game", "the position and your current orders"),
     Command("READY", "", "game", "your orders are final for this turn"),
     Command("RESIGN", "", "game", "leave the game for good"),
+    Command("CLEAR", "", "game", "withdraw your orders of this turn (before this mail's own)"),
     Command(
         "PRESS",
         "ALL | name,name [ANON]",

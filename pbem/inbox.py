@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Connection
 
+from adjudicator.base import OrderMode
 from pbem import auth, master
 from pbem.app import App, Recipient
 from pbem.commands import COMMANDS, Section, read_commands, subject_password
@@ -55,6 +56,7 @@ class GameReply:
     holding: list[str] = field(default_factory=list)
     standing: list[str] = field(default_factory=list)  # orders in force after this mail
     replaced: bool = False
+    received: bool = False  # orders run as received: a mail adds to the earlier ones
     kept_previous: bool = False
     messages: list[str] = field(default_factory=list)
     status: list[str] = field(default_factory=list)
@@ -449,11 +451,34 @@ class Processor:
             reply.error = late
             return reply, False
         did = False
-        previous = store.current_submission(conn, name, turn, player.name)
-        previous_sheet = engine.read_orders(state, player.name, previous[1]) if previous else None
-        previous_lines = [o.canonical() for o in previous_sheet.orders] if previous_sheet else []
+        received = engine.order_mode is OrderMode.RECEIVED
+        reply.received = received
+        if received:  # each mail adds orders; the stored texts are canonical
+            queue = store.submission_queue(conn, name, turn, player.name).get(player.name, [])
+            previous_lines = [t for _, text, _ in queue for t in text.splitlines()]
+            previous_sheet = None
+        else:
+            previous = store.current_submission(conn, name, turn, player.name)
+            previous_sheet = (
+                engine.read_orders(state, player.name, previous[1])
+                if previous and previous[1]
+                else None
+            )
+            previous_lines = [
+                o.canonical() for o in (previous_sheet.orders if previous_sheet else ())
+            ]
         standing = previous_lines
         standing_orders = previous_sheet.orders if previous_sheet else ()
+        for number, _, _ in [c for c in section.commands if c[1] == "CLEAR"][:1]:
+            if previous_lines:
+                store.add_submission(conn, name, turn, player.name, row.id, "", row.received_at)
+                reply.messages.append(
+                    f"line {number}: your earlier orders for {phase} are withdrawn"
+                )
+                did = True
+            else:
+                reply.messages.append(f"line {number}: there were no orders to withdraw")
+            previous_lines, standing, standing_orders = [], [], ()
 
         if section.orders:
             width = max(n for n, _ in section.orders)
@@ -476,7 +501,15 @@ class Processor:
                 reply.notices.append(
                     f"line {n.line}: " + say(engine.name, "notices", n.reason, dict(n.facts))
                 )
-            if sheet.orders:
+            if sheet.orders and received:
+                new_lines = [o.canonical() for o in sheet.orders]
+                store.add_submission(
+                    conn, name, turn, player.name, row.id, "\n".join(new_lines), row.received_at
+                )
+                reply.added = new_lines
+                standing = previous_lines + new_lines
+                did = True
+            elif sheet.orders:
                 new_lines = [o.canonical() for o in sheet.orders]
                 store.add_submission(
                     conn, name, turn, player.name, row.id, "\n".join(new_lines), row.received_at
@@ -501,6 +534,10 @@ class Processor:
                 if cfg.early:
                     self.turn_requests.add(name)  # the worker checks once this commits
                 did = True
+            elif command == "CLEAR":
+                continue  # done above, before this mail's orders
+            elif command == "CLEAR":
+                continue  # done above, before this mail's orders
             elif command == "STATUS":
                 reply.status = self._status_lines(engine, state, player.name)
             elif command == "NEW TOKEN":

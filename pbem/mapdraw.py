@@ -64,6 +64,8 @@ class Node:
     label: str
     mark: str | None = None  # a unit's colour, drawn as a square on the node
     home: bool = False  # drawn with a double ring
+    text: str = ""  # written inside the node (a unit count)
+    bold: bool = False  # a thick outline (spawn nodes)
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Picture:
     edges: list[tuple[tuple[float, float], tuple[float, float]]]
     arrows: list[Arrow] = field(default_factory=list)
     legend: list[tuple[str, str]] = field(default_factory=list)  # (text, colour)
+    node_radius: float | None = None  # pixels; by default from the number of nodes
 
     def scale(self) -> Callable[[float, float], tuple[float, float]]:
         """Map coordinates to pixels, keeping the aspect ratio."""
@@ -91,14 +94,29 @@ class Picture:
         x0, y0 = min(xs), min(ys)
         return lambda x, y: (MARGIN + (x - x0) * k, MARGIN + (y - y0) * k)
 
+    def legend_slots(self) -> list[tuple[float, float]]:
+        """Where each legend entry goes: one column, three for many players."""
+        columns = 1 if len(self.legend) <= 8 else 3
+        return [
+            (MARGIN + (i % columns) * (SIZE - MARGIN) / columns, SIZE + 18 * (i // columns) + 4)
+            for i in range(len(self.legend))
+        ]
+
+    @property
+    def height(self) -> int:
+        slots = self.legend_slots()
+        return SIZE + (int(slots[-1][1]) + 18 - SIZE if slots else 0)
+
     def radius(self) -> float:
+        if self.node_radius is not None:
+            return self.node_radius
         return max(2.0, min(11.0, 180.0 / max(len(self.nodes), 1) ** 0.5))
 
 
 def to_svg(picture: Picture) -> str:
     at = picture.scale()
     r = picture.radius()
-    height = SIZE + 18 * len(picture.legend)
+    height = picture.height
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{SIZE}" height="{height}" '
         f'viewBox="0 0 {SIZE} {height}" role="img" aria-label="{escape(picture.title)}">',
@@ -115,10 +133,16 @@ def to_svg(picture: Picture) -> str:
         )
     for n in picture.nodes:
         x, y = at(n.x, n.y)
+        width = ' stroke-width="2.5"' if n.bold else ""
         out.append(
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="{n.fill}" stroke="{INK}">'
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r:.1f}" fill="{n.fill}" stroke="{INK}"{width}>'
             f"<title>{escape(n.label)}</title></circle>"
         )
+        if n.text:
+            out.append(
+                f'<text x="{x:.1f}" y="{y + 3.5:.1f}" font-size="9" text-anchor="middle" '
+                f'font-family="sans-serif" fill="{INK}">{escape(n.text)}</text>'
+            )
         if n.home:
             out.append(
                 f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r + 3:.1f}" fill="none" stroke="{INK}"/>'
@@ -141,11 +165,10 @@ def to_svg(picture: Picture) -> str:
             f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{a.colour}" '
             f'stroke-width="2.5" marker-end="url(#head)"{dash}/>'
         )
-    for i, (text, fill) in enumerate(picture.legend):
-        y = SIZE + 18 * i + 4
-        out.append(f'<rect x="{MARGIN}" y="{y}" width="12" height="12" fill="{fill}"/>')
+    for (text, fill), (x, y) in zip(picture.legend, picture.legend_slots(), strict=True):
+        out.append(f'<rect x="{x:.0f}" y="{y:.0f}" width="12" height="12" fill="{fill}"/>')
         out.append(
-            f'<text x="{MARGIN + 18}" y="{y + 10}" font-size="12" font-family="sans-serif" '
+            f'<text x="{x + 18:.0f}" y="{y + 10:.0f}" font-size="12" font-family="sans-serif" '
             f'fill="{INK}">{escape(text)}</text>'
         )
     out.append("</svg>")
@@ -155,7 +178,7 @@ def to_svg(picture: Picture) -> str:
 def to_png(picture: Picture) -> bytes:
     at = picture.scale()
     r = picture.radius()
-    height = SIZE + 18 * len(picture.legend)
+    height = picture.height
     image = Image.new("RGB", (SIZE, height), "#ffffff")
     draw = ImageDraw.Draw(image)
     font = _font()
@@ -163,7 +186,11 @@ def to_png(picture: Picture) -> bytes:
         draw.line([at(*a), at(*b)], fill=EDGE, width=1)
     for n in picture.nodes:
         x, y = at(n.x, n.y)
-        draw.ellipse([x - r, y - r, x + r, y + r], fill=n.fill, outline=INK)
+        draw.ellipse(
+            [x - r, y - r, x + r, y + r], fill=n.fill, outline=INK, width=3 if n.bold else 1
+        )
+        if n.text:
+            draw.text((x, y), n.text, fill=INK, font=font, anchor="mm")
         if n.home:
             draw.ellipse([x - r - 3, y - r - 3, x + r + 3, y + r + 3], outline=INK)
         if n.mark:
@@ -184,10 +211,9 @@ def to_png(picture: Picture) -> bytes:
             (end[0] - 9 * cos(angle + 0.45), end[1] - 9 * sin(angle + 0.45)),
         ]
         draw.polygon(head, fill=a.colour)
-    for i, (text, fill) in enumerate(picture.legend):
-        y = SIZE + 18 * i + 4
-        draw.rectangle([MARGIN, y, MARGIN + 12, y + 12], fill=fill)
-        draw.text((MARGIN + 18, y + 1), text, fill=INK, font=font)
+    for (text, fill), (x, y) in zip(picture.legend, picture.legend_slots(), strict=True):
+        draw.rectangle([x, y, x + 12, y + 12], fill=fill)
+        draw.text((x + 18, y + 1), text, fill=INK, font=font)
     buffer = io.BytesIO()
     # a few dozen colours are drawn: a palette image is a third of the size
     image.quantize(64, method=Image.Quantize.FASTOCTREE).save(buffer, "PNG", compress_level=6)
@@ -269,8 +295,45 @@ def officewars_picture(view: View, results: Sequence[OrderResult]) -> Picture:
     return Picture(f"{board['title']}, {view.phase}", nodes, edges, arrows, legend)
 
 
+def implosion_picture(view: View, results: Sequence[OrderResult]) -> Picture:
+    """Nodes coloured by occupant with the unit count inside, starting
+    nodes and the centre ringed, spawn nodes with a thick outline, this
+    turn's moves as arrows (dashed where the attack was repelled)."""
+    board: Mapping[str, Any] = view.board
+    colours = board["colours"]
+    where = {n["name"]: (n["x"], n["y"]) for n in board["nodes"]}
+    nodes = [
+        Node(
+            n["name"],
+            n["x"],
+            n["y"],
+            colour(colours.get(n["occupant"])) if n["occupant"] else NEUTRAL,
+            f"{n['name']} (capacity {n['capacity']}, {n['kind']})"
+            + (f": {n['count']} of {n['occupant']}" if n["occupant"] else ""),
+            home=n["kind"] in ("start", "centre"),
+            text=str(n["count"]) if n["count"] else "",
+            bold=n["kind"] == "spawn",
+        )
+        for n in board["nodes"]
+    ]
+    edges = [(where[a], where[b]) for a, b in board["connections"]]
+    arrows = [
+        Arrow(
+            where[r.order.to_dict()["from"]],
+            where[r.order.to_dict()["to"]],
+            colour(colours.get(r.order.player)),
+            r.succeeded,
+        )
+        for r in results
+        if r.reason not in ("nothing_to_move", "no_room")
+    ]
+    legend = [(p, colour(c)) for p, c in colours.items()]
+    return Picture(board["title"] + f", {view.phase}", nodes, edges, arrows, legend, 8.0)
+
+
 PICTURES: dict[str, Callable[[View, Sequence[OrderResult]], Picture]] = {
     "officewars": officewars_picture,
+    "implosion": implosion_picture,
 }
 
 

@@ -32,7 +32,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
-from adjudicator.base import OrderSheet, turn_seed
+from adjudicator.base import OrderMode, OrderSheet, turn_seed
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.cron import cron_trigger
@@ -183,15 +183,27 @@ class TurnRunner:
             state = engine.load_state(row.state)
             number, phase = engine.phase(state)
             cutoff = row.deadline if why == "deadline" and row.deadline else now
-            subs = store.submissions_for(conn, name, turn, cutoff)
             ready = store.ready_players(conn, name, turn)
             seated = store.players(conn, name)
             active = list(playing(engine, state, seated).values())
-            sheets: list[OrderSheet] = [
-                engine.read_orders(state, p.name, subs[p.name][1], subs[p.name][0])
-                for p in active
-                if p.name in subs
-            ]
+            if engine.order_mode is OrderMode.RECEIVED:
+                # every mail's orders, each with its own received number
+                queue = store.submission_queue(conn, name, turn, None, cutoff)
+                subs = {
+                    p: (q[0][0], "\n".join(t for _, t, _ in q), q[-1][2]) for p, q in queue.items()
+                }
+                sheets = [
+                    combined(engine, state, p.name, queue[p.name])
+                    for p in active
+                    if p.name in queue
+                ]
+            else:
+                subs = store.submissions_for(conn, name, turn, cutoff)
+                sheets = [
+                    engine.read_orders(state, p.name, subs[p.name][1], subs[p.name][0])
+                    for p in active
+                    if p.name in subs
+                ]
             seed = turn_seed(row.seed, number, phase)
             result = engine.adjudicate(state, sheets, seed)
             new_state = result.state
@@ -263,6 +275,20 @@ class TurnRunner:
                 die()  # resolved, reported, not committed
         log.info("%s: %s resolved (%s)", name, phase, why)
         return TurnDone(name, turn, phase, why, outcome is not None)
+
+
+def combined(
+    engine: Any, state: Any, player: str, queue: list[tuple[int, str, datetime]]
+) -> OrderSheet:
+    """One sheet of a player's orders from several mails, each order keeping
+    its own mail's number (games that run orders as received)."""
+    read = [engine.read_orders(state, player, text, seq) for seq, text, _ in queue]
+    return OrderSheet(
+        player,
+        tuple(o for sheet in read for o in sheet.orders),
+        tuple(p for sheet in read for p in sheet.problems),
+        tuple(w for sheet in read for w in sheet.warnings),
+    )
 
 
 def playing(engine: Any, state: Any, seated: list[PlayerRow]) -> dict[str, PlayerRow]:

@@ -102,7 +102,7 @@ def test_results_orders_and_the_sealed_hashes(played):
     results = text.split("== What happened ==")[0]
     assert "ann" in results and "Sol attacks Alnitak: conquered Alnitak" in results
     assert "Vega holds: held" in results
-    assert "cid (no orders: units held; turns missed 1)" in results
+    assert "cid (no orders; turns missed: 1)" in results
     assert "ann conquered Alnitak" in text
     with h.app.store.tx(write=False) as conn:
         subs = h.app.store.submissions_for(conn, "alpha", 1, None)

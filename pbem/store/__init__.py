@@ -627,7 +627,33 @@ class Store:
             q.order_by(submissions.c.seq, submissions.c.id)
         ).all():
             out[player] = (seq, text, _aware(at))  # type: ignore[assignment]
-        return out
+        return {k: v for k, v in out.items() if v[1]}  # an empty text: withdrawn (CLEAR)
+
+    def submission_queue(
+        self,
+        conn: Connection,
+        game: str,
+        turn: int,
+        player: str | None = None,
+        before: datetime | None = None,
+    ) -> dict[str, list[tuple[int, str, datetime]]]:
+        """Every order text of each player for a turn, in the order received,
+        since their last withdrawal (an empty text, from CLEAR): the orders
+        of games that run orders as received. player -> [(seq, text, at)]."""
+        q = select(
+            submissions.c.player, submissions.c.seq, submissions.c.text, submissions.c.received_at
+        ).where(submissions.c.game == game, submissions.c.turn == turn)
+        if player is not None:
+            q = q.where(submissions.c.player == player)
+        if before is not None:
+            q = q.where(submissions.c.received_at < before)
+        out: dict[str, list[tuple[int, str, datetime]]] = {}
+        for who, seq, text, at in conn.execute(q.order_by(submissions.c.seq, submissions.c.id)):
+            if text == "":
+                out[who] = []
+            else:
+                out.setdefault(who, []).append((seq, text, _aware(at)))  # type: ignore[arg-type]
+        return {k: v for k, v in out.items() if v}
 
     def ready_players(self, conn: Connection, game: str, turn: int) -> set[str]:
         rows = conn.execute(
