@@ -28,6 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/officewars.py
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/reports.py
+	$(BIN)/python bench/implosion.py
 
 demo: $(STAMP)
 	$(BIN)/pbem demo
