@@ -74,7 +74,6 @@ class LocalServer:
     def tick(self) -> None:
         """Let the scheduler look at the clock; wait for the turns it woke."""
         worker, deadlines = self.worker, self.server.deadlines
-        before = worker.turn_checks
 
         async def wakeup() -> int:
             runs, due = deadlines.runs, deadlines.due()
@@ -84,11 +83,8 @@ class LocalServer:
             return due
 
         if asyncio.run_coroutine_threadsafe(wakeup(), self.loop).result(10):
-            wait_for(
-                lambda: worker.turn_checks > before and not worker._turns.is_set(),
-                60,
-                "the turns to run",
-            )
+            asked = worker.turn_wakes  # every wake-up the jobs gave: wait for a look after it
+            wait_for(lambda: worker.turn_wakes_done >= asked, 60, "the turns to run")
         self.settle()
 
     def advance(self, **delta: float) -> None:

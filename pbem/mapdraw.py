@@ -49,6 +49,14 @@ SIZE = 640  # the picture's width and height in pixels
 MARGIN = 28
 
 
+def ink_on(fill: str) -> str:
+    """Dark text on a light fill, white on a dark one."""
+    if not (fill.startswith("#") and len(fill) == 7):
+        return INK
+    r, g, b = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
+    return INK if 0.299 * r + 0.587 * g + 0.114 * b > 140 else "#ffffff"
+
+
 def colour(name: str | None) -> str:
     if name is None:
         return NEUTRAL
@@ -141,7 +149,7 @@ def to_svg(picture: Picture) -> str:
         if n.text:
             out.append(
                 f'<text x="{x:.1f}" y="{y + 3.5:.1f}" font-size="9" text-anchor="middle" '
-                f'font-family="sans-serif" fill="{INK}">{escape(n.text)}</text>'
+                f'font-family="sans-serif" fill="{ink_on(n.fill)}">{escape(n.text)}</text>'
             )
         if n.home:
             out.append(
@@ -190,7 +198,7 @@ def to_png(picture: Picture) -> bytes:
             [x - r, y - r, x + r, y + r], fill=n.fill, outline=INK, width=3 if n.bold else 1
         )
         if n.text:
-            draw.text((x, y), n.text, fill=INK, font=font, anchor="mm")
+            draw.text((x, y), n.text, fill=ink_on(n.fill), font=font, anchor="mm")
         if n.home:
             draw.ellipse([x - r - 3, y - r - 3, x + r + 3, y + r + 3], outline=INK)
         if n.mark:

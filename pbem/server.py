@@ -85,6 +85,8 @@ class ThreadWorker:
         self._turns = threading.Event()
         self._turns.set()  # turns that fell due while the server was down
         self.turn_checks = 0  # how many times due turns were looked for (tests wait on it)
+        self.turn_wakes = 0  # wake-ups asked for, and the last one a finished look covered
+        self.turn_wakes_done = 0
 
     def _process(self) -> int:
         done = self.processor.run_pending()
@@ -95,14 +97,17 @@ class ThreadWorker:
         # before the turn runs
         if self._turns.is_set() or self.processor.turn_requests or self.processor.forced:
             self._turns.clear()
+            covered = self.turn_wakes
             try:
                 if run_turns(self.processor, self.runner):
                     self.sender.wake()
             finally:
                 self.turn_checks += 1
+                self.turn_wakes_done = covered
         return 0
 
     def wake_turns(self) -> None:
+        self.turn_wakes += 1  # only the scheduler's thread calls this
         self._turns.set()
         self.worker.wake()
 

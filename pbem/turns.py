@@ -137,6 +137,8 @@ class TurnRunner:
                 continue
             if not (g.deadline - cfg.remind <= now < g.deadline) or g.reminded_for == g.deadline:
                 continue
+            if g.turn_started_at is not None and g.deadline - cfg.remind <= g.turn_started_at:
+                continue  # turns shorter than the reminder's lead (hourly games): none
             with app.store.tx() as conn:
                 row = app.store.game(conn, g.name)
                 if row is None or row.reminded_for == row.deadline or row.turn != g.turn:

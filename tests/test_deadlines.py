@@ -252,3 +252,18 @@ def test_players_without_orders_are_reminded_and_their_missed_turns_counted(tmp_
         assert missed == {"ann": 0, "bob": 1, "cid": 1}
     finally:
         h.close()
+
+
+def test_no_reminder_in_turns_shorter_than_its_lead(tmp_path):
+    hourly = yaml_with(**{'deadline: "50 0,12 * * *"': 'deadline: "0 * * * *"'})
+    h = Harness(tmp_path, hourly)
+    try:
+        for _ in range(3):
+            h.clock.set(h.game().deadline - timedelta(minutes=30))
+            h.tick()
+            h.clock.set(h.game().deadline)
+            h.tick()
+        assert h.game().turn == 4
+        assert not [m for m in h.outbox("reminder") if "[alpha]" in m["Subject"]]
+    finally:
+        h.close()
