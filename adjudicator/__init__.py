@@ -10,10 +10,12 @@ from __future__ import annotations
 from adjudicator.base import Game
 from adjudicator.implosion import GAME as IMPLOSION
 from adjudicator.officewars import GAME as OFFICEWARS
+from adjudicator.territory import GAME as TERRITORY
 
 GAMES: dict[str, Game] = {
     OFFICEWARS.name: OFFICEWARS,
     IMPLOSION.name: IMPLOSION,
+    TERRITORY.name: TERRITORY,
 }
 
 
