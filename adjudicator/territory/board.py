@@ -123,8 +123,9 @@ def shipped_map(name: str) -> Map:
     return load_map(path.read_text(encoding="utf-8"), source=f"{name}.yaml")
 
 
-_SYLLABLES = tuple(
-    "ar bel cor dun el fal gar hol is jor kel lor mar nor os pel quin ros sal tor ur val wen zar".split()
+_SYLLABLES = (
+    "ar bel cor dun el fal gar hol is jor kel lor".split()
+    + "mar nor os pel quin ros sal tor ur val wen zar".split()
 )
 
 
