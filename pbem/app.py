@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +70,20 @@ class App:
         return None
 
     def has_game(self, name: str) -> bool:
-        return any(g.name == name for g in self.config.games)
+        return self.game_config(name) is not None
 
     def game_config(self, name: str) -> GameConfig | None:
+        """A game of games.yaml, or a lobby opened from one (``terra-3`` of
+        the lobby game ``terra``), with its own name."""
         for g in self.config.games:
             if g.name == name:
                 return g
+        base, dash, number = name.rpartition("-")
+        if dash and number.isdigit() and not number.startswith("0"):
+            for g in self.config.games:
+                if g.name == base and g.lobby:
+                    seed = None if g.seed is None else g.seed + int(number)
+                    return replace(g, name=name, seed=seed)
         return None
 
     def engine(self, kind: str) -> Game:
@@ -162,6 +170,8 @@ def sync_games(app: App) -> None:
     now = app.clock.now()
     with app.store.tx() as conn:
         for cfg in app.config.games:
+            if cfg.lobby:
+                continue  # its lobbies are opened by JOIN
             if app.store.game(conn, cfg.name) is not None:
                 continue  # a running game's players change by the game master's commands
             seed = cfg.seed if cfg.seed is not None else secrets.randbits(48)

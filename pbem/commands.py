@@ -48,6 +48,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("REMOVE", "name", "game", "game master: take a player out of the game"),
     Command("END GAME", "", "game", "game master: end the game now"),
     Command("JOIN", "game", "server", "join a game that is open for players"),
+    Command("LEAVE", "game", "server", "give up your seat in a game that has not started"),
+    Command("REACT", "game text", "server", "spectators: a short reaction to everyone in it"),
     Command("WATCH", "game", "server", "receive the game's turn reports as an observer"),
     Command("UNWATCH", "game", "server", "stop receiving them"),
     Command("END", "", "mail", "ignore everything below this line"),
@@ -109,7 +111,7 @@ def read_commands(lines: list[tuple[int, str]], default_game: str | None) -> Rea
                 passwords.append(arg.split()[0])
         elif name == "PRESS":
             press = (number, arg, [])
-        elif name in ("HELP", "LIST", "JOIN", "WATCH", "UNWATCH"):
+        elif name in ("HELP", "LIST", "JOIN", "LEAVE", "WATCH", "UNWATCH", "REACT"):
             server_commands.append((number, name, arg))
         elif name == "STATUS" and arg:
             key = arg.lower()

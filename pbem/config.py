@@ -124,6 +124,8 @@ class GameConfig:
     line: int = 0
     seats: int = 0  # players the game waits for; more than listed: open to JOIN
     press: str = "both"  # signed, anonymous, both, none
+    lobby: bool = False  # JOIN opens lobbies name-1, name-2, ... each a game of its own
+    react_cooldown: timedelta = timedelta(minutes=5)  # between one spectator's reactions
     early: bool = False  # adjudicate at once when every active player is READY
     remind: timedelta | None = timedelta(hours=2)  # before the deadline; None: no reminder
     keep: timedelta = timedelta(days=7)  # a finished game stays readable this long
@@ -407,6 +409,7 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
             "early",
             "remind",
             "keep",
+            "react_cooldown",
         ),
         "game",
     )
@@ -445,6 +448,12 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
     if seats is not None and (not isinstance(seats, int) or isinstance(seats, bool) or seats < 1):
         c.add(raw, "seats", f"{label}: seats must be a whole number, 1 or more")
         seats = None
+    lobby = bool(getattr(engine, "lobby", False))
+    if lobby:  # players JOIN lobbies, each a game of its own (name-1, name-2, ...)
+        if raw.get("players"):
+            c.add(raw, "players", f"{label}: {engine.title} players JOIN a lobby: list none")
+        raw = _without(raw, "players")
+        seats = engine.seats.maximum
     players: list[PlayerConfig] = []
     raw_players = raw.get("players", [] if seats else None)
     if not isinstance(raw_players, list) or (not raw_players and not seats):
@@ -514,6 +523,7 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         early = False
     remind = _duration(c, raw, "remind", label, timedelta(hours=2))
     keep = _duration(c, raw, "keep", label, timedelta(days=7)) or timedelta(0)
+    react_cooldown = _duration(c, raw, "react_cooldown", label, timedelta(minutes=5))
 
     map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None)
     if engine is not None and map_ref is not None:
@@ -539,10 +549,23 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         raw.line,
         seats or len(players),
         press,
+        lobby,
+        react_cooldown or timedelta(0),
         early,
         remind,
         keep,
     )
+
+
+def _without(raw: Any, key: str) -> Any:
+    """The mapping without ``key``, keeping its line numbers."""
+    if key not in raw:
+        return raw
+    out = type(raw)({k: v for k, v in raw.items() if k != key})
+    for attr in ("line", "lines"):
+        if hasattr(raw, attr):
+            setattr(out, attr, getattr(raw, attr))
+    return out
 
 
 DURATION = re.compile(r"^\s*(\d+)\s*([smhd]?)\s*$")

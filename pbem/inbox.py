@@ -13,6 +13,7 @@ from __future__ import annotations
 import hmac
 import logging
 import re
+import secrets
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -271,7 +272,7 @@ class Processor:
                 replies.append(reply)
             applied = applied or did
 
-        server_lines = self._server_commands(conn, mail, read.server_commands)
+        server_lines = self._server_commands(conn, mail, read.server_commands, default_game)
 
         if not replies and not server_lines:
             if mail.notes:  # nothing could be read: say so, if the sender plays here
@@ -455,7 +456,9 @@ class Processor:
         reply.received = received
         if received:  # each mail adds orders; the stored texts are canonical
             queue = store.submission_queue(conn, name, turn, player.name).get(player.name, [])
-            previous_lines = [t for _, text, _ in queue for t in text.splitlines()]
+            previous_lines = [
+                t for _, text, _ in queue for t in text.splitlines() if not t.startswith("#")
+            ]
             previous_sheet = None
         else:
             previous = store.current_submission(conn, name, turn, player.name)
@@ -522,6 +525,10 @@ class Processor:
                 did = True
             else:
                 reply.kept_previous = bool(previous_lines)
+        if received and getattr(engine, "tracks_presence", False) and not reply.added:
+            # any mail from a player counts as being there (the game's absence rules)
+            store.add_submission(conn, name, turn, player.name, row.id, PRESENT, row.received_at)
+            did = True
         reply.standing = standing
         reply.holding = [
             o.canonical() for o in engine.default_orders(state, player.name, standing_orders)
@@ -811,7 +818,11 @@ class Processor:
     # -- server commands -------------------------------------------------------------
 
     def _server_commands(
-        self, conn: Connection, mail: ParsedMail, commands: list[tuple[int, str, str]]
+        self,
+        conn: Connection,
+        mail: ParsedMail,
+        commands: list[tuple[int, str, str]],
+        addressed: str | None = None,
     ) -> list[str]:
         app, store = self.app, self.app.store
         out: list[str] = []
@@ -830,6 +841,11 @@ class Processor:
                     or now - g.finished_at <= cfg.keep
                 ]
                 out.append("Games on this server:")
+                for lobby in (c for c in app.config.games if c.lobby):
+                    out.append(
+                        f"  {lobby.name:<16} {app.engine(lobby.game).title}: JOIN {lobby.name} "
+                        f"to play; a lobby opens for every {lobby.seats} players"
+                    )
                 for g in rows:
                     engine = app.engine(g.kind)
                     players = len(store.players(conn, g.name))
@@ -864,6 +880,10 @@ class Processor:
                 )
             elif name == "JOIN":
                 out.append(f"line {number}: " + self._join(conn, mail, arg))
+            elif name == "LEAVE":
+                out.append(f"line {number}: " + self._leave(conn, mail, arg))
+            elif name == "REACT":
+                out.append(f"line {number}: " + self._react(conn, mail, arg, addressed))
         return out
 
     def _join(self, conn: Connection, mail: ParsedMail, arg: str) -> str:
@@ -874,8 +894,11 @@ class Processor:
         app, store = self.app, self.app.store
         words = arg.split()
         game = words[0].lower() if words else ""
-        row = store.game(conn, game) if game else None
         cfg = app.game_config(game)
+        if cfg is not None and cfg.lobby and cfg.name == game:
+            game = self._open_lobby(conn, cfg)  # the lobby to sit in, opened if need be
+            cfg = app.game_config(game)
+        row = store.game(conn, game) if game else None
         if row is None or cfg is None:
             return f"JOIN {arg}: there is no game called {game!r}"
         if row.status != "forming":
@@ -901,14 +924,95 @@ class Processor:
         add_player(app, conn, cfg, wanted, sender, None)
         self._cache = {}
         taken = len(seated) + 1
+        where = f"the lobby {game}" if cfg.lobby else game
         if taken >= cfg.seats:
             start_game(app, conn, cfg)
             return (
-                f"JOIN {game}: you play as {wanted}; every seat is taken and the game has started"
+                f"JOIN {game}: you play as {wanted} in {where}; every seat is taken and the "
+                "game has started"
             )
         return (
-            f"JOIN {game}: you play as {wanted} ({taken} of {cfg.seats} seats taken); "
-            "your password is on its way"
+            f"JOIN {game}: you play as {wanted} in {where} ({taken} of {cfg.seats} seats "
+            "taken); your password is on its way"
+        )
+
+    def _open_lobby(self, conn: Connection, cfg: Any) -> str:
+        """The lobby of a lobby game that has free seats; a new one (the next
+        number) when none has."""
+        store = self.app.store
+        numbers = []
+        for g in store.all_games(conn):
+            base, _, number = g.name.rpartition("-")
+            if base == cfg.name and number.isdigit():
+                numbers.append(int(number))
+                if g.status == "forming" and len(store.players(conn, g.name)) < cfg.seats:
+                    return g.name
+        name = f"{cfg.name}-{max(numbers, default=0) + 1}"
+        instance = self.app.game_config(name)
+        assert instance is not None
+        seed = instance.seed if instance.seed is not None else secrets.randbits(48)
+        store.add_game(conn, name, cfg.game, "", 0, seed, self.app.clock.now(), status="forming")
+        self._cache = {}
+        return name
+
+    def _react(self, conn: Connection, mail: ParsedMail, arg: str, addressed: str | None) -> str:
+        """REACT [game] text: a spectator's short reaction, relayed to every
+        player and spectator of the game; one per cooldown per spectator."""
+        app, store, now = self.app, self.app.store, self.app.clock.now()
+        sender = (mail.from_addr or "").lower()
+        first, _, rest = arg.partition(" ")
+        game, text = (first.lower(), rest) if app.has_game(first.lower()) else (addressed, arg)
+        text = " ".join(text.split())
+        if not game or store.game(conn, game) is None:
+            return "REACT: name the game: REACT <game> <text>"
+        cfg = app.game_config(game)
+        assert cfg is not None
+        watching = {e.lower() for e in cfg.observers} | set(store.watchers(conn, game))
+        if sender not in watching:
+            return f"REACT {game}: only spectators react; WATCH {game} first"
+        if not text:
+            return f"REACT {game}: the reaction is empty"
+        if len(text) > REACTION_MAX:
+            return f"REACT {game}: a reaction is at most {REACTION_MAX} characters"
+        last = store.last_reaction(conn, game, sender)
+        if last is not None and now - last < cfg.react_cooldown:
+            wait = cfg.react_cooldown - (now - last)
+            minutes, seconds = divmod(int(wait.total_seconds()) + 1, 60)
+            return (
+                f"REACT {game}: not sent: one reaction per {_span(cfg.react_cooldown)}; "
+                f"wait {minutes} min {seconds} s"
+            )
+        store.add_reaction(conn, game, sender, text, now)
+        to = {p.email for p in store.players(conn, game) if p.status == "active"} | watching
+        for email in sorted(to - {sender}, key=str.lower):
+            app.queue(
+                conn,
+                "reaction",
+                email,
+                f"[{game}] a reaction from {sender}",
+                "alert",
+                {"subject": f"{sender} reacts", "text": text, "game": game},
+                auto="auto-generated",
+            )
+        return f"REACT {game}: sent to {len(to - {sender})} players and spectators"
+
+    def _leave(self, conn: Connection, mail: ParsedMail, arg: str) -> str:
+        """LEAVE game: give up a seat in a lobby (or open game) not yet started."""
+        store, sender = self.app.store, (mail.from_addr or "").lower()
+        game = arg.split()[0].lower() if arg.split() else ""
+        for g in store.all_games(conn):
+            base = g.name.rpartition("-")[0]
+            if game not in (g.name, base) or g.status != "forming":
+                continue
+            for p in store.players(conn, g.name):
+                if p.email.lower() == sender:
+                    store.delete_player(conn, p.id)
+                    self._cache = {}
+                    left = len(store.players(conn, g.name))
+                    return f"LEAVE {game}: you have left {g.name} ({left} seats taken)"
+        return (
+            f"LEAVE {game}: {sender} has no seat in a game called {game!r} that has not started "
+            "(a started game is left with RESIGN)"
         )
 
     # -- replies ---------------------------------------------------------------------
@@ -953,6 +1057,15 @@ class Processor:
             in_reply_to=mail.message_id,
             inbox_id=row.id,
         )
+
+
+REACTION_MAX = 200
+PRESENT = "# a mail came"  # a submission without orders: the player was there
+
+
+def _span(delta: Any) -> str:
+    minutes = int(delta.total_seconds()) // 60
+    return f"{minutes} minutes" if minutes != 1 else "minute"
 
 
 MASTER_ONLY = frozenset(

@@ -339,9 +339,43 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Picture:
     return Picture(board["title"] + f", {view.phase}", nodes, edges, arrows, legend, 8.0)
 
 
+def territory_picture(view: View, results: Sequence[OrderResult]) -> Picture:
+    """States coloured by owner with their troops at the centre, this
+    tick's armies as arrows (dashed where they did not get through)."""
+    board: Mapping[str, Any] = view.board
+    colours = board["colours"]
+    where = {s["name"]: (s["x"], s["y"]) for s in board["states"]}
+    nodes = [
+        Node(
+            s["name"],
+            s["x"],
+            s["y"],
+            colour(colours.get(s["owner"])) if s["owner"] else NEUTRAL,
+            f"{s['name']}: {s['troops']} troops, "
+            + (s["owner"] or f"neutral (back up to {s['start']})")
+            + f", +{s['production']} a tick",
+            text=str(s["troops"]),
+        )
+        for s in board["states"]
+    ]
+    arrows = [
+        Arrow(
+            where[r.order.to_dict()["from"]],
+            where[r.order.to_dict()["to"]],
+            colour(colours.get(r.order.player)),
+            r.reason in ("transferred", "conquered", "met_won"),
+        )
+        for r in results
+        if r.order.to_dict().get("kind") == "send" and r.reason not in ("too_few", "not_yours")
+    ]
+    legend = [(f"{p} ({c})", colour(c)) for p, c in colours.items()]
+    return Picture(f"{board['title']}, {view.phase}", nodes, [], arrows, legend, 13.0)
+
+
 PICTURES: dict[str, Callable[[View, Sequence[OrderResult]], Picture]] = {
     "officewars": officewars_picture,
     "implosion": implosion_picture,
+    "territory": territory_picture,
 }
 
 

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
-from adjudicator.base import Game, OrderSheet, TurnResult
+from adjudicator.base import Game, OrderMode, OrderSheet, TurnResult
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.mapdraw import picture, to_png, to_svg
@@ -157,6 +157,17 @@ def context(
                 "received": local(sub[2], reader.timezone) if sub else None,
             }
         )
+    ran = []  # games that run orders as received: every order in the order it ran
+    if engine.order_mode is OrderMode.RECEIVED:
+        ran = [
+            {
+                "player": r.order.player,
+                "text": r.order.canonical(),
+                "ok": r.succeeded,
+                "why": say(engine.name, "results", r.reason, dict(r.facts)),
+            }
+            for r in seen.results
+        ]
     measures = [m for m, _ in view.standings[0].measures] if view.standings else []
     standings = [
         {"player": s.player, "cells": [v for _, v in s.measures], "status": s.status}
@@ -176,6 +187,7 @@ def context(
         "late": info["late"],
         "deadline_was": local(info["deadline_was"], reader.timezone),
         "players": players,
+        "ran": ran,
         "events": [say(engine.name, "events", e.kind, dict(e.facts)) for e in seen.events],
         "measures": measures,
         "standings": standings,

@@ -42,6 +42,7 @@ class Territory:
     seats = Seats(minimum=6, maximum=6, exact=True)
     default_deadline = "0 * * * *"  # a tick an hour
     lobby = True  # players JOIN a lobby; the sixth starts the match
+    tracks_presence = True  # the host passes a sheet for every player who mailed at all
 
     def maps(self) -> tuple[str, ...]:
         return maps.shipped_maps()

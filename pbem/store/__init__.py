@@ -40,6 +40,7 @@ from pbem.store.schema import (
     outbox,
     players,
     press,
+    reactions,
     ready,
     reply_counts,
     reports,
@@ -684,6 +685,19 @@ class Store:
         ).all()
         return [(r[0], r[1]) for r in rows]
 
+    def last_reaction(self, conn: Connection, game: str, email: str) -> datetime | None:
+        at = conn.execute(
+            select(func.max(reactions.c.at)).where(
+                reactions.c.game == game, reactions.c.email == email.lower()
+            )
+        ).scalar()
+        return _aware(at)
+
+    def add_reaction(
+        self, conn: Connection, game: str, email: str, text: str, at: datetime
+    ) -> None:
+        conn.execute(reactions.insert().values(game=game, email=email.lower(), text=text, at=at))
+
     # -- reports ----------------------------------------------------------------------
 
     def add_report(self, conn: Connection, report: ReportRow, at: datetime) -> None:
@@ -738,6 +752,9 @@ class Store:
             .where(players.c.id == player_id)
             .values(token_version=players.c.token_version + 1)
         )
+
+    def delete_player(self, conn: Connection, player_id: int) -> None:
+        conn.execute(delete(players).where(players.c.id == player_id))
 
     def set_player(self, conn: Connection, player_id: int, **values: Any) -> None:
         conn.execute(update(players).where(players.c.id == player_id).values(**values))

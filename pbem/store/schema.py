@@ -214,3 +214,15 @@ press = Table(
     Column("sent_at", DateTime(timezone=True), nullable=False),
     Index("ix_press_turn", "game", "turn"),
 )
+
+# spectators' reactions (REACT), for the cooldown
+reactions = Table(
+    "reactions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game", String(40), nullable=False),
+    Column("email", String(254), nullable=False),
+    Column("text", Text, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Index("ix_reactions", "game", "email", "at"),
+)
