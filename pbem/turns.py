@@ -187,7 +187,8 @@ class TurnRunner:
             cutoff = row.deadline if why == "deadline" and row.deadline else now
             ready = store.ready_players(conn, name, turn)
             seated = store.players(conn, name)
-            active = list(playing(engine, state, seated).values())
+            active = list(playing(engine, state, seated).values())  # who owes orders
+            present = [p for p in seated if p.status == "active"]  # whose mail counts
             if engine.order_mode is OrderMode.RECEIVED:
                 # every mail's orders, each with its own received number
                 queue = store.submission_queue(conn, name, turn, None, cutoff)
@@ -196,14 +197,14 @@ class TurnRunner:
                 }
                 sheets = [
                     combined(engine, state, p.name, queue[p.name])
-                    for p in active
+                    for p in present
                     if p.name in queue
                 ]
             else:
                 subs = store.submissions_for(conn, name, turn, cutoff)
                 sheets = [
                     engine.read_orders(state, p.name, subs[p.name][1], subs[p.name][0])
-                    for p in active
+                    for p in present
                     if p.name in subs
                 ]
             seed = turn_seed(row.seed, number, phase)
