@@ -924,15 +924,15 @@ class Processor:
         add_player(app, conn, cfg, wanted, sender, None)
         self._cache = {}
         taken = len(seated) + 1
-        where = f"the lobby {game}" if cfg.lobby else game
+        where = f" in the lobby {game}" if cfg.lobby else ""
         if taken >= cfg.seats:
             start_game(app, conn, cfg)
             return (
-                f"JOIN {game}: you play as {wanted} in {where}; every seat is taken and the "
+                f"JOIN {game}: you play as {wanted}{where}; every seat is taken and the "
                 "game has started"
             )
         return (
-            f"JOIN {game}: you play as {wanted} in {where} ({taken} of {cfg.seats} seats "
+            f"JOIN {game}: you play as {wanted}{where} ({taken} of {cfg.seats} seats "
             "taken); your password is on its way"
         )
 
