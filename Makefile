@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/reports.py
 	$(BIN)/python bench/implosion.py
+	$(BIN)/python bench/territory.py
 
 demo: $(STAMP)
 	$(BIN)/pbem demo
