@@ -187,7 +187,12 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
         game = GAMES[g.game]
         print(
             f"  game {g.name} ({game.title}) at {g.address(s)}: map {Path(g.map).name}, "
-            f"{len(g.players)} players, deadline '{g.deadline}' {g.timezone}",
+            + (
+                f"lobbies of {g.seats} players (JOIN {g.name}), "
+                if g.lobby
+                else f"{len(g.players)} players, "
+            )
+            + f"deadline '{g.deadline}' {g.timezone}",
             file=out,
         )
     if not config.games:
@@ -405,10 +410,12 @@ def cmd_preview(args: argparse.Namespace, out: TextIO) -> int:
     for g in config.games:
         game = GAMES[g.game]
         board = _load_map(game, g.map)
-        state = game.start(board, [p.name for p in g.players], g.options, g.seed or 0)
+        names = [p.name for p in g.players]
+        names += [f"seat{i + 1}" for i in range(len(names), g.seats)]  # open seats, lobbies
+        state = game.start(board, names, g.options, g.seed or 0)
         rng = Rng(g.seed or 0)
         sheets = []
-        for player in (p.name for p in g.players):
+        for player in names:
             options = game.view(state, player).options
             lines = [rng.choice(opts) for _, opts in sorted(options.items())]
             sheets.append(game.read_orders(state, player, "\n".join(lines)))

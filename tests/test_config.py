@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_shipped_games_yaml_is_valid():
     config = load_config(ROOT / "games.yaml")
-    (game,) = config.games
+    game, lobby = config.games
+    assert lobby.name == "terra" and lobby.lobby and lobby.seats == 6 and not lobby.players
     assert game.name == "alpha" and game.game == "officewars" and game.map == "six"
     assert len(game.players) == 6
     assert game.address(config.server) == "alpha@judge.example"
