@@ -244,6 +244,33 @@ class Outcome:
     scores: Mapping[str, int] = field(default_factory=dict)
 
 
+def outcome_to_dict(outcome: Outcome | None) -> dict[str, Any] | None:
+    """An outcome as the games' saved states keep it."""
+    if outcome is None:
+        return None
+    return {
+        "reason": outcome.reason,
+        "winners": list(outcome.winners),
+        "scores": dict(sorted(outcome.scores.items())),
+    }
+
+
+def outcome_from_dict(data: Mapping[str, Any] | None) -> Outcome | None:
+    if data is None:
+        return None
+    return Outcome(data["reason"], tuple(data["winners"]), dict(data["scores"]))
+
+
+def player_by_name_or_colour(players: Any, word: str) -> str | None:
+    """The player a name or colour means (orders files use either); players
+    have ``name`` and ``colour``."""
+    low = word.strip().lower()
+    for p in players:
+        if low in (p.name.lower(), p.colour.lower()):
+            return p.name
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Seats:
     """How many players a game takes. ``exact`` games start only when

@@ -19,6 +19,7 @@ from adjudicator.base import (
     Standing,
     TurnResult,
     View,
+    player_by_name_or_colour,
 )
 from adjudicator.implosion import board as boards
 from adjudicator.implosion import orders as notation
@@ -181,11 +182,8 @@ class Implosion:
         return states.load(text)
 
     def player_for(self, state: State, word: str) -> str | None:
-        low = word.strip().lower()
-        for p in state.players:
-            if low in (p.name.lower(), p.colour.lower()):
-                return p.name
-        return None
+        """The player a name or colour means (orders files use either)."""
+        return player_by_name_or_colour(state.players, word)
 
 
 GAME = Implosion()

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from adjudicator.base import GameError, Outcome, canonical_json
+from adjudicator.base import (
+    GameError,
+    Outcome,
+    canonical_json,
+    outcome_from_dict,
+    outcome_to_dict,
+)
 from adjudicator.implosion.board import Board
 
 FORMAT = 1
@@ -86,13 +92,7 @@ def dump(state: State) -> str:
         "points": dict(sorted(state.points.items())),
         "seed": state.seed,
         "max_turns": state.max_turns,
-        "outcome": None
-        if state.outcome is None
-        else {
-            "reason": state.outcome.reason,
-            "winners": list(state.outcome.winners),
-            "scores": dict(sorted(state.outcome.scores.items())),
-        },
+        "outcome": outcome_to_dict(state.outcome),
     }
     return canonical_json(data)
 
@@ -101,7 +101,6 @@ def load(text: str) -> State:
     data = json.loads(text)
     if data.get("game") != GAME or data.get("format") != FORMAT:
         raise GameError(f"not an Implosion state of format {FORMAT}")
-    o = data["outcome"]
     return State(
         Board.from_dict(data["board"]),
         tuple(Player(*p) for p in data["players"]),
@@ -110,7 +109,7 @@ def load(text: str) -> State:
         dict(data["points"]),
         data["seed"],
         data["max_turns"],
-        None if o is None else Outcome(o["reason"], tuple(o["winners"]), o["scores"]),
+        outcome_from_dict(data["outcome"]),
     )
 
 

@@ -20,6 +20,7 @@ from adjudicator.base import (
     TurnResult,
     View,
     VoteInfo,
+    player_by_name_or_colour,
 )
 from adjudicator.officewars import board as boards
 from adjudicator.officewars import orders as notation
@@ -188,11 +189,7 @@ class OfficeWars:
 
     def player_for(self, state: State, word: str) -> str | None:
         """The player a name or colour means (orders files use either)."""
-        low = word.strip().lower()
-        for p in state.players:
-            if low in (p.name.lower(), p.colour.lower()):
-                return p.name
-        return None
+        return player_by_name_or_colour(state.players, word)
 
 
 GAME = OfficeWars()

@@ -20,6 +20,7 @@ from adjudicator.base import (
     Standing,
     TurnResult,
     View,
+    player_by_name_or_colour,
 )
 from adjudicator.territory import board as maps
 from adjudicator.territory import orders as notation
@@ -182,11 +183,8 @@ class Territory:
         return states.load(text)
 
     def player_for(self, state: State, word: str) -> str | None:
-        low = word.strip().lower()
-        for p in state.players:
-            if low in (p.name.lower(), p.colour.lower()):
-                return p.name
-        return None
+        """The player a name or colour means (orders files use either)."""
+        return player_by_name_or_colour(state.players, word)
 
 
 GAME = Territory()

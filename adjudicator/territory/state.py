@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from adjudicator.base import GameError, Outcome, canonical_json
+from adjudicator.base import (
+    GameError,
+    Outcome,
+    canonical_json,
+    outcome_from_dict,
+    outcome_to_dict,
+)
 from adjudicator.territory.board import Map
 
 FORMAT = 1
@@ -76,13 +82,7 @@ def dump(state: State) -> str:
             "troops": dict(sorted(state.troops.items())),
             "seed": state.seed,
             "options": dict(sorted(state.options.items())),
-            "outcome": None
-            if state.outcome is None
-            else {
-                "reason": state.outcome.reason,
-                "winners": list(state.outcome.winners),
-                "scores": dict(sorted(state.outcome.scores.items())),
-            },
+            "outcome": outcome_to_dict(state.outcome),
         }
     )
 
@@ -91,7 +91,6 @@ def load(text: str) -> State:
     data = json.loads(text)
     if data.get("game") != GAME or data.get("format") != FORMAT:
         raise GameError(f"not a Territory state of format {FORMAT}")
-    o = data["outcome"]
     return State(
         Map.from_dict(data["map"]),
         tuple(Player(*p) for p in data["players"]),
@@ -100,5 +99,5 @@ def load(text: str) -> State:
         dict(data["troops"]),
         data["seed"],
         dict(data["options"]),
-        None if o is None else Outcome(o["reason"], tuple(o["winners"]), o["scores"]),
+        outcome_from_dict(data["outcome"]),
     )
