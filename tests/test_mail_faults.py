@@ -271,3 +271,39 @@ def test_sigkill_during_adjudication_resolves_the_turn_once_identically(root, tm
     wait_for(lambda: store_of(twin).outbox_rows("report"), 30, "the uninterrupted turn")
     calm.stop()
     assert _turn_record(store_of(root)) == _turn_record(store_of(twin))
+
+
+def test_a_real_server_process_resolves_a_deadline_when_the_scheduler_fires(root):
+    """`pbem serve` as in production: the scheduler in the SMTP process wakes
+    the worker process at the stored deadline, which resolves the turn and
+    writes every report into the Maildir."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import update
+
+    from pbem.store.schema import games
+
+    port = free_port()
+    first = Proc(root, port)  # sets up the game
+    first.stop()
+    store = store_of(root)
+    soon = datetime.now(UTC) + timedelta(seconds=3)
+    with store.tx() as conn:
+        conn.execute(update(games).where(games.c.name == "alpha").values(deadline=soon))
+    store.close()
+    server = Proc(root, port)
+    try:
+        with store_of(root).tx(write=False) as conn:
+            assert store_of(root).game(conn, "alpha").turn == 1  # not yet
+        wait_for(lambda: store_of(root).outbox_rows("report"), 30, "the turn at its deadline")
+        with store_of(root).tx(write=False) as conn:
+            game = store_of(root).game(conn, "alpha")
+        assert game.turn == 2 and game.deadline > soon
+        maildir = root / "var" / "mail" / "new"
+        wait_for(
+            lambda: sum(b"results" in p.read_bytes() for p in maildir.iterdir()) >= 4,
+            30,
+            "the reports in the Maildir",
+        )
+    finally:
+        server.stop()
