@@ -1,0 +1,337 @@
+"""Resolving a Diplomacy movement phase.
+
+Each order has one decision: a move succeeds, a support is given, a convoy
+works (its fleet is not dislodged). A decision is computed from the others
+it depends on (attack, hold, defend and prevent strengths, paths, cut
+supports), recursively, as the DATC describes (section 5, Kruijswijk's
+algorithm): when the recursion meets a decision it is already computing, it
+guesses; if the answer depends on the guess, both guesses are tried; one
+consistent answer is taken, and where both or neither are consistent the
+backup rule decides: a circle of moves all succeed (circular movement), and
+in a paradox involving convoys the convoyed moves in it fail (Szykman).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from adjudicator.base import Order
+from adjudicator.empire.board import Board, province_of
+from adjudicator.empire.orders import Convoy, Hold, Move, Support
+
+UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a movement phase's orders."""
+
+    succeeded: Mapping[str, bool]  # province of the unit -> its decision
+    dislodged: Mapping[str, str]  # province -> province of the dislodging unit
+    by_convoy: frozenset[str]  # provinces whose move went by convoy
+    bounced: frozenset[str]  # provinces left empty by a standoff (no retreat there)
+
+
+class Resolver:
+    def __init__(self, board: Board, units: Mapping[str, tuple[str, str, str]],
+                 orders: Mapping[str, Order]) -> None:  # fmt: skip
+        self.board = board
+        self.units = units  # province -> (power, kind, location)
+        self.orders = {p: orders.get(p) or _hold(p, u) for p, u in units.items()}
+        self.state: dict[str, int] = dict.fromkeys(self.orders, UNRESOLVED)
+        self.result: dict[str, bool] = dict.fromkeys(self.orders, False)
+        self.deps: list[str] = []
+        self.moves_to: dict[str, list[str]] = {}
+        for p, o in self.orders.items():
+            if isinstance(o, Move):
+                self.moves_to.setdefault(province_of(o.to), []).append(p)
+        self._convoyed: dict[str, bool] = {}
+
+    # -- the decisions ------------------------------------------------------------
+
+    def resolve(self, p: str) -> bool:
+        state = self.state[p]
+        if state == RESOLVED:
+            return self.result[p]
+        if state == GUESSING:
+            if p not in self.deps:
+                self.deps.append(p)
+            return self.result[p]
+        mark = len(self.deps)
+        self.result[p], self.state[p] = False, GUESSING
+        first = self.adjudicate(p)
+        if len(self.deps) == mark:  # depended on no guess
+            if self.state[p] != RESOLVED:
+                self.result[p], self.state[p] = first, RESOLVED
+            return self.result[p]
+        if self.deps[mark] != p:  # depends on a guess further up: keep guessing
+            self.deps.append(p)
+            self.result[p] = first
+            return first
+        # p heads a cycle: try the other guess
+        for q in self.deps[mark:]:
+            self.state[q] = UNRESOLVED
+        del self.deps[mark:]
+        self.result[p], self.state[p] = True, GUESSING
+        second = self.adjudicate(p)
+        if first == second:
+            for q in self.deps[mark:]:
+                self.state[q] = UNRESOLVED
+            del self.deps[mark:]
+            self.result[p], self.state[p] = first, RESOLVED
+            return first
+        self.backup(self.deps[mark:] or [p])
+        del self.deps[mark:]
+        return self.resolve(p)
+
+    def backup(self, cycle: list[str]) -> None:
+        convoys = [q for q in cycle if isinstance(self.orders[q], Convoy)]
+        if convoys:  # a convoy paradox: the convoyed moves in it fail (Szykman)
+            for q in cycle:
+                o = self.orders[q]
+                if isinstance(o, Move) and self.via_convoy(q):
+                    self.result[q], self.state[q] = False, RESOLVED
+                elif self.state[q] != RESOLVED:
+                    self.state[q] = UNRESOLVED
+            for c in convoys:
+                army = self.orders[c].army  # type: ignore[attr-defined]
+                if army in self.orders and self.state.get(army) != RESOLVED:
+                    self.result[army], self.state[army] = False, RESOLVED
+        else:  # circular movement: every move in the circle succeeds
+            for q in cycle:
+                if isinstance(self.orders[q], Move):
+                    self.result[q], self.state[q] = True, RESOLVED
+                elif self.state[q] != RESOLVED:
+                    self.state[q] = UNRESOLVED
+
+    def adjudicate(self, p: str) -> bool:
+        o = self.orders[p]
+        if isinstance(o, Move):
+            return self.move_succeeds(p, o)
+        if isinstance(o, Support):
+            return self.support_given(p, o)
+        if isinstance(o, Convoy):
+            return not self.dislodged(p)
+        return True
+
+    # -- moves --------------------------------------------------------------------
+
+    def via_convoy(self, p: str) -> bool:
+        """Whether the move from ``p`` goes by convoy (DATC 4.A.3: when not
+        adjacent, when "via convoy" was written, or when a fleet of the
+        army's own power is ordered to convoy it)."""
+        if p in self._convoyed:
+            return self._convoyed[p]
+        o = self.orders[p]
+        answer = False
+        if isinstance(o, Move) and o.kind == "A":
+            dest = province_of(o.to)
+            if o.convoy or dest not in self.board.army_adj[p]:
+                answer = True
+            else:
+                power = self.units[p][0]
+                answer = any(
+                    isinstance(c, Convoy) and c.army == p and c.dest == dest
+                    and self.units[q][0] == power
+                    for q, c in self.orders.items()
+                )  # fmt: skip
+        self._convoyed[p] = answer
+        return answer
+
+    def convoy_fleets(self, p: str) -> list[str]:
+        o = self.orders[p]
+        assert isinstance(o, Move)
+        dest = province_of(o.to)
+        return [
+            q for q, c in self.orders.items()
+            if isinstance(c, Convoy) and c.army == p and c.dest == dest
+        ]  # fmt: skip
+
+    def path(self, p: str) -> bool:
+        """The move from ``p`` can get there: adjacent, or a chain of
+        working convoys from ``p`` to its destination."""
+        o = self.orders[p]
+        assert isinstance(o, Move)
+        if not self.via_convoy(p):
+            return o.kind == "F" or province_of(o.to) in self.board.army_adj[p]
+        dest = province_of(o.to)
+        fleets = [q for q in self.convoy_fleets(p) if self.resolve(q)]
+        return self._chain(p, dest, set(fleets))
+
+    def _chain(self, origin: str, dest: str, fleets: set[str]) -> bool:
+        board = self.board
+        touching = {q for q in fleets if origin in _shores(board, q)}
+        seen, queue = set(touching), deque(touching)
+        while queue:
+            q = queue.popleft()
+            if dest in _shores(board, q):
+                return True
+            for r in fleets - seen:
+                if r in board.fleet_adj.get(q, ()):
+                    seen.add(r)
+                    queue.append(r)
+        return False
+
+    def head_to_head(self, p: str) -> str | None:
+        """The province of the unit this move meets head on, if any (two
+        units each moving to the other's province, neither by convoy)."""
+        o = self.orders[p]
+        assert isinstance(o, Move)
+        q = province_of(o.to)
+        other = self.orders.get(q)
+        if (
+            isinstance(other, Move)
+            and province_of(other.to) == p
+            and not self.via_convoy(p)
+            and not self.via_convoy(q)
+        ):
+            return q
+        return None
+
+    def supports_of(self, p: str, dest: str | None) -> list[str]:
+        return [
+            q for q, s in self.orders.items()
+            if isinstance(s, Support) and s.target == p and s.dest == dest
+        ]  # fmt: skip
+
+    def attack(self, p: str) -> int:
+        o = self.orders[p]
+        assert isinstance(o, Move)
+        if not self.path(p):
+            return 0
+        dest = province_of(o.to)
+        power = self.units[p][0]
+        there = self.units.get(dest)
+        supports = [s for s in self.supports_of(p, dest) if self.resolve(s)]
+        if there is None:
+            return 1 + len(supports)
+        moving_away = (
+            isinstance(self.orders[dest], Move)
+            and self.head_to_head(p) is None
+            and self.resolve(dest)
+        )
+        if moving_away:
+            return 1 + len(supports)
+        if there[0] == power:
+            return 0  # a power does not dislodge its own unit
+        return 1 + sum(1 for s in supports if self.units[s][0] != there[0])
+
+    def defend(self, p: str) -> int:
+        o = self.orders[p]
+        assert isinstance(o, Move)
+        dest = province_of(o.to)
+        return 1 + sum(1 for s in self.supports_of(p, dest) if self.resolve(s))
+
+    def prevent(self, p: str) -> int:
+        o = self.orders[p]
+        assert isinstance(o, Move)
+        if not self.path(p):
+            return 0
+        opponent = self.head_to_head(p)
+        if opponent is not None and self.resolve(opponent):
+            return 0  # lost the head-to-head battle
+        dest = province_of(o.to)
+        return 1 + sum(1 for s in self.supports_of(p, dest) if self.resolve(s))
+
+    def hold(self, q: str) -> int:
+        if q not in self.units:
+            return 0
+        o = self.orders[q]
+        if isinstance(o, Move):
+            return 0 if self.resolve(q) else 1
+        return 1 + sum(1 for s in self.supports_of(q, None) if self.resolve(s))
+
+    def move_succeeds(self, p: str, o: Move) -> bool:
+        dest = province_of(o.to)
+        attack = self.attack(p)
+        if attack == 0:
+            return False
+        opponent = self.head_to_head(p)
+        if opponent is not None:
+            if attack <= self.defend(opponent):
+                return False
+        elif attack <= self.hold(dest):
+            return False
+        return all(attack > self.prevent(r) for r in self.moves_to.get(dest, ()) if r != p)
+
+    # -- supports and convoys -----------------------------------------------------------
+
+    def dislodged(self, q: str) -> bool:
+        """Whether the unit at ``q`` (not moving away) is dislodged."""
+        o = self.orders[q]
+        if isinstance(o, Move) and self.resolve(q):
+            return False
+        return any(self.resolve(r) for r in self.moves_to.get(q, ()))
+
+    def support_given(self, p: str, o: Support) -> bool:
+        supported = self.orders.get(o.target)
+        if supported is None:
+            return False
+        if o.dest is None:
+            if isinstance(supported, Move):
+                return False  # support to hold a unit that moves: void
+        elif not (isinstance(supported, Move) and province_of(supported.to) == o.dest):
+            return False  # the supported unit does not make that move: void
+        elif o.dest_coast and "/" in supported.to and supported.to.split("/")[1] != o.dest_coast:
+            return False  # supported to another coast than it moves to: void
+        power = self.units[p][0]
+        for r in self.moves_to.get(p, ()):
+            if self.units[r][0] == power:
+                continue  # one's own units do not cut support
+            if o.dest is not None and r == o.dest:
+                if self.resolve(r):
+                    return False  # attacked from where it supports into, and dislodged
+                continue
+            if self.via_convoy(r):
+                if self.path(r):
+                    return False
+            else:
+                return False
+        return True
+
+    # -- the whole phase -----------------------------------------------------------------
+
+    def run(self) -> Outcome:
+        for p in self.orders:
+            self.resolve(p)
+        dislodged: dict[str, str] = {}
+        for q in self.units:
+            o = self.orders[q]
+            if isinstance(o, Move) and self.result[q]:
+                continue
+            for r in self.moves_to.get(q, ()):
+                if self.result[r]:
+                    dislodged[q] = r
+        by_convoy = frozenset(
+            p for p, o in self.orders.items() if isinstance(o, Move) and self.via_convoy(p)
+        )
+        arrived = {province_of(o.to) for p, o in self.orders.items()
+                   if isinstance(o, Move) and self.result[p]}  # fmt: skip
+        bounced = frozenset(
+            dest
+            for dest, movers in self.moves_to.items()
+            if dest not in arrived
+            and sum(1 for r in movers if self.attack(r) > 0) >= 2
+            and (dest not in self.units or dest in dislodged or self._left(dest))
+        )
+        return Outcome(dict(self.result), dislodged, by_convoy, bounced)
+
+    def _left(self, q: str) -> bool:
+        o = self.orders[q]
+        return isinstance(o, Move) and self.result[q]
+
+
+def _shores(board: Board, sea: str) -> set[str]:
+    """The provinces a fleet at ``sea`` touches."""
+    return {province_of(loc) for loc in board.fleet_adj.get(sea, ())}
+
+
+def _hold(p: str, unit: tuple[str, str, str]) -> Hold:
+    return Hold(player=unit[0], kind=unit[1], loc=unit[2])
+
+
+def resolve_movement(board: Board, units: Mapping[str, tuple[str, str, str]],
+                     orders: Mapping[str, Order]) -> Outcome:  # fmt: skip
+    return Resolver(board, units, orders).run()
