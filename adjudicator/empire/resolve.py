@@ -42,7 +42,8 @@ class Resolver:
         self.orders = {p: orders.get(p) or _hold(p, u) for p, u in units.items()}
         self.state: dict[str, int] = dict.fromkeys(self.orders, UNRESOLVED)
         self.result: dict[str, bool] = dict.fromkeys(self.orders, False)
-        self.deps: list[str] = []
+        self.deps: list[str] = []  # decisions that used a guess, in order
+        self.guessed = 0  # how many times a guess was used
         self.moves_to: dict[str, list[str]] = {}
         for p, o in self.orders.items():
             if isinstance(o, Move):
@@ -55,19 +56,22 @@ class Resolver:
         state = self.state[p]
         if state == RESOLVED:
             return self.result[p]
-        if state == GUESSING:
+        if state == GUESSING:  # met again while computing it: its guess is used
             if p not in self.deps:
                 self.deps.append(p)
+            self.guessed += 1
             return self.result[p]
-        mark = len(self.deps)
+        mark, seen = len(self.deps), self.guessed
         self.result[p], self.state[p] = False, GUESSING
         first = self.adjudicate(p)
-        if len(self.deps) == mark:  # depended on no guess
+        if self.guessed == seen:  # used no guess: this is the answer
             if self.state[p] != RESOLVED:
                 self.result[p], self.state[p] = first, RESOLVED
             return self.result[p]
-        if self.deps[mark] != p:  # depends on a guess further up: keep guessing
-            self.deps.append(p)
+        if not self.deps[mark:] or self.deps[mark] != p:
+            # it used the guess of a decision further up: stay a guess
+            if p not in self.deps:
+                self.deps.append(p)
             self.result[p] = first
             return first
         # p heads a cycle: try the other guess
@@ -76,35 +80,39 @@ class Resolver:
         del self.deps[mark:]
         self.result[p], self.state[p] = True, GUESSING
         second = self.adjudicate(p)
+        cycle = self.deps[mark:] or [p]
+        for q in cycle:
+            self.state[q] = UNRESOLVED
+        del self.deps[mark:]
+        self.guessed = seen  # the cycle is closed: callers used no guess of it
         if first == second:
-            for q in self.deps[mark:]:
-                self.state[q] = UNRESOLVED
-            del self.deps[mark:]
             self.result[p], self.state[p] = first, RESOLVED
             return first
-        self.backup(self.deps[mark:] or [p])
-        del self.deps[mark:]
+        self.backup(cycle)
         return self.resolve(p)
 
     def backup(self, cycle: list[str]) -> None:
-        convoys = [q for q in cycle if isinstance(self.orders[q], Convoy)]
-        if convoys:  # a convoy paradox: the convoyed moves in it fail (Szykman)
+        """No single answer: a circle of moves all succeed; a paradox with
+        convoys in it makes those convoys fail (Szykman), so the convoyed
+        armies do not move and cut no support."""
+        convoys: set[str] = set()
+        if not all(isinstance(self.orders[q], Move) for q in cycle):
+            convoys = {q for q in cycle if isinstance(self.orders[q], Convoy)}
             for q in cycle:
-                o = self.orders[q]
-                if isinstance(o, Move) and self.via_convoy(q):
-                    self.result[q], self.state[q] = False, RESOLVED
-                elif self.state[q] != RESOLVED:
-                    self.state[q] = UNRESOLVED
+                if isinstance(self.orders[q], Move) and self.via_convoy(q):
+                    convoys.update(self.convoy_fleets(q))
+        if convoys:
             for c in convoys:
-                army = self.orders[c].army  # type: ignore[attr-defined]
-                if army in self.orders and self.state.get(army) != RESOLVED:
-                    self.result[army], self.state[army] = False, RESOLVED
-        else:  # circular movement: every move in the circle succeeds
+                self.result[c], self.state[c] = False, RESOLVED
             for q in cycle:
-                if isinstance(self.orders[q], Move):
-                    self.result[q], self.state[q] = True, RESOLVED
-                elif self.state[q] != RESOLVED:
+                if self.state[q] != RESOLVED:
                     self.state[q] = UNRESOLVED
+            return
+        for q in cycle:
+            if isinstance(self.orders[q], Move):
+                self.result[q], self.state[q] = True, RESOLVED
+            elif self.state[q] != RESOLVED:
+                self.state[q] = UNRESOLVED
 
     def adjudicate(self, p: str) -> bool:
         o = self.orders[p]
