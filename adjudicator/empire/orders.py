@@ -213,8 +213,7 @@ def check(board: Board, units: dict[str, tuple[str, str, str]], player: str, p: 
         if kind == "A":
             if board.province[to].kind == "sea":
                 raise _Bad("army_to_sea", target=to)
-            coastal = board.province[prov].kind == "coast" and board.province[to].kind == "coast"
-            if to not in board.army_adj[prov] and not coastal:
+            if to not in board.army_adj[prov] and not convoy_possible(board, units, prov, to):
                 raise _Bad("not_adjacent", origin=prov, target=to)
             return Move(**base, to=to, convoy=p["convoy"])
         if board.province[to].kind == "land":
@@ -230,7 +229,7 @@ def check(board: Board, units: dict[str, tuple[str, str, str]], player: str, p: 
             raise _Bad("support_itself", province=prov)
         if not board.reaches(kind, loc, reach):
             raise _Bad("cannot_reach", origin=prov, target=reach)
-        if dest is not None and not _could_move(board, units[target], dest):
+        if dest is not None and not _could_move(board, units, units[target], dest, prov):
             raise _Bad("supported_cannot_move", unit=target, target=dest)
         return Support(**base, target=target, dest=dest, dest_coast=p.get("dest_coast"))
     army, dest = p["army"], p["dest"]
@@ -260,18 +259,47 @@ def _fleet_target(board: Board, loc: str, to: str, coast: str | None) -> str:
     return reach[0]
 
 
-def _could_move(board: Board, unit: tuple[str, str, str], dest: str) -> bool:
+def _could_move(board: Board, units: dict[str, tuple[str, str, str]],
+                unit: tuple[str, str, str], dest: str, supporter: str) -> bool:  # fmt: skip
+    """Whether the supported unit could move to ``dest`` (over land, by sea,
+    or by a convoy that does not need the supporting fleet itself)."""
     _, kind, loc = unit
-    if province_of(loc) == dest:
+    origin = province_of(loc)
+    if origin == dest:
         return False
     if kind == "F":
         return board.reaches("F", loc, dest)
     if board.province[dest].kind == "sea":
         return False
-    coastal = (
-        board.province[province_of(loc)].kind == "coast" and board.province[dest].kind == "coast"
-    )
-    return dest in board.army_adj[province_of(loc)] or coastal
+    return dest in board.army_adj[origin] or convoy_possible(board, units, origin, dest, supporter)
+
+
+def convoy_possible(board: Board, units: dict[str, tuple[str, str, str]], origin: str,
+                    dest: str, without: str | None = None) -> bool:  # fmt: skip
+    """Whether fleets standing at sea now could carry an army from
+    ``origin`` to ``dest`` (DATC 4.E.1: a move no convoy could make is
+    illegal, and the unit holds)."""
+    if board.province[origin].kind != "coast" or board.province[dest].kind != "coast":
+        return False
+    seas = {
+        p for p, (_, kind, _) in units.items()
+        if kind == "F" and board.province[p].kind == "sea" and p != without
+    }  # fmt: skip
+
+    def shores(sea: str) -> set[str]:
+        return {province_of(loc) for loc in board.fleet_adj.get(sea, ())}
+
+    frontier = [s for s in seas if origin in shores(s)]
+    seen = set(frontier)
+    while frontier:
+        sea = frontier.pop()
+        if dest in shores(sea):
+            return True
+        for other in seas - seen:
+            if other in board.fleet_adj.get(sea, ()):
+                seen.add(other)
+                frontier.append(other)
+    return False
 
 
 def read(board: Board, units: dict[str, tuple[str, str, str]], player: str, text: str,
