@@ -242,6 +242,8 @@ def check(board: Board, units: dict[str, tuple[str, str, str]], player: str, p: 
         raise _Bad("convoy_coasts_only", origin=army, target=dest)
     if army == dest:
         raise _Bad("move_to_itself", province=army)
+    if not convoy_needed(board, units, prov, army, dest):
+        raise _Bad("convoy_not_on_route", province=prov, origin=army, target=dest)
     return Convoy(**base, army=army, dest=dest)
 
 
@@ -272,6 +274,39 @@ def _could_move(board: Board, units: dict[str, tuple[str, str, str]],
     if board.province[dest].kind == "sea":
         return False
     return dest in board.army_adj[origin] or convoy_possible(board, units, origin, dest, supporter)
+
+
+def _sea_fleets(board: Board, units: dict[str, tuple[str, str, str]]) -> set[str]:
+    return {
+        p for p, (_, kind, _) in units.items()
+        if kind == "F" and board.province[p].kind == "sea"
+    }  # fmt: skip
+
+
+def _shores(board: Board, sea: str) -> set[str]:
+    return {province_of(loc) for loc in board.fleet_adj.get(sea, ())}
+
+
+def convoy_needed(board: Board, units: dict[str, tuple[str, str, str]], fleet: str,
+                  origin: str, dest: str) -> bool:  # fmt: skip
+    """Whether the fleet at sea ``fleet`` is part of a shortest-form route
+    of fleets from ``origin`` to ``dest``: a chain where only the first
+    fleet touches the origin and only the last the destination (DATC 6.G.7,
+    6.G.19: a convoy order no route needs is illegal)."""
+    seas = _sea_fleets(board, units)
+
+    def chains(path: list[str]) -> bool:
+        last = path[-1]
+        if dest in _shores(board, last):
+            return fleet in path
+        for nxt in sorted(seas - set(path)):
+            if nxt in board.fleet_adj.get(last, ()) and origin not in _shores(board, nxt):
+                if chains([*path, nxt]):
+                    return True
+        return False
+
+    starts = [s for s in sorted(seas) if origin in _shores(board, s)]
+    return any(chains([s]) for s in starts)
 
 
 def convoy_possible(board: Board, units: dict[str, tuple[str, str, str]], origin: str,
