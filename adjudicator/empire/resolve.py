@@ -343,3 +343,27 @@ def _hold(p: str, unit: tuple[str, str, str]) -> Hold:
 def resolve_movement(board: Board, units: Mapping[str, tuple[str, str, str]],
                      orders: Mapping[str, Order]) -> Outcome:  # fmt: skip
     return Resolver(board, units, orders).run()
+
+
+def after_movement(board: Board, units: Mapping[str, tuple[str, str, str]],
+                   orders: Mapping[str, Order], outcome: Outcome):  # fmt: skip
+    """(the units where they stand after the moves, the dislodged units by
+    province: phases.Dislodged)."""
+    from adjudicator.empire.phases import Dislodged
+
+    after: dict[str, tuple[str, str, str]] = {}
+    dislodged: dict[str, Dislodged] = {}
+    for p, (power, kind, _loc) in units.items():
+        o = orders.get(p)
+        if isinstance(o, Move) and outcome.succeeded.get(p):
+            after[province_of(o.to)] = (power, kind, o.to)
+    for p, (power, kind, loc) in units.items():
+        o = orders.get(p)
+        if isinstance(o, Move) and outcome.succeeded.get(p):
+            continue
+        if p in outcome.dislodged:
+            attacker = outcome.dislodged[p]
+            dislodged[p] = Dislodged(power, kind, loc, attacker, attacker in outcome.by_convoy)
+        else:
+            after[p] = (power, kind, loc)
+    return after, dislodged

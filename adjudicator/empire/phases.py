@@ -1,0 +1,447 @@
+"""Retreats and adjustments (DATC 6.H to 6.J, issues 4.A.5, 4.D).
+
+Retreats: a dislodged unit may retreat to a location its kind could move
+to in one step that is empty after the movement, was not left empty by a
+standoff (on either coast), and is not the province its attacker came
+from, unless that attacker came by convoy (2023 rules). Two or more units
+retreating to one province are all disbanded; a unit with no valid
+retreat order is disbanded. Supports and convoys are not orders of this
+phase.
+
+Adjustments: a power with more supply centres than units builds in its
+vacant, owned home centres (a fleet only on a coast, and on a named coast
+where there are two), one build a centre, in the order given, until the
+builds allowed are made; missing builds are waived. A power with more
+units than centres removes; missing removals are chosen by civil disorder:
+the unit farthest from the power's owned supply centres (counting moves
+over land and sea alike), fleets before armies at equal distance, then by
+the province's name in alphabetical order (DATC 6.J, 2023 rules).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from adjudicator.base import Order, Problem, ProblemKind
+from adjudicator.empire.board import COAST_WORDS, Board, province_of
+
+Units = Mapping[str, tuple[str, str, str]]  # province -> (power, kind, location)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Retreat(Order):
+    kind: str
+    loc: str
+    to: str | None  # None: disband
+
+    @property
+    def unit(self) -> str:
+        return province_of(self.loc)
+
+    def canonical(self) -> str:
+        u = f"{self.kind} {self.loc.upper()}"
+        return f"{u} R {self.to.upper()}" if self.to else f"{u} DISBAND"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "retreat", "player": self.player, "unit": self.loc, "to": self.to}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Build(Order):
+    kind: str
+    loc: str
+
+    @property
+    def unit(self) -> str:
+        return f"build:{self.line}"
+
+    def canonical(self) -> str:
+        return f"BUILD {self.kind} {self.loc.upper()}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "build", "player": self.player, "unit": self.loc, "type": self.kind}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Remove(Order):
+    kind: str
+    loc: str
+
+    @property
+    def unit(self) -> str:
+        return f"remove:{self.line}"
+
+    def canonical(self) -> str:
+        return f"REMOVE {self.kind} {self.loc.upper()}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "remove", "player": self.player, "unit": self.loc}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Waive(Order):
+    @property
+    def unit(self) -> str:
+        return f"waive:{self.line}"
+
+    def canonical(self) -> str:
+        return "WAIVE"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "waive", "player": self.player}
+
+
+# -- retreats -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Dislodged:
+    power: str
+    kind: str
+    loc: str
+    attacker: str  # the province the dislodging unit came from
+    by_convoy: bool
+
+
+def retreat_options(
+    board: Board, units: Units, d: Dislodged, contested: frozenset[str]
+) -> tuple[str, ...]:
+    """The locations the dislodged unit may retreat to."""
+    if d.kind == "A":
+        here = province_of(d.loc)
+        cands = [p for p in board.army_adj[here] if board.province[p].kind != "sea"]
+    else:
+        cands = list(board.fleet_adj.get(d.loc, ()))
+    out = []
+    for loc in cands:
+        prov = province_of(loc)
+        if prov in units or prov in contested:
+            continue
+        if prov == d.attacker and not d.by_convoy:
+            continue
+        out.append(loc)
+    return tuple(sorted(out))
+
+
+def resolve_retreats(
+    board: Board,
+    units: Units,
+    dislodged: Mapping[str, Dislodged],
+    contested: frozenset[str],
+    orders: Mapping[str, Retreat],
+) -> tuple[dict[str, tuple[str, str, str]], dict[str, str]]:
+    """(the units after retreats, province -> what became of each dislodged
+    unit: "retreated to X", "disbanded", "bounced")."""
+    wanted: dict[str, list[str]] = {}
+    outcome: dict[str, str] = {}
+    for prov, d in dislodged.items():
+        o = orders.get(prov)
+        if o is None or o.to is None:
+            outcome[prov] = "disbanded"
+            continue
+        if o.to not in retreat_options(board, units, d, contested):
+            outcome[prov] = "disbanded"  # an invalid retreat (checked when read, too)
+            continue
+        wanted.setdefault(province_of(o.to), []).append(prov)
+    after = dict(units)
+    for target, movers in wanted.items():
+        if len(movers) > 1:
+            for p in movers:
+                outcome[p] = "bounced"  # all disbanded
+            continue
+        p = movers[0]
+        d, o = dislodged[p], orders[p]
+        assert o.to is not None
+        after[target] = (d.power, d.kind, o.to)
+        outcome[p] = f"retreated to {o.to}"
+    return after, outcome
+
+
+# -- adjustments ---------------------------------------------------------------------
+
+
+def centre_counts(board: Board, units: Units, owners: Mapping[str, str]) -> dict[str, int]:
+    """Supply centres minus units, per power (positive: builds)."""
+    delta = {p.name: 0 for p in board.powers}
+    for power in owners.values():
+        delta[power] = delta.get(power, 0) + 1
+    for power, _, _ in units.values():
+        delta[power] = delta.get(power, 0) - 1
+    return delta
+
+
+def distance_to_owned(board: Board, start: str, targets: set[str]) -> int:
+    """Moves from ``start`` to the nearest of ``targets``, over land and sea
+    alike (2023 rules), coasts merged."""
+    if not targets:
+        return 99
+    links: dict[str, set[str]] = {}
+    for a, b in (*board.army_links, *board.fleet_links):
+        pa, pb = province_of(a), province_of(b)
+        links.setdefault(pa, set()).add(pb)
+        links.setdefault(pb, set()).add(pa)
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        if here in targets:
+            return seen[here]
+        for nxt in sorted(links.get(here, ())):
+            if nxt not in seen:
+                seen[nxt] = seen[here] + 1
+                queue.append(nxt)
+    return 99
+
+
+def civil_disorder_order(
+    board: Board, units: Units, owners: Mapping[str, str], power: str
+) -> list[str]:
+    """The power's units in the order civil disorder removes them."""
+    owned = {sc for sc, who in owners.items() if who == power}
+    mine = [(p, u) for p, u in units.items() if u[0] == power]
+
+    def key(item: tuple[str, tuple[str, str, str]]) -> tuple[int, int, str]:
+        prov, (_, kind, _) = item
+        return (
+            -distance_to_owned(board, prov, owned),
+            0 if kind == "F" else 1,
+            board.province[prov].name.lower(),
+        )
+
+    return [p for p, _ in sorted(mine, key=key)]
+
+
+def adjust(
+    board: Board,
+    units: Units,
+    owners: Mapping[str, str],
+    orders: Mapping[str, list[Order]],
+    builders: set[str] | None = None,
+) -> tuple[dict[str, tuple[str, str, str]], list[tuple[Order | None, str, str]]]:
+    """Apply builds and removals. ``orders`` per power, in the order given;
+    ``builders``: the powers allowed to build (neutral powers never build).
+    Returns the units after, and (order or None for civil disorder, power,
+    what happened) for the report."""
+    after = dict(units)
+    report: list[tuple[Order | None, str, str]] = []
+    delta = centre_counts(board, units, owners)
+    for power in sorted(delta):
+        count = delta[power]
+        given = orders.get(power, [])
+        if count > 0 and (builders is None or power in builders):
+            made = 0
+            for o in given:
+                if isinstance(o, Waive):
+                    if made < count:
+                        made += 1
+                        report.append((o, power, "waived"))
+                    else:
+                        report.append((o, power, "no builds left"))
+                    continue
+                if not isinstance(o, Build):
+                    report.append((o, power, "not a build"))
+                    continue
+                why = _build_problem(board, after, owners, power, o)
+                if why is None and made >= count:
+                    why = "no builds left"
+                if why:
+                    report.append((o, power, why))
+                    continue
+                after[province_of(o.loc)] = (power, o.kind, o.loc)
+                made += 1
+                report.append((o, power, "built"))
+            if made < count:
+                report.append((None, power, f"{count - made} build(s) waived"))
+        elif count < 0:
+            need = -count
+            removed = 0
+            for o in given:
+                if not isinstance(o, Remove):
+                    report.append((o, power, "not a removal"))
+                    continue
+                prov = province_of(o.loc)
+                unit = after.get(prov)
+                if unit is None or unit[0] != power:
+                    report.append((o, power, "no such unit"))
+                    continue
+                if removed >= need:
+                    report.append((o, power, "no removals left"))
+                    continue
+                del after[prov]
+                removed += 1
+                report.append((o, power, "removed"))
+            if removed < need:
+                for prov in civil_disorder_order(board, after, owners, power)[: need - removed]:
+                    kind, loc = after[prov][1], after[prov][2]
+                    del after[prov]
+                    report.append((None, power, f"civil disorder: removed {kind} {loc.upper()}"))
+        else:
+            for o in given:
+                report.append((o, power, "nothing to adjust"))
+    return after, report
+
+
+def _build_problem(
+    board: Board, units: Units, owners: Mapping[str, str], power: str, o: Build
+) -> str | None:
+    prov = province_of(o.loc)
+    if board.home_of.get(prov) != power:
+        return "not a home supply centre"
+    if owners.get(prov) != power:
+        return "home supply centre not owned"
+    if prov in units:
+        return "occupied"
+    p = board.province[prov]
+    if o.kind == "F":
+        if p.kind != "coast":
+            return "fleets are built on a coast"
+        if p.coasts and "/" not in o.loc:
+            return "coast needed"
+    return None
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+_BUILD = re.compile(r"^\s*(?:build|b)\s+(a|f|army|fleet)\s+(.+?)\s*$", re.I)
+_REMOVE = re.compile(r"^\s*(?:remove|disband|d|r)\s+(?:(a|f|army|fleet)\s+)?(.+?)\s*$", re.I)
+_RETREAT = re.compile(
+    r"^\s*(?:(a|f|army|fleet)\s+)?(.+?)\s+(?:r|retreats?(?:\s+to)?|-|->|to)\s+(.+?)\s*$", re.I
+)
+_DISBAND = re.compile(r"^\s*(?:(a|f|army|fleet)\s+)?(.+?)\s+(?:d|disbands?)\s*$", re.I)
+
+
+def _location(board: Board, text: str) -> str | None:
+    words = text.lower().replace("(", " ").replace(")", " ").replace("/", " ").split()
+    for n in range(len(words), 0, -1):
+        prov = board.lookup(" ".join(words[:n]))
+        if prov is None:
+            continue
+        rest = " ".join(words[n:])
+        if not rest:
+            return prov
+        coast = COAST_WORDS.get(rest)
+        if coast and coast in board.province[prov].coasts:
+            return f"{prov}/{coast}"
+        return None
+    return None
+
+
+def read_adjustments(board: Board, units: Units, power: str, text: str, seq: int = 0):
+    """Build, remove and waive orders, in the order given."""
+    orders: list[Order] = []
+    problems: list[Problem] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        if line.strip().lower() in ("waive", "w", "build waive"):
+            orders.append(Waive(player=power, seq=seq, line=n))
+            continue
+        m = _BUILD.match(line)
+        if m:
+            loc = _location(board, m[2])
+            if loc is None:
+                problems.append(
+                    Problem(
+                        n,
+                        line.strip(),
+                        ProblemKind.NOT_UNDERSTOOD,
+                        "no_such_province",
+                        {"name": m[2]},
+                    )
+                )
+                continue
+            kind = "A" if m[1].lower().startswith("a") else "F"
+            orders.append(Build(player=power, seq=seq, line=n, kind=kind, loc=loc))
+            continue
+        m = _REMOVE.match(line)
+        if m:
+            loc = _location(board, m[2])
+            unit = units.get(province_of(loc)) if loc else None
+            kind = unit[1] if unit else ("A" if (m[1] or "a").lower().startswith("a") else "F")
+            if loc is None:
+                problems.append(
+                    Problem(
+                        n,
+                        line.strip(),
+                        ProblemKind.NOT_UNDERSTOOD,
+                        "no_such_province",
+                        {"name": m[2]},
+                    )
+                )
+                continue
+            orders.append(
+                Remove(player=power, seq=seq, line=n, kind=kind, loc=unit[2] if unit else loc)
+            )
+            continue
+        problems.append(
+            Problem(n, line.strip(), ProblemKind.NOT_UNDERSTOOD, "not_an_adjustment", {})
+        )
+    return orders, problems
+
+
+def read_retreats(
+    board: Board,
+    units: Units,
+    dislodged: Mapping[str, Dislodged],
+    contested: frozenset[str],
+    power: str,
+    text: str,
+    seq: int = 0,
+):
+    orders: dict[str, Retreat] = {}
+    problems: list[Problem] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        m = _DISBAND.match(line)
+        target_text = None
+        if m is None:
+            m = _RETREAT.match(line)
+            if m is None:
+                problems.append(
+                    Problem(n, line.strip(), ProblemKind.NOT_UNDERSTOOD, "not_a_retreat", {})
+                )
+                continue
+            target_text = m[3]
+        loc = _location(board, m[2])
+        prov = province_of(loc) if loc else None
+        d = dislodged.get(prov) if prov else None
+        if d is None or d.power != power:
+            problems.append(
+                Problem(
+                    n,
+                    line.strip(),
+                    ProblemKind.NOT_ALLOWED,
+                    "no_dislodged_unit",
+                    {"province": prov or m[2]},
+                )
+            )
+            continue
+        if target_text is None:
+            orders[prov] = Retreat(player=power, seq=seq, line=n, kind=d.kind, loc=d.loc, to=None)
+            continue
+        target = _location(board, target_text)
+        options = retreat_options(board, units, d, contested)
+        if target is not None and d.kind == "F" and "/" not in target:
+            reach = [o for o in options if province_of(o) == target]
+            target = reach[0] if len(reach) == 1 else target
+        if d.kind == "A" and target is not None:
+            target = province_of(target)
+        if target is None or target not in options:
+            problems.append(
+                Problem(
+                    n,
+                    line.strip(),
+                    ProblemKind.NOT_ALLOWED,
+                    "cannot_retreat_there",
+                    {"unit": d.loc, "target": target_text, "options": list(options)},
+                )
+            )
+            continue
+        orders[prov] = Retreat(player=power, seq=seq, line=n, kind=d.kind, loc=d.loc, to=target)
+    return orders, problems
