@@ -8,6 +8,7 @@ data. The host finds a game only through :data:`GAMES`.
 from __future__ import annotations
 
 from adjudicator.base import Game
+from adjudicator.empire import GAME as EMPIRE
 from adjudicator.implosion import GAME as IMPLOSION
 from adjudicator.officewars import GAME as OFFICEWARS
 from adjudicator.territory import GAME as TERRITORY
@@ -16,6 +17,7 @@ GAMES: dict[str, Game] = {
     OFFICEWARS.name: OFFICEWARS,
     IMPLOSION.name: IMPLOSION,
     TERRITORY.name: TERRITORY,
+    EMPIRE.name: EMPIRE,
 }
 
 

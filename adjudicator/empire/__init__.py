@@ -1,9 +1,12 @@
-"""Empire: standard Diplomacy with the Empire endgame (issue 5; work in
-progress, not yet offered by the host: adjudicator.GAMES does not list it).
+"""Empire: standard Diplomacy, adjudicated to the DATC, with the Empire
+endgame and a scoreboard (../shared/rules/empire-endgame.txt; see
+docs/rules/empire.md).
 
-Done so far: the standard map (maps/standard.yaml: 75 provinces, coasts,
-army and fleet links), orders in the standard notation and in words with
-refusals (orders.py), and the movement phase (resolve.py) passing DATC 6.A
-to 6.D (tests/cases/empire/). Still to come: 6.E to 6.J, retreats,
-adjustments, civil disorder, the endgame, the scoreboard, reports.
+The game object the host uses is :data:`GAME` (game.py). board.py holds
+the map, orders.py the notation, resolve.py the movement phase, phases.py
+retreats and adjustments.
 """
+
+from adjudicator.empire.game import GAME, Empire
+
+__all__ = ["GAME", "Empire"]

@@ -1,0 +1,574 @@
+"""Empire: the phases of a Diplomacy game, and the Empire endgame
+(../shared/rules/empire-endgame.txt; docs/rules/empire.md).
+
+Phases: Spring and Fall movement from 1901 (S1901M, F1901M), a retreat
+phase after a movement that dislodges (S1901R, F1901R), and the Winter
+adjustments (W1901A) when some power has builds or removals to make.
+Supply centres change owner at the end of Fall, after its retreats.
+
+The endgame: after the Winter adjustments an empire owning no supply
+centre has lost (its player may watch, not order). The game ends when
+only one empire owns supply centres, after the Winter of the last year
+(1945: "Christmas Eve 1945"), or by truce: once three or fewer empires
+remain, at the end of a season in which every remaining empire declares
+it (VOTE TRUCE; VOTE NO TRUCE withdraws). Neutral empires (powers nobody
+plays; at most two) hold every turn, never build, and always declare a
+truce. At the end each surviving empire's player scores its supply
+centres; a player whose empire lost scores -3 (the host's scoreboard never
+goes below 0).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from adjudicator.base import (
+    Event,
+    GameError,
+    Order,
+    OrderMode,
+    OrderResult,
+    OrderSheet,
+    Outcome,
+    Problem,
+    ProblemKind,
+    Rng,
+    Seats,
+    Standing,
+    TurnResult,
+    View,
+    canonical_json,
+    outcome_from_dict,
+    outcome_to_dict,
+)
+from adjudicator.empire.board import Board, province_of, shipped_board
+from adjudicator.empire.orders import Convoy, Hold, Move, Support, read
+from adjudicator.empire.phases import (
+    Build,
+    Dislodged,
+    Remove,
+    Retreat,
+    Waive,
+    adjust,
+    centre_counts,
+    read_adjustments,
+    read_retreats,
+    resolve_retreats,
+    retreat_options,
+)
+from adjudicator.empire.resolve import Resolver, after_movement
+
+FORMAT = 1
+SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
+KINDS = {"M": "movement", "R": "retreats", "A": "adjustments"}
+COLOURS = {
+    "Austria": "#c48f85", "England": "#3355aa", "France": "#6fa8dc", "Germany": "#666666",
+    "Italy": "#55aa55", "Russia": "#9b59b6", "Turkey": "#e6b800",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    power: str
+    status: str = "active"  # active, lost, removed
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Vote(Order):
+    """VOTE TRUCE / VOTE NO TRUCE, an order of any phase."""
+
+    truce: bool
+
+    @property
+    def unit(self) -> str:
+        return "vote"
+
+    def canonical(self) -> str:
+        return "VOTE TRUCE" if self.truce else "VOTE NO TRUCE"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": "vote", "player": self.player, "truce": self.truce}
+
+
+@dataclass(frozen=True)
+class State:
+    board: Board
+    players: tuple[Player, ...]
+    year: int
+    season: str  # S, F, W
+    kind: str  # M, R, A
+    units: Mapping[str, tuple[str, str, str]]
+    owners: Mapping[str, str]  # supply centre -> power
+    turn: int = 0
+    dislodged: Mapping[str, Dislodged] = field(default_factory=dict)
+    contested: frozenset[str] = frozenset()
+    truce: frozenset[str] = frozenset()  # powers declaring a truce
+    lost: frozenset[str] = frozenset()
+    last_year: int = 1945
+    seed: int = 0
+    outcome: Outcome | None = None
+
+    @property
+    def code(self) -> str:
+        return f"{self.season}{self.year}{self.kind}"
+
+    @property
+    def power_of(self) -> dict[str, str]:
+        return {p.name: p.power for p in self.players if p.status == "active"}
+
+    @property
+    def player_of(self) -> dict[str, str]:
+        return {p.power: p.name for p in self.players}
+
+    @property
+    def neutral(self) -> tuple[str, ...]:
+        played = {p.power for p in self.players}
+        return tuple(p.name for p in self.board.powers if p.name not in played)
+
+    @property
+    def remaining(self) -> tuple[str, ...]:
+        """Empires not lost (neutral ones included)."""
+        return tuple(p.name for p in self.board.powers if p.name not in self.lost)
+
+
+class Empire:
+    name = "empire"
+    title = "Empire"
+    order_mode = OrderMode.SIMULTANEOUS
+    seats = Seats(minimum=5, maximum=7)
+    default_deadline = "0 20 * * *"  # a phase a day, at 20:00
+    scoreboard = True
+
+    def maps(self) -> tuple[str, ...]:
+        return ("standard",)
+
+    def load_map(self, source: str) -> Board:
+        if source.strip() != "standard":
+            raise GameError("Empire is played on the standard map: map: standard")
+        return shipped_board("standard")
+
+    def start(self, board: Board, players: Sequence[str], options: Mapping[str, Any] | None = None,
+              seed: int = 0) -> State:  # fmt: skip
+        """The standard opening, Spring 1901. Players get powers at random
+        from the game's seed; powers nobody plays are neutral (at most two).
+        Option ``last_year`` (default 1945)."""
+        opts = dict(options or {})
+        last_year = opts.pop("last_year", 1945)
+        if opts:
+            raise GameError(f"Empire has one option, last_year (got: {', '.join(opts)})")
+        if not isinstance(last_year, int) or not 1901 <= last_year <= 2100:
+            raise GameError("Empire option last_year must be a year from 1901")
+        names = list(players)
+        if len(set(names)) != len(names):
+            raise GameError("a player is listed twice")
+        if not 5 <= len(names) <= 7:
+            raise GameError(
+                f"Empire takes 5 to 7 players (at most 2 neutral empires), not {len(names)}"
+            )
+        powers = Rng(seed).shuffled([p.name for p in board.powers])
+        seated = tuple(Player(n, powers[i]) for i, n in enumerate(names))
+        units = {
+            province_of(loc): (p.name, kind, loc) for p in board.powers for kind, loc in p.units
+        }
+        owners = {h: p.name for p in board.powers for h in p.homes}
+        return State(board, seated, 1901, "S", "M", units, owners, 0, last_year=last_year,
+                     seed=seed)  # fmt: skip
+
+    def phase(self, state: State) -> tuple[int, str]:
+        return state.turn + 1, state.code
+
+    def read_orders(self, state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
+        power = state.power_of.get(player)
+        lines = text.splitlines()
+        votes: list[Any] = []
+        kept = []
+        for n, line in enumerate(lines, 1):
+            m = re.fullmatch(r"\s*vote\s+(no\s+)?truce\s*", line, re.I)
+            if m:
+                votes.append(Vote(player=player, seq=seq, line=n, truce=m[1] is None))
+                kept.append("")
+            else:
+                kept.append(line)
+        problems: list[Problem] = []
+        if state.outcome is not None or power is None:
+            reason = "game_over" if state.outcome is not None else "not_in_game"
+            for n, line in enumerate(lines, 1):
+                if line.strip() and not line.strip().startswith("#"):
+                    problems.append(Problem(n, line.strip(), ProblemKind.NOT_ALLOWED, reason, {}))
+            return OrderSheet(player, (), tuple(problems))
+        text = "\n".join(kept)
+        if state.kind == "M":
+            sheet = read(state.board, dict(state.units), power, text, seq)
+            orders = tuple(replace(o, player=player) for o in sheet.orders)
+            problems = list(sheet.problems)
+        elif state.kind == "R":
+            found, problems = read_retreats(state.board, state.units, state.dislodged,
+                                            state.contested, power, text, seq)  # fmt: skip
+            orders = tuple(replace(o, player=player) for o in found.values())
+        else:
+            found_list, problems = read_adjustments(state.board, state.units, power, text, seq)
+            orders = tuple(replace(o, player=player) for o in found_list)
+        return OrderSheet(player, (*orders, *votes), tuple(problems))
+
+    def default_orders(
+        self, state: State, player: str, orders: Sequence[Order]
+    ) -> tuple[Order, ...]:
+        power = state.power_of.get(player)
+        if power is None or state.kind != "M":
+            return ()
+        given = {o.unit for o in orders}
+        return tuple(
+            Hold(player=player, kind=k, loc=loc)
+            for p, (pw, k, loc) in sorted(state.units.items())
+            if pw == power and p not in given
+        )
+
+    # -- adjudication ------------------------------------------------------------------
+
+    def adjudicate(self, state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> TurnResult:
+        if state.outcome is not None:
+            raise GameError("the game is over")
+        power_of = state.power_of
+        truce = set(state.truce)
+        for s in sheets:
+            for o in s.orders:
+                if isinstance(o, Vote) and s.player in power_of:
+                    (truce.add if o.truce else truce.discard)(power_of[s.player])
+        orders = [o for s in sheets if s.player in power_of for o in s.orders
+                  if not isinstance(o, Vote)]  # fmt: skip
+        state = replace(state, truce=frozenset(truce))
+        if state.kind == "M":
+            return self._movement(state, orders)
+        if state.kind == "R":
+            return self._retreats(state, orders)
+        return self._adjustments(state, orders)
+
+    def _power(self, state: State, o: Order) -> str:
+        return state.power_of.get(o.player, o.player)
+
+    def _movement(self, state: State, given: list[Order]) -> TurnResult:
+        by_unit: dict[str, Order] = {}
+        for o in given:
+            if isinstance(o, (Hold, Move, Support, Convoy)):
+                unit = state.units.get(o.unit)
+                if unit is not None and unit[0] == self._power(state, o):
+                    by_unit[o.unit] = o
+        player_of = state.player_of
+        for p, (power, kind, loc) in state.units.items():
+            if p not in by_unit:  # no order (neutral empires never order): hold
+                by_unit[p] = Hold(player=player_of.get(power, power), kind=kind, loc=loc)
+        resolver = Resolver(state.board, state.units, by_unit)
+        outcome = resolver.run()
+        after, dislodged = after_movement(state.board, state.units, by_unit, outcome)
+        results = []
+        for p, o in sorted(by_unit.items()):
+            ok = outcome.succeeded[p]
+            if isinstance(o, Move):
+                reason = "moved" if ok else "bounce"
+            elif isinstance(o, Support):
+                reason = "supported" if ok else ("cut" if _matches(by_unit, o) else "void")
+            elif isinstance(o, Convoy):
+                reason = "convoyed" if ok else "disrupted"
+            else:
+                reason = "held"
+            if p in dislodged:
+                reason = f"{reason}_dislodged" if reason != "held" else "dislodged"
+            facts: dict[str, Any] = {"unit": o.canonical()}
+            if p in dislodged:
+                d = dislodged[p]
+                facts["retreats"] = list(retreat_options(state.board, after, d, outcome.bounced))
+                facts["by"] = d.attacker
+            results.append(OrderResult(o, ok and p not in dislodged, reason, facts))
+        events = [
+            Event(
+                "dislodged",
+                {
+                    "power": d.power,
+                    "unit": f"{d.kind} {d.loc.upper()}",
+                    "retreats": list(retreat_options(state.board, after, d, outcome.bounced)),
+                },
+            )  # fmt: skip
+            for d in dislodged.values()
+        ]
+        new = replace(state, units=after, turn=state.turn + 1, dislodged=dislodged,
+                      contested=outcome.bounced)  # fmt: skip
+        truce_end = self._truce(new)
+        if truce_end is not None:
+            events.append(Event("game_over", {"reason": "truce", "winners": truce_end.winners}))
+            return TurnResult(replace(new, outcome=truce_end, dislodged={}), tuple(results),
+                              tuple(events))  # fmt: skip
+        # retreats whenever a unit must retreat (even with nowhere to go: it is disbanded then)
+        if dislodged:
+            return TurnResult(replace(new, kind="R"), tuple(results), tuple(events))
+        nxt, more = self._after_season(new)
+        return TurnResult(nxt, tuple(results), tuple(events + more))
+
+    def _retreats(self, state: State, given: list[Order]) -> TurnResult:
+        orders: dict[str, Retreat] = {}
+        for o in given:
+            if isinstance(o, Retreat):
+                d = state.dislodged.get(o.unit)
+                if d is not None and d.power == self._power(state, o):
+                    orders[o.unit] = o
+        after, what = resolve_retreats(state.board, state.units, state.dislodged,
+                                       state.contested, orders)  # fmt: skip
+        player_of = state.player_of
+        results = []
+        for p, d in sorted(state.dislodged.items()):
+            o = orders.get(p) or Retreat(player=player_of.get(d.power, d.power), kind=d.kind,
+                                         loc=d.loc, to=None)  # fmt: skip
+            text = what[p]
+            reason = "retreated" if text.startswith("retreated") else text
+            results.append(OrderResult(o, reason == "retreated", reason, {"unit": o.canonical()}))
+        new = replace(state, units=after, dislodged={}, contested=frozenset(), turn=state.turn + 1)
+        nxt, events = self._after_season(new)
+        return TurnResult(nxt, tuple(results), tuple(events))
+
+    def _after_season(self, state: State) -> tuple[State, list[Event]]:
+        """After Spring: Fall. After Fall: the centres change owner, then
+        Winter adjustments if anyone has some to make, else the year ends."""
+        if state.season == "S":
+            return replace(state, season="F", kind="M"), []
+        owners = dict(state.owners)
+        events = []
+        for prov, (power, _, _) in state.units.items():
+            if state.board.province[prov].supply and owners.get(prov) != power:
+                events.append(Event("centre_taken", {"power": power, "centre": prov,
+                                                     "from": owners.get(prov)}))  # fmt: skip
+                owners[prov] = power
+        state = replace(state, owners=owners)
+        delta = centre_counts(state.board, state.units, owners)
+        builders = set(state.power_of.values())
+        needed = any(n < 0 or (n > 0 and p in builders) for p, n in delta.items()
+                     if p not in state.lost)  # fmt: skip
+        if needed:
+            return replace(state, season="W", kind="A"), events
+        end, more = self._year_end(state)
+        return end, events + more
+
+    def _adjustments(self, state: State, given: list[Order]) -> TurnResult:
+        orders: dict[str, list[Order]] = {}
+        for o in given:
+            if isinstance(o, (Build, Remove, Waive)):
+                orders.setdefault(self._power(state, o), []).append(o)
+        builders = set(state.power_of.values())
+        after, report = adjust(state.board, state.units, state.owners, orders, builders)
+        results = []
+        events = []
+        for o, power, what in report:
+            if o is None:
+                events.append(Event("civil_disorder", {"power": power, "what": what}))
+                continue
+            ok = what in ("built", "removed", "waived")
+            results.append(OrderResult(o, ok, what.replace(" ", "_"), {"unit": o.canonical()}))
+        new = replace(state, units=after, turn=state.turn + 1)
+        end, more = self._year_end(new)
+        return TurnResult(end, tuple(results), tuple(events + more))
+
+    def _year_end(self, state: State) -> tuple[State, list[Event]]:
+        """After the Winter: losses, the end of the game, the next Spring."""
+        events = []
+        owning = {p for p in state.owners.values()}
+        lost = set(state.lost)
+        players = []
+        for p in state.players:
+            if p.status == "active" and p.power not in owning:
+                lost.add(p.power)
+                p = replace(p, status="lost")
+                events.append(Event("empire_lost", {"player": p.name, "power": p.power}))
+            players.append(p)
+        for power in state.neutral:
+            if power not in owning:
+                lost.add(power)
+        state = replace(state, players=tuple(players), lost=frozenset(lost),
+                        truce=frozenset(state.truce - lost))  # fmt: skip
+        outcome = None
+        if len(owning) <= 1:
+            outcome = self._final(state, "last_empire")
+        elif state.year >= state.last_year:
+            outcome = self._final(state, f"christmas_eve_{state.last_year}")
+        if outcome is not None:
+            events.append(
+                Event("game_over", {"reason": outcome.reason, "winners": outcome.winners})
+            )
+            return replace(state, outcome=outcome), events
+        return replace(state, year=state.year + 1, season="S", kind="M"), events
+
+    def _truce(self, state: State) -> Outcome | None:
+        remaining = [p for p in state.remaining if p in set(state.owners.values())]
+        if len(remaining) > 3:
+            return None
+        declared = set(state.truce) | set(state.neutral)
+        if all(p in declared for p in remaining):
+            return self._final(state, "truce")
+        return None
+
+    def _final(self, state: State, reason: str) -> Outcome:
+        counts: dict[str, int] = {}
+        for power in state.owners.values():
+            counts[power] = counts.get(power, 0) + 1
+        scores = {}
+        for p in state.players:
+            if p.power in counts and p.status == "active":
+                scores[p.name] = counts[p.power]
+            elif p.status == "lost":
+                scores[p.name] = -3
+        survivors = [p.name for p in state.players if p.status == "active" and p.power in counts]
+        return Outcome(reason, tuple(sorted(survivors)), scores)
+
+    # -- the rest of the interface -------------------------------------------------------
+
+    def remove_player(self, state: State, player: str) -> State:
+        """The player leaves: the empire goes into civil disorder (neutral:
+        it holds, never builds, supports a truce)."""
+        if player not in {p.name for p in state.players}:
+            raise GameError(f"no player {player!r} in this game")
+        players = tuple(p for p in state.players if p.name != player)
+        return replace(state, players=players)
+
+    def view(self, state: State, viewer: str | None) -> View:
+        board = state.board
+        counts: dict[str, int] = {}
+        for power in state.owners.values():
+            counts[power] = counts.get(power, 0) + 1
+        unit_counts: dict[str, int] = {}
+        for power, _, _ in state.units.values():
+            unit_counts[power] = unit_counts.get(power, 0) + 1
+        winners = set(state.outcome.winners) if state.outcome else set()
+        standings = tuple(
+            Standing(
+                p.name,
+                (("centres", counts.get(p.power, 0)), ("units", unit_counts.get(p.power, 0))),
+                "winner" if p.name in winners else ("out" if p.status == "lost" else p.status),
+            )
+            for p in sorted(state.players, key=lambda p: (-counts.get(p.power, 0), p.name))
+        )
+        power = state.power_of.get(viewer or "")
+        options: dict[str, tuple[str, ...]] = {}
+        if power and state.outcome is None:
+            options = self._options(state, power)
+        data = {
+            "name": board.name,
+            "title": board.title,
+            "provinces": [
+                {
+                    "abbr": p.abbr,
+                    "name": p.name,
+                    "x": p.x,
+                    "y": p.y,
+                    "kind": p.kind,
+                    "supply": p.supply,
+                    "owner": state.owners.get(p.abbr),
+                    "unit": state.units.get(p.abbr),
+                }  # fmt: skip
+                for p in board.provinces
+            ],
+            "links": [list(x) for x in board.army_links],
+            "colours": {p.power: COLOURS[p.power] for p in state.players}
+            | {n: COLOURS[n] for n in state.neutral},
+            "powers": {p.name: p.power for p in state.players},
+            "phase": state.code,
+            "dislodged": {k: f"{d.kind} {d.loc.upper()}" for k, d in state.dislodged.items()},
+            "adjustments": centre_counts(board, state.units, state.owners),
+        }
+        return View(self.name, state.turn + 1, state.code, standings, (), data, options)
+
+    def _options(self, state: State, power: str) -> dict[str, tuple[str, ...]]:
+        board = state.board
+        out: dict[str, tuple[str, ...]] = {}
+        if state.kind == "M":
+            for p, (pw, kind, loc) in sorted(state.units.items()):
+                if pw != power:
+                    continue
+                if kind == "A":
+                    moves = sorted(q for q in board.army_adj[p] if board.province[q].kind != "sea")
+                else:
+                    moves = sorted(board.fleet_adj.get(loc, ()))
+                out[p] = (f"{p} H", *[f"{p} moves to {m.upper()}" for m in moves])
+        elif state.kind == "R":
+            for p, d in sorted(state.dislodged.items()):
+                if d.power == power:
+                    opts = retreat_options(board, state.units, d, state.contested)
+                    out[p] = (f"{p} disbands", *[f"{p} retreats to {o.upper()}" for o in opts])
+        else:
+            n = centre_counts(board, state.units, state.owners).get(power, 0)
+            if n > 0:
+                homes = [h for h in board.power[power].homes
+                         if state.owners.get(h) == power and h not in state.units]  # fmt: skip
+                out["builds"] = (f"builds up to {n} in {', '.join(homes) or 'nowhere'}",)
+            elif n < 0:
+                out["removals"] = (f"removes {-n}",)
+        return out
+
+    def outcome(self, state: State) -> Outcome | None:
+        return state.outcome
+
+    def dump_state(self, state: State) -> str:
+        return canonical_json(
+            {
+                "format": FORMAT,
+                "game": self.name,
+                "map": state.board.name,
+                "players": [[p.name, p.power, p.status] for p in state.players],
+                "year": state.year,
+                "season": state.season,
+                "kind": state.kind,
+                "turn": state.turn,
+                "units": {k: list(v) for k, v in sorted(state.units.items())},
+                "owners": dict(sorted(state.owners.items())),
+                "dislodged": {
+                    k: [d.power, d.kind, d.loc, d.attacker, d.by_convoy]
+                    for k, d in sorted(state.dislodged.items())
+                },
+                "contested": sorted(state.contested),
+                "truce": sorted(state.truce),
+                "lost": sorted(state.lost),
+                "last_year": state.last_year,
+                "seed": state.seed,
+                "outcome": outcome_to_dict(state.outcome),
+            }
+        )
+
+    def load_state(self, text: str) -> State:
+        d = json.loads(text)
+        if d.get("game") != self.name or d.get("format") != FORMAT:
+            raise GameError(f"not an Empire state of format {FORMAT}")
+        return State(
+            shipped_board(d["map"]),
+            tuple(Player(*p) for p in d["players"]),
+            d["year"],
+            d["season"],
+            d["kind"],
+            {k: (v[0], v[1], v[2]) for k, v in d["units"].items()},
+            dict(d["owners"]),
+            d["turn"],
+            {k: Dislodged(*v) for k, v in d["dislodged"].items()},
+            frozenset(d["contested"]),
+            frozenset(d["truce"]),
+            frozenset(d["lost"]),
+            d["last_year"],
+            d["seed"],
+            outcome_from_dict(d["outcome"]),
+        )
+
+    def player_for(self, state: State, word: str) -> str | None:
+        low = word.strip().lower()
+        for p in state.players:
+            if low in (p.name.lower(), p.power.lower()):
+                return p.name
+        return None
+
+
+def _matches(orders: Mapping[str, Order], s: Support) -> bool:
+    supported = orders.get(s.target)
+    if s.dest is None:
+        return supported is not None and not isinstance(supported, Move)
+    return isinstance(supported, Move) and province_of(supported.to) == s.dest
+
+
+GAME = Empire()
