@@ -12,6 +12,7 @@
     pbem new-token GAME PLAYER     revoke a player's reply addresses
     pbem master GAME ACTION ...    pause, resume, extend, adjudicate, replace, remove, end
     pbem report GAME [--turn N]    print a kept turn report, write its map picture
+    pbem rank                      the scoreboard
 
 Exit status: 0 done, 2 bad input (every problem is printed), 1 a fault.
 """
@@ -142,6 +143,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=cmd_master)
+
+    p = sub.add_parser("rank", help="the scoreboard: players with points, best first")
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=cmd_rank)
 
     p = sub.add_parser("report", help="print a kept turn report and write its map picture")
     p.add_argument("game")
@@ -563,6 +568,17 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     except master.MasterError as exc:
         raise InputError(str(exc)) from None
     print(text, file=out)
+    return 0
+
+
+def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.app import open_app
+    from pbem.inbox import rank_lines
+
+    app = open_app(args.config)
+    with app.store.tx(write=False) as conn:
+        lines = rank_lines(app.store.ranking(conn))
+    print("\n".join(lines), file=out)
     return 0
 
 

@@ -24,6 +24,7 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command("HELP", "", "server", "this list of commands"),
     Command("LIST", "", "server", "the games on this server and their state"),
+    Command("RANK", "", "server", "the scoreboard: players with points, best first"),
     Command("GAME", "name", "mail", "the lines that follow are for game NAME"),
     Command("PASSWORD", "secret", "mail", "your password (not needed in a reply to our mail)"),
     Command("ORDERS", "", "game", "the lines that follow are orders (the default)"),
@@ -111,7 +112,7 @@ def read_commands(lines: list[tuple[int, str]], default_game: str | None) -> Rea
                 passwords.append(arg.split()[0])
         elif name == "PRESS":
             press = (number, arg, [])
-        elif name in ("HELP", "LIST", "JOIN", "LEAVE", "WATCH", "UNWATCH", "REACT"):
+        elif name in ("HELP", "LIST", "RANK", "JOIN", "LEAVE", "WATCH", "UNWATCH", "REACT"):
             server_commands.append((number, name, arg))
         elif name == "STATUS" and arg:
             key = arg.lower()

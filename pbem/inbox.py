@@ -867,6 +867,8 @@ class Processor:
                     )
                 if not rows:
                     out.append("  none")
+            elif name == "RANK":
+                out.extend(rank_lines(store.ranking(conn)))
             elif name in ("WATCH", "UNWATCH"):
                 game = arg.lower().split()[0] if arg else ""
                 if store.game(conn, game) is None:
@@ -1060,6 +1062,18 @@ class Processor:
 
 
 REACTION_MAX = 200
+
+
+def rank_lines(ranking: list[tuple[str, int, int]]) -> list[str]:
+    """The scoreboard as text (RANK and `pbem rank`)."""
+    if not ranking:
+        return ["The scoreboard is empty: no player has points yet."]
+    out = ["The scoreboard (points over finished games, never below 0):"]
+    for i, (email, points, games) in enumerate(ranking, 1):
+        out.append(f"  {i:>3}. {email:<32} {points:>4} points in {games} game(s)")
+    return out
+
+
 PRESENT = "# a mail came"  # a submission without orders: the player was there
 
 

@@ -372,10 +372,58 @@ def territory_picture(view: View, results: Sequence[OrderResult]) -> Picture:
     return Picture(f"{board['title']}, {view.phase}", nodes, [], arrows, legend, 13.0)
 
 
+def empire_picture(view: View, results: Sequence[OrderResult]) -> Picture:
+    """Provinces at their centres: supply centres in their owner's colour
+    (ringed), seas blue, units as their power's square with A or F, this
+    phase's moves as arrows (dashed where they failed)."""
+    board: Mapping[str, Any] = view.board
+    colours = board["colours"]
+    where = {p["abbr"]: (p["x"], p["y"]) for p in board["provinces"]}
+    nodes = []
+    for p in board["provinces"]:
+        unit = p["unit"]
+        if p["kind"] == "sea":
+            fill = "#d6e6f5"
+        elif p["supply"] and p["owner"]:
+            fill = colour(colours.get(p["owner"]))
+        else:
+            fill = "#f3efe0"
+        nodes.append(
+            Node(
+                p["abbr"].upper(),
+                p["x"],
+                p["y"],
+                fill,
+                p["name"]
+                + (f", centre of {p['owner']}" if p["owner"] else "")
+                + (f", {unit[1]} of {unit[0]}" if unit else ""),
+                colour(colours.get(unit[0])) if unit else None,
+                home=p["supply"],
+                text=unit[1] if unit else "",
+            )
+        )
+    edges = [(where[a], where[b]) for a, b in board["links"]]
+    arrows = []
+    for r in results:
+        d = r.order.to_dict()
+        if d.get("kind") not in ("move", "retreat") or not d.get("to"):
+            continue
+        origin, target = d["unit"].split()[-1].lower().split("/")[0], d["to"].split("/")[0]
+        if origin in where and target in where:
+            power = board["powers"].get(r.order.player, r.order.player)
+            arrows.append(
+                Arrow(where[origin], where[target], colour(colours.get(power)), r.succeeded)
+            )
+    legend = [(f"{power} ({player})", colour(colours.get(power)))
+              for player, power in board["powers"].items()]  # fmt: skip
+    return Picture(f"{board['title']}, {view.phase}", nodes, edges, arrows, legend, 9.0)
+
+
 PICTURES: dict[str, Callable[[View, Sequence[OrderResult]], Picture]] = {
     "officewars": officewars_picture,
     "implosion": implosion_picture,
     "territory": territory_picture,
+    "empire": empire_picture,
 }
 
 

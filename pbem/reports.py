@@ -188,6 +188,8 @@ def context(
         "deadline_was": local(info["deadline_was"], reader.timezone),
         "players": players,
         "ran": ran,
+        "board": view.board,
+        "results_by_player": by_player,
         "events": [say(engine.name, "events", e.kind, dict(e.facts)) for e in seen.events],
         "measures": measures,
         "standings": standings,

@@ -250,6 +250,13 @@ class TurnRunner:
             store.finish_turn(conn, name, turn, json.dumps(record, sort_keys=True), now)
             if outcome is None:
                 store.start_turn(conn, name, new_number, text, now)
+            elif getattr(engine, "scoreboard", False):
+                store.add_scores(
+                    conn,
+                    name,
+                    [(p.email, p.name, outcome.scores.get(p.name, 0)) for p in seated],
+                    now,
+                )
             fresh = store.game(conn, name)
             assert fresh is not None
             write_reports(

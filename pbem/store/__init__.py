@@ -44,6 +44,7 @@ from pbem.store.schema import (
     ready,
     reply_counts,
     reports,
+    scores,
     settings,
     spool,
     submissions,
@@ -697,6 +698,39 @@ class Store:
         self, conn: Connection, game: str, email: str, text: str, at: datetime
     ) -> None:
         conn.execute(reactions.insert().values(game=game, email=email.lower(), text=text, at=at))
+
+    # -- the scoreboard -------------------------------------------------------------------
+
+    def add_scores(
+        self, conn: Connection, game: str, rows: Sequence[tuple[str, str, int]], at: datetime
+    ) -> None:
+        """(email, player, points) of a finished game, once."""
+        for email, player, points in rows:
+            exists = conn.execute(
+                select(scores.c.id).where(scores.c.game == game, scores.c.email == email.lower())
+            ).first()
+            if exists is None:
+                conn.execute(
+                    scores.insert().values(
+                        game=game, email=email.lower(), player=player, points=points, at=at
+                    )
+                )
+
+    def ranking(self, conn: Connection) -> list[tuple[str, int, int]]:
+        """(email, score, games) best first, for every player with a score
+        above 0: each game's points in the order the games ended, the score
+        never below 0."""
+        rows = conn.execute(
+            select(scores.c.email, scores.c.points).order_by(scores.c.at, scores.c.id)
+        ).all()
+        totals: dict[str, int] = {}
+        games: dict[str, int] = {}
+        for email, points in rows:
+            totals[email] = max(0, totals.get(email, 0) + points)
+            games[email] = games.get(email, 0) + 1
+        return sorted(
+            ((e, t, games[e]) for e, t in totals.items() if t > 0), key=lambda r: (-r[1], r[0])
+        )
 
     # -- reports ----------------------------------------------------------------------
 

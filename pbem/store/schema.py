@@ -226,3 +226,17 @@ reactions = Table(
     Column("at", DateTime(timezone=True), nullable=False),
     Index("ix_reactions", "game", "email", "at"),
 )
+
+# points of finished games for the server-wide scoreboard (RANK): a
+# player is their address across games
+scores = Table(
+    "scores",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game", String(40), nullable=False),
+    Column("email", String(254), nullable=False),
+    Column("player", String(32), nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("game", "email"),
+)

@@ -1,0 +1,108 @@
+"""Empire by mail: judge-style reports, the end of a game, and the
+scoreboard across games (RANK, pbem rank)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from pbem.cli import main
+from pbem.store import Store
+from tests.mailharness import Harness
+
+NAMES = ["ann", "bob", "cid", "dee", "eve", "fay", "gus"]
+YAML = """\
+server:
+  domain: judge.example
+  listen: {host: 127.0.0.1, port: 0}
+  storage: var/pbem.sqlite
+  outbound: {from: judge@judge.example, maildir: var/mail}
+  limits: {replies_per_day: 100}
+games:
+  - name: dip
+    game: empire
+    map: standard
+    deadline: "0 20 * * *"
+    timezone: Europe/Oslo
+    options: {last_year: 1901}
+    seed: 3
+    players:
+""" + "".join(f"      - {{name: {n}, email: {n}@example.org}}\n" for n in NAMES)
+
+
+@pytest.fixture
+def h(tmp_path):
+    harness = Harness(tmp_path, YAML)
+    yield harness
+    harness.close()
+
+
+def state(h):
+    engine = h.app.engine("empire")
+    return engine.load_state(h.game("dip").state)
+
+
+def orders(h, power, text):
+    s = state(h)
+    who = s.player_of[power]
+    email = f"{who}@example.org"
+    h.send(email, "dip@judge.example", f"PASSWORD {h.password(email, 'dip')}\n{text}\n")
+    return h.last(email), who
+
+
+def test_a_game_by_mail_with_judge_style_reports_and_the_scoreboard(h):
+    reply, _ = orders(h, "Germany", "A Munich - Tyrolia\nA Berlin -> Kiel\nF KIE - HOL")
+    assert "A MUN - TYR" in reply and "F KIE - HOL" in reply
+    reply, _ = orders(h, "Italy", "Army Venice moves to Tyrolia\nA Rome - Paris")
+    assert "Paris cannot be reached from rom" in reply or "cannot be reached" in reply
+    reply, austria = orders(h, "Austria", "A Vienna - Tyrolia")
+    h.clock.set(h.game("dip").deadline)
+    h.tick()
+    text = h.text(h.report(f"{austria}@example.org", "dip"))
+    assert text.startswith(":: Judge: pbem  Game: dip  Variant: Standard")
+    assert ":: Deadline: F1901M" in text
+    assert "A VIE - TYR  (*bounce*)" in text and "A MUN - TYR  (*bounce*)" in text
+    assert "F KIE - HOL" in text
+    # Fall: Holland is taken; the Winter of the last year ends the game
+    orders(h, "Germany", "A Kiel H")
+    h.clock.set(h.game("dip").deadline)
+    h.tick()
+    s = state(h)
+    assert s.owners["hol"] == "Germany"
+    if s.code.startswith("W"):
+        h.clock.set(h.game("dip").deadline)
+        h.tick()
+    assert h.game("dip").status == "finished"
+    final = h.text(h.report(f"{austria}@example.org", "dip"))
+    assert "== The game is over ==" in final and "christmas eve 1901" in final
+    h.send("fan@example.org", "judge@judge.example", "RANK\n")
+    lines = h.last("fan@example.org").splitlines()
+    board = lines[lines.index("The scoreboard (points over finished games, never below 0):") + 1 :]
+    germany, russia = state(h).player_of["Germany"], state(h).player_of["Russia"]
+    # best first: Germany (Holland taken) and Russia have 4 centres each
+    assert sorted(line.split()[1] for line in board[:2]) == sorted(
+        [f"{germany}@example.org", f"{russia}@example.org"]
+    )
+    assert all("4 points in 1 game(s)" in line for line in board[:2])
+    assert all("3 points" in line for line in board[2:7])
+
+
+def test_pbem_rank_prints_the_scoreboard(h, capsys):
+    with h.app.store.tx() as conn:
+        h.app.store.add_scores(conn, "old", [("ann@example.org", "ann", 7)], h.clock.now())
+    assert main(["rank", "--config", str(h.root / "games.yaml")]) == 0
+    assert "ann@example.org" in capsys.readouterr().out
+
+
+def test_the_scoreboard_across_two_games_never_goes_below_zero(tmp_path, capsys):
+    store = Store.at(tmp_path / "db.sqlite")
+    store.migrate()
+    first, second = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC)
+    with store.tx() as conn:
+        store.add_scores(conn, "one", [("a@x.org", "ann", 5), ("b@x.org", "bob", -3)], first)
+        store.add_scores(conn, "two", [("a@x.org", "ann", -3), ("b@x.org", "bob", 4)], second)
+        store.add_scores(conn, "two", [("a@x.org", "ann", 99)], second)  # once only
+        ranking = store.ranking(conn)
+    assert ranking == [("b@x.org", 4, 2), ("a@x.org", 2, 2)]  # bob: 0 - 3 -> 0, then 4
+    store.close()
