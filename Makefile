@@ -30,6 +30,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/reports.py
 	$(BIN)/python bench/implosion.py
 	$(BIN)/python bench/territory.py
+	-$(BIN)/pip install --quiet diplomacy  # for the comparison only; the bench runs without it
+	$(BIN)/python bench/empire.py
 
 demo: $(STAMP)
 	$(BIN)/pbem demo

@@ -45,10 +45,33 @@ class Resolver:
         self.deps: list[str] = []  # decisions that used a guess, in order
         self.guessed = 0  # how many times a guess was used
         self.moves_to: dict[str, list[str]] = {}
+        self.dest: dict[str, str] = {}  # province of a move's destination
+        self._supports: dict[tuple[str, str | None], list[str]] = {}
+        self._convoys: dict[tuple[str, str], list[str]] = {}
+        others = []
         for p, o in self.orders.items():
-            if isinstance(o, Move):
-                self.moves_to.setdefault(province_of(o.to), []).append(p)
+            kind = type(o)
+            if kind is Move:
+                dest = self.dest[p] = o.to.partition("/")[0]  # type: ignore[attr-defined]
+                self.moves_to.setdefault(dest, []).append(p)
+                continue
+            others.append((p, o, kind))
+            if kind is Support:
+                self._supports.setdefault((o.target, o.dest), []).append(p)  # type: ignore[attr-defined]
+            elif kind is Convoy:
+                self._convoys.setdefault((o.army, o.dest), []).append(p)  # type: ignore[attr-defined]
         self._convoyed: dict[str, bool] = {}
+        self._paths: dict[str, bool] = {}  # moves that need no convoy: fixed
+        self._h2h: dict[str, str | None] = {}
+        # decisions that depend on nothing: holds; supports and convoys of
+        # units nobody moves against (a support is then given if it matches)
+        moves_to, result, state = self.moves_to, self.result, self.state
+        for p, o, kind in others:
+            if kind is Hold:
+                result[p], state[p] = True, RESOLVED
+            elif p not in moves_to:
+                result[p] = kind is Convoy or self._matches(o)  # type: ignore[arg-type]
+                state[p] = RESOLVED
 
     # -- the decisions ------------------------------------------------------------
 
@@ -135,36 +158,32 @@ class Resolver:
         o = self.orders[p]
         answer = False
         if isinstance(o, Move) and o.kind == "A":
-            dest = province_of(o.to)
+            dest = self.dest[p]
             if o.convoy or dest not in self.board.army_adj[p]:
                 answer = True
             else:
                 power = self.units[p][0]
-                answer = any(
-                    isinstance(c, Convoy) and c.army == p and c.dest == dest
-                    and self.units[q][0] == power
-                    for q, c in self.orders.items()
-                )  # fmt: skip
+                answer = any(self.units[q][0] == power for q in self._convoys.get((p, dest), ()))
         self._convoyed[p] = answer
         return answer
 
     def convoy_fleets(self, p: str) -> list[str]:
         o = self.orders[p]
         assert isinstance(o, Move)
-        dest = province_of(o.to)
-        return [
-            q for q, c in self.orders.items()
-            if isinstance(c, Convoy) and c.army == p and c.dest == dest
-        ]  # fmt: skip
+        return self._convoys.get((p, self.dest[p]), [])
 
     def path(self, p: str) -> bool:
         """The move from ``p`` can get there: adjacent, or a chain of
         working convoys from ``p`` to its destination."""
+        known = self._paths.get(p)
+        if known is not None:
+            return known
         o = self.orders[p]
         assert isinstance(o, Move)
-        if not self.via_convoy(p):
-            return o.kind == "F" or province_of(o.to) in self.board.army_adj[p]
-        dest = province_of(o.to)
+        if not self.via_convoy(p):  # over land or sea: it does not change
+            known = self._paths[p] = o.kind == "F" or self.dest[p] in self.board.army_adj[p]
+            return known
+        dest = self.dest[p]
         fleets = [q for q in self.convoy_fleets(p) if self.resolve(q)]
         return self._chain(p, dest, set(fleets))
 
@@ -185,13 +204,17 @@ class Resolver:
     def head_to_head(self, p: str) -> str | None:
         """The province of the unit this move meets head on, if any (two
         units each moving to the other's province, neither by convoy)."""
-        o = self.orders[p]
-        assert isinstance(o, Move)
-        q = province_of(o.to)
+        if p in self._h2h:
+            return self._h2h[p]
+        self._h2h[p] = found = self._head_to_head(p)
+        return found
+
+    def _head_to_head(self, p: str) -> str | None:
+        q = self.dest[p]
         other = self.orders.get(q)
         if (
             isinstance(other, Move)
-            and province_of(other.to) == p
+            and self.dest[q] == p
             and not self.via_convoy(p)
             and not self.via_convoy(q)
         ):
@@ -199,17 +222,12 @@ class Resolver:
         return None
 
     def supports_of(self, p: str, dest: str | None) -> list[str]:
-        return [
-            q for q, s in self.orders.items()
-            if isinstance(s, Support) and s.target == p and s.dest == dest
-        ]  # fmt: skip
+        return self._supports.get((p, dest), [])
 
     def attack(self, p: str) -> int:
-        o = self.orders[p]
-        assert isinstance(o, Move)
         if not self.path(p):
             return 0
-        dest = province_of(o.to)
+        dest = self.dest[p]
         power = self.units[p][0]
         there = self.units.get(dest)
         supports = [s for s in self.supports_of(p, dest) if self.resolve(s)]
@@ -227,20 +245,16 @@ class Resolver:
         return 1 + sum(1 for s in supports if self.units[s][0] != there[0])
 
     def defend(self, p: str) -> int:
-        o = self.orders[p]
-        assert isinstance(o, Move)
-        dest = province_of(o.to)
+        dest = self.dest[p]
         return 1 + sum(1 for s in self.supports_of(p, dest) if self.resolve(s))
 
     def prevent(self, p: str) -> int:
-        o = self.orders[p]
-        assert isinstance(o, Move)
         if not self.path(p):
             return 0
         opponent = self.head_to_head(p)
         if opponent is not None and self.resolve(opponent):
             return 0  # lost the head-to-head battle
-        dest = province_of(o.to)
+        dest = self.dest[p]
         return 1 + sum(1 for s in self.supports_of(p, dest) if self.resolve(s))
 
     def hold(self, q: str) -> int:
@@ -252,7 +266,7 @@ class Resolver:
         return 1 + sum(1 for s in self.supports_of(q, None) if self.resolve(s))
 
     def move_succeeds(self, p: str, o: Move) -> bool:
-        dest = province_of(o.to)
+        dest = self.dest[p]
         attack = self.attack(p)
         if attack == 0:
             return False
@@ -273,17 +287,23 @@ class Resolver:
             return False
         return any(self.resolve(r) for r in self.moves_to.get(q, ()))
 
-    def support_given(self, p: str, o: Support) -> bool:
+    def _matches(self, o: Support) -> bool:
+        """The supported unit does what the support says."""
         supported = self.orders.get(o.target)
         if supported is None:
             return False
         if o.dest is None:
-            if isinstance(supported, Move):
-                return False  # support to hold a unit that moves: void
-        elif not (isinstance(supported, Move) and province_of(supported.to) == o.dest):
+            return not isinstance(supported, Move)  # support to hold a unit that moves: void
+        if not (isinstance(supported, Move) and self.dest[o.target] == o.dest):
             return False  # the supported unit does not make that move: void
-        elif o.dest_coast and "/" in supported.to and supported.to.split("/")[1] != o.dest_coast:
-            return False  # supported to another coast than it moves to: void
+        # supported to another coast than it moves to: void
+        return not (
+            o.dest_coast and "/" in supported.to and supported.to.split("/")[1] != o.dest_coast
+        )
+
+    def support_given(self, p: str, o: Support) -> bool:
+        if not self._matches(o):
+            return False
         power = self.units[p][0]
         for r in self.moves_to.get(p, ()):
             if self.units[r][0] == power:
@@ -315,13 +335,15 @@ class Resolver:
         by_convoy = frozenset(
             p for p, o in self.orders.items() if isinstance(o, Move) and self.via_convoy(p)
         )
-        arrived = {province_of(o.to) for p, o in self.orders.items()
-                   if isinstance(o, Move) and self.result[p]}  # fmt: skip
+        arrived = {self.dest[p] for p in self.dest if self.result[p]}
+        # a standoff: two or more moves that could get there, none did (a
+        # move blocked by an own unit only matters where that unit stays)
         bounced = frozenset(
             dest
             for dest, movers in self.moves_to.items()
-            if dest not in arrived
-            and sum(1 for r in movers if self.attack(r) > 0) >= 2
+            if len(movers) >= 2
+            and dest not in arrived
+            and sum(1 for r in movers if self.path(r)) >= 2
             and (dest not in self.units or dest in dislodged or self._left(dest))
         )
         return Outcome(dict(self.result), dislodged, by_convoy, bounced)
