@@ -119,10 +119,10 @@ class Resolver:
         convoys in it makes those convoys fail (Szykman), so the convoyed
         armies do not move and cut no support."""
         convoys: set[str] = set()
-        if not all(isinstance(self.orders[q], Move) for q in cycle):
+        if not all(q in self.dest for q in cycle):
             convoys = {q for q in cycle if isinstance(self.orders[q], Convoy)}
             for q in cycle:
-                if isinstance(self.orders[q], Move) and self.via_convoy(q):
+                if q in self.dest and self.via_convoy(q):
                     convoys.update(self.convoy_fleets(q))
         if convoys:
             for c in convoys:
@@ -132,18 +132,19 @@ class Resolver:
                     self.state[q] = UNRESOLVED
             return
         for q in cycle:
-            if isinstance(self.orders[q], Move):
+            if q in self.dest:
                 self.result[q], self.state[q] = True, RESOLVED
             elif self.state[q] != RESOLVED:
                 self.state[q] = UNRESOLVED
 
     def adjudicate(self, p: str) -> bool:
         o = self.orders[p]
-        if isinstance(o, Move):
-            return self.move_succeeds(p, o)
-        if isinstance(o, Support):
-            return self.support_given(p, o)
-        if isinstance(o, Convoy):
+        kind = type(o)
+        if kind is Move:
+            return self.move_succeeds(p, o)  # type: ignore[arg-type]
+        if kind is Support:
+            return self.support_given(p, o)  # type: ignore[arg-type]
+        if kind is Convoy:
             return not self.dislodged(p)
         return True
 
@@ -211,9 +212,8 @@ class Resolver:
 
     def _head_to_head(self, p: str) -> str | None:
         q = self.dest[p]
-        other = self.orders.get(q)
         if (
-            isinstance(other, Move)
+            q in self.dest
             and self.dest[q] == p
             and not self.via_convoy(p)
             and not self.via_convoy(q)
@@ -233,11 +233,7 @@ class Resolver:
         supports = [s for s in self.supports_of(p, dest) if self.resolve(s)]
         if there is None:
             return 1 + len(supports)
-        moving_away = (
-            isinstance(self.orders[dest], Move)
-            and self.head_to_head(p) is None
-            and self.resolve(dest)
-        )
+        moving_away = dest in self.dest and self.head_to_head(p) is None and self.resolve(dest)
         if moving_away:
             return 1 + len(supports)
         if there[0] == power:
@@ -260,13 +256,14 @@ class Resolver:
     def hold(self, q: str) -> int:
         if q not in self.units:
             return 0
-        o = self.orders[q]
-        if isinstance(o, Move):
+        if q in self.dest:
             return 0 if self.resolve(q) else 1
         return 1 + sum(1 for s in self.supports_of(q, None) if self.resolve(s))
 
     def move_succeeds(self, p: str, o: Move) -> bool:
         dest = self.dest[p]
+        if dest not in self.units and len(self.moves_to[dest]) == 1:
+            return self.path(p)  # alone into an empty province: it gets there if it can
         attack = self.attack(p)
         if attack == 0:
             return False
@@ -282,8 +279,7 @@ class Resolver:
 
     def dislodged(self, q: str) -> bool:
         """Whether the unit at ``q`` (not moving away) is dislodged."""
-        o = self.orders[q]
-        if isinstance(o, Move) and self.resolve(q):
+        if q in self.dest and self.resolve(q):
             return False
         return any(self.resolve(r) for r in self.moves_to.get(q, ()))
 
@@ -326,15 +322,12 @@ class Resolver:
             self.resolve(p)
         dislodged: dict[str, str] = {}
         for q in self.units:
-            o = self.orders[q]
-            if isinstance(o, Move) and self.result[q]:
+            if q in self.dest and self.result[q]:
                 continue
             for r in self.moves_to.get(q, ()):
                 if self.result[r]:
                     dislodged[q] = r
-        by_convoy = frozenset(
-            p for p, o in self.orders.items() if isinstance(o, Move) and self.via_convoy(p)
-        )
+        by_convoy = frozenset(p for p in self.dest if self.via_convoy(p))
         arrived = {self.dest[p] for p in self.dest if self.result[p]}
         # a standoff: two or more moves that could get there, none did (a
         # move blocked by an own unit only matters where that unit stays)
@@ -349,8 +342,7 @@ class Resolver:
         return Outcome(dict(self.result), dislodged, by_convoy, bounced)
 
     def _left(self, q: str) -> bool:
-        o = self.orders[q]
-        return isinstance(o, Move) and self.result[q]
+        return q in self.dest and self.result[q]
 
 
 def _shores(board: Board, sea: str) -> set[str]:
