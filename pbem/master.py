@@ -164,9 +164,17 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
     engine = app.engine(row.kind)
     state = engine.load_state(row.state)
     now: datetime = app.clock.now()
+    if engine.outcome(state) is None and hasattr(engine, "end_now"):
+        state = engine.end_now(state)  # a game that scores: the scores as they stand
+        app.store.set_game_state(conn, name, engine.dump_state(state))
+    outcome = engine.outcome(state)
+    if outcome is not None and getattr(engine, "scoreboard", False):
+        seated = app.store.players(conn, name)
+        app.store.add_scores(
+            conn, name, [(p.email, p.name, outcome.scores.get(p.name, 0)) for p in seated], now
+        )
     app.store.set_game(conn, name, status="finished", finished_at=now, deadline=None)
     view = engine.view(state, None)
-    outcome = engine.outcome(state)
     lines = [f"{name} ({engine.title}) is over: {why}."]
     if outcome is not None:
         lines.append(f"Winners: {', '.join(outcome.winners) or 'nobody'}.")

@@ -286,7 +286,10 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
             flush=True,
         )
         for g in app.config.games:
-            print(f"  {g.name}: send orders to {app.game_address(g.name)}", flush=True)
+            if g.lobby:
+                print(f"  {g.name}: mail JOIN {g.name} to {app.config.server.address}", flush=True)
+            else:
+                print(f"  {g.name}: send orders to {app.game_address(g.name)}", flush=True)
         out = app.config.server.outbound
         if not out.host:
             print(f"  replies land in {out.maildir}/new/", flush=True)

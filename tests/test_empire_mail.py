@@ -106,3 +106,19 @@ def test_the_scoreboard_across_two_games_never_goes_below_zero(tmp_path, capsys)
         ranking = store.ranking(conn)
     assert ranking == [("b@x.org", 4, 2), ("a@x.org", 2, 2)]  # bob: 0 - 3 -> 0, then 4
     store.close()
+
+
+def test_end_game_by_the_master_scores_the_centres_as_they_stand(tmp_path):
+    yaml = YAML.replace(
+        "    seed: 3\n", "    seed: 3\n    master: {email: gm@example.org, password: gm}\n"
+    )
+    h = Harness(tmp_path, yaml)
+    try:
+        h.send("gm@example.org", "dip@judge.example", "PASSWORD gm\nEND GAME\n")
+        assert h.game("dip").status == "finished"
+        with h.app.store.tx(write=False) as conn:
+            ranking = h.app.store.ranking(conn)
+        russia = state(h).player_of["Russia"]
+        assert ranking[0] == (f"{russia}@example.org", 4, 1) and len(ranking) == 7
+    finally:
+        h.close()

@@ -408,6 +408,11 @@ class Empire:
             return self._final(state, "truce")
         return None
 
+    def end_now(self, state: State, reason: str = "ended_by_the_game_master") -> State:
+        """The game ends where it stands (the game master's END GAME): the
+        surviving empires' players score their centres, as at any end."""
+        return replace(state, outcome=self._final(state, reason))
+
     def _final(self, state: State, reason: str) -> Outcome:
         counts: dict[str, int] = {}
         for power in state.owners.values():
