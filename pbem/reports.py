@@ -11,6 +11,7 @@ shared layouts; templates/<game>/report.*.j2 the game's own parts.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -153,7 +154,7 @@ def context(
                 "sent": sub is not None,
                 "missed_now": p.name in missed,
                 "missed": p.missed + (1 if p.name in missed else 0),
-                "sha256": _sha(sub[1]) if sub else None,
+                "sha256": sealed_hash(sub[1]) if sub else None,
                 "received": local(sub[2], reader.timezone) if sub else None,
             }
         )
@@ -205,7 +206,7 @@ def context(
         "address": app.game_address(cfg.name),
         "chance": uses_chance,
         "seed": info["seed"],
-        "next_seed_hash": _sha(str(info["next_seed"])) if uses_chance else None,
+        "next_seed_hash": sealed_hash(str(info["next_seed"])) if uses_chance else None,
         "outcome": outcome,
         "final": outcome is not None,
         "keep_days": cfg.keep.days,
@@ -213,9 +214,9 @@ def context(
     }
 
 
-def _sha(text: str) -> str:
-    import hashlib
-
+def sealed_hash(text: str) -> str:
+    """The SHA-256 published in reports: of a player's orders as received,
+    and of the next turn's seed."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

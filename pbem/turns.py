@@ -22,7 +22,6 @@ half a normal turn away, so players have time to answer.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from pbem.app import App
 from pbem.config import GameConfig
 from pbem.cron import cron_trigger
 from pbem.faults import die
-from pbem.reports import local, write_reports
+from pbem.reports import local, sealed_hash, write_reports
 from pbem.store import GameRow, PlayerRow
 
 log = logging.getLogger("pbem.turns")
@@ -73,15 +72,6 @@ def next_deadline(cfg: GameConfig, now: datetime, missed: datetime | None = None
         while nxt - now < period / 2:
             nxt = cron_after(cfg, nxt)
     return nxt
-
-
-def sealed_hash(text: str) -> str:
-    """The SHA-256 of a player's orders as received, published in reports."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def seed_hash(seed: int) -> str:
-    return hashlib.sha256(str(seed).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
