@@ -4,8 +4,10 @@ state (applied, refused, ignored, bounce, duplicate, quarantined).
 Mail is read (pure, outside any transaction), then each mail is handled in
 a savepoint of one transaction per batch: its submissions, its replies in
 the outbox and its final state commit together or not at all. A mail whose
-handling raises is rolled back alone, counted, and after three attempts
-quarantined with the game master told; the others go on.
+handling raises is rolled back alone, counted, and after two failures
+quarantined with the game master told; the others go on. Every mail is
+claimed by its worker before it is read, and finished only under that claim
+(exactly once, even with two workers).
 """
 
 from __future__ import annotations
@@ -28,15 +30,18 @@ from pbem import auth, master
 from pbem.app import App, Recipient
 from pbem.commands import COMMANDS, Section, read_commands, subject_password
 from pbem.faults import die
+from pbem.lease import identity
 from pbem.mailparse import ParsedMail, parse_mail
 from pbem.outmail import BadAddress, safe_address
 from pbem.reports import local, report_mail
-from pbem.store import GameRow, InboxRow, PlayerRow
+from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow
 from pbem.words import say
 
 log = logging.getLogger("pbem.inbox")
 
-QUARANTINE_AFTER = 3
+QUARANTINE_AFTER = 2  # failures of one mail before it is quarantined
+MAX_CLAIMS = 5  # claims of a mail never finished (its worker died) before quarantine
+CLAIM_SECONDS = 60.0  # how long a claim on a mail lasts
 FAILURES_BEFORE_ALERT = 5  # wrong credentials from one address in an hour
 BLOCK_AFTER = 20  # failures in an hour after which passwords from it are not checked
 BATCH_SECONDS = 0.005  # hold the write lock at most about this long at a time
@@ -70,8 +75,9 @@ class _MailFailed(Exception):
 
 
 class Processor:
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, holder: str | None = None) -> None:
         self.app = app
+        self.holder = holder or identity()  # whose claims this worker's are
         self._states: dict[str, tuple[str, Any]] = {}  # game -> (state JSON, state)
         self._cache: dict[tuple[str, str], Any] = {}
         self._pruned_at: Any = None
@@ -91,15 +97,21 @@ class Processor:
     def run_pending(self, batch: int = 50) -> int:
         """Process up to ``batch`` stored mails; returns how many.
 
-        The mails are read (parsed) first, outside any lock. Then they are
-        handled in short transactions: each commits once it has held the
-        write lock about BATCH_SECONDS, so the SMTP side never waits long
-        for its own commits. Each mail is a savepoint of its transaction."""
-        self.app.store.move_spooled()
-        rows = self.app.store.pending_mail(batch)
+        The mails are claimed first, in the transaction that moves newly
+        spooled mail into the inbox and checks they are free (store.take_mail),
+        then read (parsed) outside any lock. Then they are handled in short
+        transactions: each commits once it has held the write lock about
+        BATCH_SECONDS, so the SMTP side never waits long for its own commits.
+        Finishing a mail checks it is still this worker's, so a mail's
+        effects commit once. Each mail is a savepoint of its transaction."""
+        rows, tired = self.app.store.take_mail(
+            self.holder, batch, CLAIM_SECONDS, time.time(), self.app.clock.now(), MAX_CLAIMS
+        )
+        for row in tired:
+            self._quarantined(row, row.claims, row.error or "")
         if not rows:
             self._prune()
-            return 0
+            return len(tired)
         parsed = {row.id: self._parse(row) for row in rows}
         failed: list[tuple[InboxRow, str]] = []
         queue = list(rows)
@@ -125,19 +137,24 @@ class Processor:
         for row, error in failed:
             log.error("mail %s failed: %s", row.id, error.strip().splitlines()[-1])
             attempts = self.app.store.fail_mail(
-                row.id, error, QUARANTINE_AFTER, self.app.clock.now()
+                row.id, error, QUARANTINE_AFTER, self.app.clock.now(), self.holder
             )
             if attempts >= QUARANTINE_AFTER:
-                with self.app.store.tx() as conn:
-                    self.app.alert_master(
-                        conn,
-                        None,
-                        f"mail #{row.id} quarantined",
-                        f"Mail #{row.id} from {row.mail_from or '(no sender)'} failed "
-                        f"{attempts} times and is quarantined. Retry it with "
-                        f"`pbem retry {row.id}` once the cause is fixed.\n\nLast error:\n{error}",
-                    )
-        return len(rows)
+                self._quarantined(row, attempts, error)
+        return len(rows) + len(tired)
+
+    def _quarantined(self, row: InboxRow, attempts: int, error: str) -> None:
+        """Tell the game master a mail is quarantined."""
+        with self.app.store.tx() as conn:
+            self.app.alert_master(
+                conn,
+                None,
+                f"mail #{row.id} quarantined",
+                f"Mail #{row.id} from {row.mail_from or '(no sender)'} failed "
+                f"{attempts} times and is quarantined (`pbem inbox --state quarantined` "
+                f"lists it). Retry it with `pbem retry {row.id}` once the cause is "
+                f"fixed.\n\nLast error:\n{error}",
+            )
 
     def _prune(self) -> None:
         """When idle, now and then: forget spooled copies a day old (the
@@ -167,6 +184,9 @@ class Processor:
                 try:
                     self._handle_one(conn, row, parsed[row.id])
                     savepoint.commit()
+                except ClaimLost:  # another worker finished it: not a failure
+                    savepoint.rollback()
+                    self._cache = {}
                 except Exception:
                     savepoint.rollback()
                     self._cache = {}
@@ -202,7 +222,7 @@ class Processor:
             raise mail
 
         def final(state: str, note: str | None = None) -> str:
-            store.finish_mail(conn, row.id, state, note, now)
+            store.finish_mail(conn, row.id, state, note, now, self.holder)
             return state
 
         if mail.bounce:

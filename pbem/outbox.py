@@ -21,9 +21,11 @@ import logging
 import os
 import smtplib
 import ssl
+import time
 from datetime import datetime, timedelta
 
 from pbem.app import App
+from pbem.lease import identity
 from pbem.store import OutboxRow
 
 log = logging.getLogger("pbem.outbox")
@@ -31,6 +33,7 @@ log = logging.getLogger("pbem.outbox")
 GIVE_UP_AFTER = timedelta(days=5)
 FIRST_RETRY = timedelta(seconds=30)
 LONGEST_WAIT = timedelta(hours=1)
+CLAIM_SECONDS = 300.0  # a sender's claim on a mail: longer than any relay's timeouts
 
 
 class Permanent(Exception):
@@ -42,12 +45,17 @@ class Temporary(Exception):
 
 
 class Sender:
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, holder: str | None = None) -> None:
         self.app = app
+        self.holder = holder or identity()
 
     def run_due(self, limit: int = 50) -> int:
-        """Deliver the mail that is due; returns how many were tried."""
-        rows = self.app.store.due_mail(self.app.clock.now(), limit)
+        """Deliver the mail that is due; returns how many were tried. Each
+        is claimed first for this sender (another sender on the same store
+        leaves it alone) and marked sent only under that claim."""
+        rows = self.app.store.claim_due(
+            self.holder, self.app.clock.now(), limit, time.time(), CLAIM_SECONDS
+        )
         if self.app.config.server.outbound.host is None:
             self._to_maildir(rows)
         else:
@@ -76,10 +84,10 @@ class Sender:
             for row in rows:
                 if row.id not in sent:
                     self.app.store.mark_retry(
-                        row.id, f"maildir: {exc.strerror}", self._next_try(row)
+                        row.id, f"maildir: {exc.strerror}", self._next_try(row), self.holder
                     )
         if sent:
-            self.app.store.mark_sent_many(sent, self.app.clock.now())
+            self.app.store.mark_sent_many(sent, self.app.clock.now(), self.holder)
 
     def deliver(self, row: OutboxRow) -> None:
         now = self.app.clock.now()
@@ -98,13 +106,13 @@ class Sender:
                     f"It could not be delivered in 5 days. Last error:\n\n{exc}",
                 )
             else:
-                self.app.store.mark_retry(row.id, str(exc), self._next_try(row))
+                self.app.store.mark_retry(row.id, str(exc), self._next_try(row), self.holder)
             return
         if "after_send" in self.app.faults:
             from pbem.faults import die
 
             die()
-        self.app.store.mark_sent(row.id, self.app.clock.now())
+        self.app.store.mark_sent(row.id, self.app.clock.now(), self.holder)
 
     def _next_try(self, row: OutboxRow) -> datetime:
         """Backoff: 30 s after the first failure, doubling, at most an hour."""

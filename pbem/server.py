@@ -18,12 +18,14 @@ import os
 import select
 import signal
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 from pbem.app import App
 from pbem.faults import CHILD
 from pbem.inbox import Processor
+from pbem.lease import RENEW, Lease, die_with_parent
 from pbem.outbox import Sender
 from pbem.schedule import Deadlines
 from pbem.smtp import Committer, Gate, Handler, smtp_factory
@@ -78,9 +80,11 @@ class ThreadWorker:
     servers, and anything that needs the app's own clock)."""
 
     def __init__(self, app: App) -> None:
-        self.processor = Processor(app)
+        self.lease = Lease(app.store)
+        self.processor = Processor(app, self.lease.holder)
         self.runner = TurnRunner(app)
-        self.sender = Loop("pbem-send", Sender(app).run_due, 1.0)
+        self._sender = Sender(app, self.lease.holder)
+        self.sender = Loop("pbem-send", self._send, 1.0)
         self.worker = Loop("pbem-work", self._process, 1.0)
         self._turns = threading.Event()
         self._turns.set()  # turns that fell due while the server was down
@@ -88,7 +92,20 @@ class ThreadWorker:
         self.turn_wakes = 0  # wake-ups asked for, and the last one a finished look covered
         self.turn_wakes_done = 0
 
+    def _holding(self) -> bool:
+        """Whether this worker holds the store's lease (taken, or renewed
+        every second); another live worker's lease makes it wait."""
+        if self.lease.held and time.monotonic() - self._renewed < RENEW:
+            return True
+        self._renewed = time.monotonic()
+        return self.lease.try_take()
+
+    def _send(self) -> int:
+        return self._sender.run_due() if self._holding() else 0
+
     def _process(self) -> int:
+        if not self._holding():
+            return 0
         done = self.processor.run_pending()
         if done:
             self.sender.wake()
@@ -125,16 +142,21 @@ class ThreadWorker:
     def stop(self) -> None:
         self.worker.stop()
         self.sender.stop()
+        self.lease.release()
 
 
-def _child_main(config_path: str, wake_fd: Any) -> None:  # pragma: no cover
+def _child_main(config_path: str, wake_fd: Any, parent: int) -> None:  # pragma: no cover
     """The worker process: its own app, its own connections. The SMTP
     process wakes it by writing a byte to a pipe after each commit; it also
     works every second anyway. When the pipe closes (the SMTP process
-    stopped, or died), it finishes what it holds and exits. A pipe, not a
-    shared lock or event: a process killed while holding a shared lock
-    would leave the other waiting forever."""
+    stopped), it finishes what it holds and exits; when the SMTP process
+    dies, it dies with it within a second (lease.die_with_parent). A pipe,
+    not a shared lock or event: a process killed while holding a shared
+    lock would leave the other waiting forever. It works only while it
+    holds the store's lease: a worker of another server on the same store
+    makes it wait (and the log says which process that is)."""
     os.environ[CHILD] = "1"
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     # a sender waits on every 250; nobody waits on a receipt a few
     # milliseconds longer: under load the SMTP side goes first
@@ -142,8 +164,29 @@ def _child_main(config_path: str, wake_fd: Any) -> None:  # pragma: no cover
     from pbem.app import open_app
 
     app = open_app(config_path)
-    processor, sender, runner = Processor(app), Sender(app), TurnRunner(app)
     fd = wake_fd.fileno()
+    lease = Lease(app.store)
+    if not lease.wait(lambda: _closed(fd)):
+        return
+    lease.keep(lambda: os._exit(3))  # another worker took over: the parent starts us again
+    try:
+        _work(app, lease.holder, fd)
+    finally:
+        lease.release()
+
+
+def _closed(fd: int) -> bool:
+    """Whether the SMTP process closed the wake pipe (reading what is in it)."""
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0)
+        if not ready:
+            return False
+        if not os.read(fd, 4096):
+            return True
+
+
+def _work(app: App, holder: str, fd: int) -> None:  # pragma: no cover
+    processor, sender, runner = Processor(app, holder), Sender(app, holder), TurnRunner(app)
     turns = True  # turns that fell due while the server was down
     while True:
         try:
@@ -179,7 +222,10 @@ class ProcessWorker:
     def start(self) -> None:
         reader, writer = self._ctx.Pipe(duplex=False)
         self._proc = self._ctx.Process(
-            target=_child_main, name="pbem-worker", daemon=True, args=(self.config_path, reader)
+            target=_child_main,
+            name="pbem-worker",
+            daemon=True,
+            args=(self.config_path, reader, os.getpid()),
         )
         self._proc.start()
         reader.close()

@@ -10,7 +10,7 @@ the lock up front instead of failing half way.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -37,6 +37,7 @@ from pbem.store.schema import (
     auth_failures,
     games,
     inbox,
+    leases,
     outbox,
     players,
     press,
@@ -53,6 +54,11 @@ from pbem.store.schema import (
 )
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+class ClaimLost(Exception):
+    """The mail (or outbox row) is finished or claimed by another worker:
+    whatever this worker did for it is rolled back."""
 
 
 class StoreError(Exception):
@@ -73,6 +79,16 @@ class InboxRow:
     attempts: int
     error: str | None = None
     note: str | None = None
+
+
+@dataclass(frozen=True)
+class LeaseRow:
+    name: str
+    holder: str
+    pid: int
+    host: str
+    since: float
+    until: float
 
 
 @dataclass(frozen=True)
@@ -369,27 +385,107 @@ class Store:
     def move_spooled(self, limit: int = 500) -> int:
         """Move spooled mail into the inbox, oldest first, keeping each
         mail's number; returns how many. The spool is only read (no lock on
-        it), the inbox written in one transaction."""
-        with self.tx(write=False) as conn:
-            moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
-        with self.spool.tx(write=False) as conn:
-            rows = conn.execute(
-                select(spool).where(spool.c.id > moved).order_by(spool.c.id).limit(limit)
-            ).all()
+        it), the inbox written in one transaction. Bytes the inbox holds
+        already (a re-send after the spool forgot the first copy) are
+        recorded as a duplicate of the first, never processed again."""
+        rows = self._spooled_rows(limit)
         if not rows:
             return 0
         with self.tx() as conn:
+            return self._move(conn, rows, None)
+
+    def _spooled_rows(self, limit: int) -> list[Any]:
+        with self.tx(write=False) as conn:
             moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
-            fresh = [r for r in rows if r.id > moved]
-            if fresh:
-                conn.execute(
-                    inbox.insert(),
-                    [
-                        {**{c: getattr(r, c) for c in RECEIVED}, "state": "new", "attempts": 0}
-                        for r in fresh
-                    ],
+        with self.spool.tx(write=False) as conn:
+            return conn.execute(
+                select(spool).where(spool.c.id > moved).order_by(spool.c.id).limit(limit)
+            ).all()
+
+    def _move(self, conn: Connection, rows: Sequence[Any], at: datetime | None) -> int:
+        moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
+        fresh = [r for r in rows if r.id > moved]
+        if not fresh:
+            return 0
+        known = dict(
+            conn.execute(
+                select(inbox.c.sha256, func.min(inbox.c.id))
+                .where(inbox.c.sha256.in_([r.sha256 for r in fresh]))
+                .group_by(inbox.c.sha256)
+            ).all()
+        )
+        when = at or fresh[-1].received_at
+        values = []
+        for r in fresh:
+            row = {**{c: getattr(r, c) for c in RECEIVED}, "state": "new", "attempts": 0}
+            first = known.get(r.sha256)
+            if first is not None:
+                row.update(
+                    state="duplicate", note=f"same bytes as mail #{first}", processed_at=when
                 )
+            values.append(row)
+        conn.execute(inbox.insert(), values)
         return len(fresh)
+
+    # -- claims: exactly-once processing -------------------------------------------
+
+    def take_mail(
+        self, holder: str, limit: int, lease: float, wall: float, at: datetime, max_claims: int
+    ) -> tuple[list[InboxRow], list[InboxRow]]:
+        """In one write transaction: move spooled mail into the inbox, then
+        claim up to ``limit`` mails in no final state that nobody else holds
+        a live claim on (``wall``: the machine's clock, seconds), for
+        ``holder`` until ``wall + lease``. A mail claimed ``max_claims``
+        times already (the worker died on it each time) is quarantined
+        instead. Returns (claimed, quarantined)."""
+        rows = self._spooled_rows(max(limit, 500))
+        with self.tx() as conn:
+            if rows:
+                self._move(conn, rows, at)
+            free = (
+                (inbox.c.claimed_by.is_(None))
+                | (inbox.c.claimed_by == holder)
+                | (inbox.c.lease_until < wall)
+            )
+            ids = (
+                conn.execute(
+                    select(inbox.c.id)
+                    .where(inbox.c.state == "new", free)
+                    .order_by(inbox.c.id)
+                    .limit(limit)
+                )
+                .scalars()
+                .all()
+            )
+            if not ids:
+                return [], []
+            tired = (
+                conn.execute(
+                    select(inbox.c.id).where(inbox.c.id.in_(ids), inbox.c.claims >= max_claims)
+                )
+                .scalars()
+                .all()
+            )
+            if tired:
+                conn.execute(
+                    update(inbox)
+                    .where(inbox.c.id.in_(tired))
+                    .values(
+                        state="quarantined",
+                        processed_at=at,
+                        claimed_by=None,
+                        error=func.coalesce(inbox.c.error, "")
+                        + f"processing it stopped the worker {max_claims} times",
+                    )
+                )
+            conn.execute(
+                update(inbox)
+                .where(inbox.c.id.in_([i for i in ids if i not in set(tired)]))
+                .values(claimed_by=holder, lease_until=wall + lease, claims=inbox.c.claims + 1)
+            )
+            got = conn.execute(select(inbox).where(inbox.c.id.in_(ids)).order_by(inbox.c.id))
+            out = [_inbox_row(r) for r in got]
+        return [r for r in out if r.state == "new"], [r for r in out if r.state != "new"]
 
     def spooled(self) -> int:
         """Mail received but not yet moved into the inbox."""
@@ -449,27 +545,58 @@ class Store:
             return run(c)
 
     def finish_mail(
-        self, conn: Connection, inbox_id: int, state: str, note: str | None, at: datetime
+        self,
+        conn: Connection,
+        inbox_id: int,
+        state: str,
+        note: str | None,
+        at: datetime,
+        holder: str | None = None,
     ) -> None:
+        """Put a mail in its final state, in the caller's transaction, only
+        if it is still unfinished and (with ``holder``) still claimed by
+        that worker; else ClaimLost, and the caller rolls back everything
+        it did for the mail."""
         if self._sqlite:
-            self._cursor(conn).execute(
-                "UPDATE inbox SET state = ?, note = ?, processed_at = ? WHERE id = ?",
-                (state, note, self._bind_datetime(at), inbox_id),
+            cursor = self._cursor(conn)
+            cursor.execute(
+                "UPDATE inbox SET state = ?, note = ?, processed_at = ?, claimed_by = NULL "
+                "WHERE id = ? AND state = 'new' AND (? IS NULL OR claimed_by = ?)",
+                (state, note, self._bind_datetime(at), inbox_id, holder, holder),
             )
-            return
-        conn.execute(_INBOX_FINISH, {"inbox_id": inbox_id, "state": state, "note": note, "at": at})
+            done = cursor.rowcount
+        else:
+            done = conn.execute(
+                update(inbox)
+                .where(inbox.c.id == inbox_id, inbox.c.state == "new")
+                .where(True if holder is None else inbox.c.claimed_by == holder)
+                .values(state=state, note=note, processed_at=at, claimed_by=None)
+            ).rowcount
+        if done != 1:
+            raise ClaimLost(f"mail #{inbox_id} is no longer ours to finish")
 
-    def fail_mail(self, inbox_id: int, error: str, quarantine_after: int, at: datetime) -> int:
+    def fail_mail(
+        self,
+        inbox_id: int,
+        error: str,
+        quarantine_after: int,
+        at: datetime,
+        holder: str | None = None,
+    ) -> int:
         """Count a failed attempt; after ``quarantine_after`` the mail is
-        quarantined. Returns the attempts so far."""
+        quarantined. Returns the attempts so far (0: the mail was not ours)."""
         with self.tx() as conn:
-            attempts = (
-                conn.execute(select(inbox.c.attempts).where(inbox.c.id == inbox_id)).scalar_one()
-                + 1
-            )
+            row = conn.execute(
+                select(inbox.c.attempts, inbox.c.state, inbox.c.claimed_by).where(
+                    inbox.c.id == inbox_id
+                )
+            ).first()
+            if row is None or row.state != "new" or (holder and row.claimed_by != holder):
+                return 0
+            attempts = row.attempts + 1
             values: dict[str, Any] = {"attempts": attempts, "error": error}
             if attempts >= quarantine_after:
-                values.update(state="quarantined", processed_at=at)
+                values.update(state="quarantined", processed_at=at, claimed_by=None)
             conn.execute(update(inbox).where(inbox.c.id == inbox_id).values(**values))
         return attempts
 
@@ -479,7 +606,14 @@ class Store:
             result = conn.execute(
                 update(inbox)
                 .where(inbox.c.id == inbox_id, inbox.c.state == "quarantined")
-                .values(state="new", attempts=0, error=None, processed_at=None)
+                .values(
+                    state="new",
+                    attempts=0,
+                    claims=0,
+                    error=None,
+                    processed_at=None,
+                    claimed_by=None,
+                )
             )
             return result.rowcount == 1
 
@@ -516,6 +650,52 @@ class Store:
             if state:
                 q = q.where(inbox.c.state == state)
             return [_inbox_row(r) for r in conn.execute(q).all()]
+
+    # -- leases: one worker per store ------------------------------------------------
+
+    def take_lease(
+        self,
+        name: str,
+        holder: str,
+        pid: int,
+        host: str,
+        wall: float,
+        seconds: float,
+        dead: Callable[[int, str], bool],
+    ) -> LeaseRow | None:
+        """Take or renew the lease ``name`` for ``holder`` until ``wall +
+        seconds``. Another holder's lease is taken over when it has lapsed or
+        ``dead(pid, host)`` says its process is gone. Returns None when the
+        lease is ours, else the live holder's row."""
+        with self.tx() as conn:
+            r = conn.execute(select(leases).where(leases.c.name == name)).first()
+            if r is not None and r.holder != holder and r.until >= wall and not dead(r.pid, r.host):
+                return LeaseRow(r.name, r.holder, r.pid, r.host, r.since, r.until)
+            values = {"holder": holder, "pid": pid, "host": host, "until": wall + seconds}
+            if r is None:
+                conn.execute(leases.insert().values(name=name, since=wall, **values))
+            elif r.holder == holder:
+                conn.execute(update(leases).where(leases.c.name == name).values(**values))
+            else:  # taken over: the claims of the worker gone are free again
+                conn.execute(
+                    update(leases).where(leases.c.name == name).values(since=wall, **values)
+                )
+                for table in (inbox, outbox):
+                    conn.execute(
+                        update(table)
+                        .where(table.c.claimed_by == r.holder)
+                        .values(claimed_by=None, lease_until=None)
+                    )
+        return None
+
+    def release_lease(self, name: str, holder: str) -> None:
+        with self.tx() as conn:
+            conn.execute(delete(leases).where(leases.c.name == name, leases.c.holder == holder))
+
+    def lease_of(self, name: str) -> LeaseRow | None:
+        with self.tx(write=False) as conn:
+            r = conn.execute(select(leases).where(leases.c.name == name)).first()
+        return None if r is None else LeaseRow(r.name, r.holder, r.pid, r.host, r.since, r.until)
 
     # -- games and players ----------------------------------------------------------
 
@@ -963,6 +1143,37 @@ class Store:
             ).all()
         return [_outbox_row(r) for r in rows]
 
+    def claim_due(
+        self, holder: str, now: datetime, limit: int, wall: float, lease: float
+    ) -> list[OutboxRow]:
+        """Claim up to ``limit`` due mails that no other sender holds a live
+        claim on, for ``holder`` until ``wall + lease``."""
+        free = (
+            outbox.c.claimed_by.is_(None)
+            | (outbox.c.claimed_by == holder)
+            | (outbox.c.lease_until < wall)
+        )
+        with self.tx() as conn:
+            ids = (
+                conn.execute(
+                    select(outbox.c.id)
+                    .where(outbox.c.status == "pending", outbox.c.next_attempt_at <= now, free)
+                    .order_by(outbox.c.id)
+                    .limit(limit)
+                )
+                .scalars()
+                .all()
+            )
+            if not ids:
+                return []
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.id.in_(ids))
+                .values(claimed_by=holder, lease_until=wall + lease)
+            )
+            rows = conn.execute(select(outbox).where(outbox.c.id.in_(ids)).order_by(outbox.c.id))
+            return [_outbox_row(r) for r in rows]
+
     def outbox_rows(self, kind: str | None = None, to_addr: str | None = None) -> list[OutboxRow]:
         with self.tx(write=False) as conn:
             q = select(outbox).order_by(outbox.c.id)
@@ -986,35 +1197,47 @@ class Store:
                 return r.id, r.to_addr
         return None
 
-    def mark_sent(self, outbox_id: int, at: datetime) -> None:
-        with self.tx() as conn:
-            conn.execute(
-                update(outbox)
-                .where(outbox.c.id == outbox_id)
-                .values(status="sent", sent_at=at, attempts=outbox.c.attempts + 1)
-            )
+    def mark_sent(self, outbox_id: int, at: datetime, holder: str | None = None) -> bool:
+        return self.mark_sent_many([outbox_id], at, holder) == 1
 
-    def mark_sent_many(self, outbox_ids: Sequence[int], at: datetime) -> None:
+    def mark_sent_many(
+        self, outbox_ids: Sequence[int], at: datetime, holder: str | None = None
+    ) -> int:
+        """Mark mails sent that are still pending (and, with ``holder``,
+        still claimed by that sender); returns how many."""
         with self.tx() as conn:
-            conn.execute(
-                update(outbox)
-                .where(outbox.c.id.in_(list(outbox_ids)))
-                .values(status="sent", sent_at=at, attempts=outbox.c.attempts + 1)
+            q = update(outbox).where(
+                outbox.c.id.in_(list(outbox_ids)), outbox.c.status == "pending"
             )
+            if holder is not None:
+                q = q.where(outbox.c.claimed_by == holder)
+            return conn.execute(
+                q.values(status="sent", sent_at=at, attempts=outbox.c.attempts + 1, claimed_by=None)
+            ).rowcount
 
-    def mark_retry(self, outbox_id: int, error: str, next_at: datetime) -> None:
+    def mark_retry(
+        self, outbox_id: int, error: str, next_at: datetime, holder: str | None = None
+    ) -> None:
         with self.tx() as conn:
+            q = update(outbox).where(outbox.c.id == outbox_id, outbox.c.status == "pending")
+            if holder is not None:
+                q = q.where(outbox.c.claimed_by == holder)
             conn.execute(
-                update(outbox)
-                .where(outbox.c.id == outbox_id)
-                .values(attempts=outbox.c.attempts + 1, last_error=error, next_attempt_at=next_at)
+                q.values(
+                    attempts=outbox.c.attempts + 1,
+                    last_error=error,
+                    next_attempt_at=next_at,
+                    claimed_by=None,
+                )
             )
 
     def mark_failed(self, conn: Connection, outbox_id: int, status: str, error: str) -> None:
         conn.execute(
             update(outbox)
             .where(outbox.c.id == outbox_id)
-            .values(status=status, last_error=error, attempts=outbox.c.attempts + 1)
+            .values(
+                status=status, last_error=error, attempts=outbox.c.attempts + 1, claimed_by=None
+            )
         )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from sqlalchemy import (
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -69,33 +70,41 @@ players = Table(
 # answers 250. On SQLite the spool is a file of its own, so the SMTP side
 # never waits for the lock that the mail worker holds on the main file;
 # the worker moves spooled mail into the inbox, keeping its number.
-def _received() -> list[Column]:
+def _received(unique: bool) -> list[Column]:
     """The columns of a received mail, as the spool and the inbox both keep
-    them (fresh objects for each table)."""
+    them (fresh objects for each table). The spool keeps one copy of the
+    same bytes (``unique``); the inbox keeps every copy it is given, a
+    re-send after the spool forgot the first one being recorded there as a
+    duplicate."""
     return [
         Column("id", Integer, primary_key=True, autoincrement=True),
         Column("received_at", DateTime(timezone=True), nullable=False),
         Column("mail_from", String(512), nullable=False),
         Column("rcpt_to", Text, nullable=False),  # JSON list
         Column("raw", LargeBinary, nullable=False),
-        Column("sha256", String(64), nullable=False, unique=True),
+        Column("sha256", String(64), nullable=False, unique=unique, index=not unique),
         Column("message_id", String(512)),
     ]
 
 
 RECEIVED = ("id", "received_at", "mail_from", "rcpt_to", "raw", "sha256", "message_id")
 
-spool = Table("spool", metadata, *_received())
+spool = Table("spool", metadata, *_received(unique=True))
 
 # every mail answered 250, byte for byte; its id is the received sequence
 # number that decides order in games that execute orders as received
 inbox = Table(
     "inbox",
     metadata,
-    *_received(),
+    *_received(unique=False),
     # new, applied, refused, ignored, bounce, duplicate, quarantined
     Column("state", String(16), nullable=False),
-    Column("attempts", Integer, nullable=False, default=0),
+    Column("attempts", Integer, nullable=False, default=0),  # failures
+    # the worker that claimed the mail, and until when (seconds since the
+    # epoch, the machine's clock): finishing a mail checks its claim
+    Column("claimed_by", String(120)),
+    Column("lease_until", Float),
+    Column("claims", Integer, nullable=False, default=0, server_default="0"),
     Column("error", Text),
     Column("note", Text),
     Column("processed_at", DateTime(timezone=True)),
@@ -127,12 +136,16 @@ outbox = Table(
     Column("to_addr", String(254), nullable=False),
     Column("message_id", String(255), nullable=False),
     Column("message", LargeBinary, nullable=False),
-    Column("status", String(16), nullable=False),  # pending, sent, failed, dead
+    # pending, sent, failed, dead; held (over the daily cap), digested (sent in a digest)
+    Column("status", String(16), nullable=False),
     Column("attempts", Integer, nullable=False, default=0),
     Column("next_attempt_at", DateTime(timezone=True), nullable=False),
     Column("last_error", Text),
     Column("sent_at", DateTime(timezone=True)),
     Column("inbox_id", Integer, ForeignKey("inbox.id")),
+    # the sender delivering it, and until when (as for the inbox)
+    Column("claimed_by", String(120)),
+    Column("lease_until", Float),
     Index("ix_outbox_due", "status", "next_attempt_at"),
     Index("ix_outbox_to", "to_addr", "created_at"),
 )
@@ -239,4 +252,18 @@ scores = Table(
     Column("points", Integer, nullable=False),
     Column("at", DateTime(timezone=True), nullable=False),
     UniqueConstraint("game", "email"),
+)
+
+# who runs the mail worker (and with it the outbox sender and the turn
+# runner) on this store, until when: a second server waits while the lease
+# is live and its holder alive
+leases = Table(
+    "leases",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("holder", String(120), nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("since", Float, nullable=False),
+    Column("until", Float, nullable=False),
 )
