@@ -85,7 +85,7 @@ def test_every_player_observer_and_the_master_get_a_complete_report(played):
         assert len(pngs) == 1 and src == "cid:" + pngs[0]["Content-ID"].strip("<>")
         image = Image.open(io.BytesIO(pngs[0].get_content()))
         image.verify()
-        assert image.format == "PNG" and image.size[0] == 640
+        assert image.format == "PNG" and image.size[0] == 800
         (svg,) = [p for p in mail.walk() if p.get_content_type() == "image/svg+xml"]
         root = ET.fromstring(svg.get_content())
         assert root.tag.endswith("svg")

@@ -1,0 +1,130 @@
+"""Where each name goes: beside its mark, never over another label or mark.
+
+Each label tries places around its anchor, nearest first (below, above,
+right, left, the corners, then farther out). A place is taken only if its
+box stays inside the picture and covers no placed label and no mark
+(province, node, unit); among those, the one crossing the fewest arrows and
+links wins. A label with no free place is left out and counted, never
+drawn over something.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from pbem.pictures.scene import Item, Line, Text, overlaps
+
+CELL = 40.0
+# (dx, dy) unit offsets, in order of preference: below, above, right, left, corners
+DIRECTIONS = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1))
+
+
+@dataclass(frozen=True)
+class Want:
+    """A label wanted at (x, y): ``clear`` pixels from its centre are the
+    mark's own (the label goes outside them)."""
+
+    x: float
+    y: float
+    clear: float
+    text: str
+    size: float = 11.0
+
+
+class Grid:
+    """Boxes and segments bucketed by cell, for quick overlap tests."""
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], list[tuple[str, tuple[float, ...]]]] = {}
+
+    def _keys(self, box: Sequence[float]) -> Iterable[tuple[int, int]]:
+        for i in range(int(box[0] // CELL), int(box[2] // CELL) + 1):
+            for j in range(int(box[1] // CELL), int(box[3] // CELL) + 1):
+                yield i, j
+
+    def add(self, what: str, box: tuple[float, ...], shape: tuple[float, ...] = ()) -> None:
+        for key in self._keys(box):
+            self.cells.setdefault(key, []).append((what, shape or box))
+
+    def near(self, box: Sequence[float]) -> set[tuple[str, tuple[float, ...]]]:
+        found = set()
+        for key in self._keys(box):
+            found.update(self.cells.get(key, ()))
+        return found
+
+
+def place(wants: Sequence[Want], items: Sequence[Item], width: float, height: float,
+          ) -> tuple[list[Text], list[Want]]:  # fmt: skip
+    """Labels for ``wants`` among ``items``: (placed labels, left out)."""
+    grid = Grid()
+    for item in items:
+        if isinstance(item, Line):
+            for a, b in zip(item.points, item.points[1:], strict=False):
+                seg = (a[0], a[1], b[0], b[1])
+                box = (min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+                grid.add(item.role, box, seg)
+        elif item.role in ("mark", "label"):
+            grid.add("mark", item.box())
+    placed: list[Text] = []
+    missing: list[Want] = []
+    for want in wants:
+        best = _best(want, grid, width, height)
+        if best is None:
+            missing.append(want)
+            continue
+        placed.append(best)
+        grid.add("mark", best.box())
+    return placed, missing
+
+
+def _best(want: Want, grid: Grid, width: float, height: float) -> Text | None:
+    probe = Text(0, 0, want.text, want.size)
+    w, h = probe.w, probe.h
+    best: tuple[float, Text] | None = None
+    for ring, gap in enumerate((2.0, 7.0, 14.0)):
+        for rank, (dx, dy) in enumerate(DIRECTIONS):
+            d = want.clear + gap
+            x = want.x + dx * (d + w / 2)
+            y = want.y + dy * (d + h / 2)
+            label = Text(x, y, want.text, want.size)
+            box = label.box()
+            if box[0] < 1 or box[1] < 1 or box[2] > width - 1 or box[3] > height - 1:
+                continue
+            crossings = 0.0
+            clash = False
+            for what, shape in grid.near(box):
+                if what == "mark":
+                    if overlaps(box, shape, 1.0):
+                        clash = True
+                        break
+                elif _crosses(shape, box):
+                    crossings += 4.0 if what == "order" else 1.0
+            if clash:
+                continue
+            score = ring * 6 + rank * 0.6 + crossings * 3
+            if best is None or score < best[0]:
+                best = (score, label)
+        if best is not None and best[0] < (ring + 1) * 6:
+            break
+    return best[1] if best else None
+
+
+def _crosses(seg: tuple[float, ...], box: tuple[float, ...]) -> bool:
+    """Whether segment (x1, y1, x2, y2) meets the box (Liang-Barsky)."""
+    x1, y1, x2, y2 = seg
+    dx, dy = x2 - x1, y2 - y1
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x1 - box[0]), (dx, box[2] - x1), (-dy, y1 - box[1]), (dy, box[3] - y1)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
