@@ -2,7 +2,7 @@
 
     pbem check [FILE]              check games.yaml (every problem, with lines)
     pbem adjudicate ...            run one turn from files (for game masters)
-    pbem maps [GAME]               the maps shipped with a game
+    pbem maps [GAME] [--picture D] the maps shipped with a game; draw them
     pbem genmap ...                write a random connected map
     pbem preview [FILE]            one offline turn of every configured game
     pbem demo [--dir DIR]          six scripted players play a whole game by mail
@@ -85,8 +85,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=cmd_adjudicate)
 
-    p = sub.add_parser("maps", help="list the maps shipped with a game")
-    p.add_argument("game", nargs="?", default="officewars", choices=sorted(GAMES))
+    p = sub.add_parser(
+        "maps",
+        help="list the maps shipped with a game; draw them",
+        description="List the maps shipped with a game (every game when none is named). "
+        "With --picture DIR, also draw each map at the start of a game, as the turn "
+        "reports show it, to DIR/<game>-<map>.png and .svg.",
+    )
+    p.add_argument("game", nargs="?", choices=sorted(GAMES), help="the game (default: all)")
+    p.add_argument("--picture", metavar="DIR", help="draw each map's start position here")
+    p.add_argument(
+        "--players", type=int, help="players in the drawn start (default: as many as it takes)"
+    )
     p.set_defaults(run=cmd_maps)
 
     p = sub.add_parser("genmap", help="write a random connected Office Wars map")
@@ -376,14 +386,65 @@ def write_turn(
 
 
 def cmd_maps(args: argparse.Namespace, out: TextIO) -> int:
-    game = GAMES[args.game]
-    for name in game.maps():
-        board = game.load_map(name)
-        print(
-            f"{name}: {board.title}, {len(board.systems)} systems, {len(board.homes)} players",
-            file=out,
-        )
+    kinds = [args.game] if args.game else sorted(GAMES)
+    for kind in kinds:
+        game = GAMES[kind]
+        if not args.game:
+            print(f"{kind} ({game.title}):", file=out)
+        for name in game.maps():
+            board = game.load_map(name)
+            print(("  " if not args.game else "") + f"{name}: {describe_map(game, board)}",
+                  file=out)  # fmt: skip
+            if args.picture:
+                written = draw_start(game, name, board, Path(args.picture), args.players)
+                print(("  " if not args.game else "") + f"  drawn: {written}", file=out)
     return 0
+
+
+def map_players(game: Game, board: Any) -> int:
+    """How many players a map is made for (its home worlds, its seats)."""
+    homes = getattr(board, "homes", None)
+    if homes:
+        return len(homes)
+    powers = getattr(board, "powers", None)
+    if powers:
+        return len(powers)
+    return game.seats.maximum if game.seats.exact else max(game.seats.minimum, 6)
+
+
+def describe_map(game: Game, board: Any) -> str:
+    """One line about a shipped map, whichever game it is for."""
+    seats = game.seats
+    takes = (f"{seats.maximum} players" if seats.exact
+             else f"{seats.minimum} to {seats.maximum} players")  # fmt: skip
+    if hasattr(board, "systems"):
+        return f"{board.title}, {len(board.systems)} systems, {len(board.homes)} players"
+    if hasattr(board, "states"):
+        return f"{board.title}, {len(board.states)} states, {takes}"
+    if hasattr(board, "provinces"):
+        centres = sum(1 for p in board.provinces if p.supply)
+        return (f"{board.title}, {len(board.provinces)} provinces, {centres} supply centres, "
+                f"{len(board.powers)} powers, {takes}")  # fmt: skip
+    return f"made for each game from its players and seed, {takes}"
+
+
+def draw_start(game: Game, name: str, board: Any, folder: Path, players: int | None) -> str:
+    """The map at the start of a game, as reports draw it: PNG and SVG."""
+    from pbem.mapdraw import picture, to_png, to_svg
+
+    count = players or map_players(game, board)
+    if not game.seats.minimum <= count <= game.seats.maximum:
+        seats = game.seats
+        takes = (f"exactly {seats.maximum}" if seats.exact
+                 else f"{seats.minimum} to {seats.maximum}")  # fmt: skip
+        raise InputError(f"{game.title} takes {takes} players, not {count}")
+    state = game.start(board, [f"player{i + 1}" for i in range(count)], {}, 0)
+    scene = picture(game.name, game.view(state, None), [])
+    folder.mkdir(parents=True, exist_ok=True)
+    png, svg = folder / f"{game.name}-{name}.png", folder / f"{game.name}-{name}.svg"
+    png.write_bytes(to_png(scene))
+    svg.write_text(to_svg(scene), encoding="utf-8")
+    return f"{png} and {svg}"
 
 
 def cmd_genmap(args: argparse.Namespace, out: TextIO) -> int:

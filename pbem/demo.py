@@ -13,6 +13,7 @@ from the tenth tick on, so the game ends in a few dozen ticks.
 
 from __future__ import annotations
 
+import base64
 import email
 import email.policy
 import re
@@ -210,7 +211,9 @@ def _summary(
     if report is not None:
         final.write_text(report.text, encoding="utf-8")
         (folder / "final-map.png").write_bytes(report.png)
-        (folder / "final-report.html").write_text(report.html, encoding="utf-8")
+        (folder / "final-report.html").write_text(
+            standalone_html(report.html, report.png), encoding="utf-8"
+        )
     winners = ", ".join(outcome.winners) if outcome else "nobody yet (no end within the ticks)"
     print(
         f"\ngame over after {ticks} ticks: {winners} won"
@@ -220,7 +223,11 @@ def _summary(
     print(
         f"mails: {mails_in} received over SMTP, {mails_out} sent (in {folder / 'mail'})", file=out
     )
-    print(f"final report: {final} (map: {folder / 'final-map.png'})", file=out)
+    print(
+        f"final report: {final} and {folder / 'final-report.html'} "
+        f"(map: {folder / 'final-map.png'})",
+        file=out,
+    )
     print(f"played in {seconds:.1f} s", file=out)
     return {
         "winners": outcome.winners if outcome else (),
@@ -230,6 +237,14 @@ def _summary(
         "final": final,
         "finished": game.status == "finished",
     }
+
+
+def standalone_html(html: str, png: bytes) -> str:
+    """A report's HTML that shows its map in a browser, as a file of its
+    own: the picture the mail carries as a cid: part, inlined as a data:
+    URI (the mailed report keeps its cid: part)."""
+    uri = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+    return html.replace('src="cid:map@pbem"', f'src="{uri}"')
 
 
 def main(folder: str | None, out: TextIO, seed: int = 7) -> int:

@@ -132,12 +132,13 @@ def failed_entry(scene: Scene, what: str = "dashed: the order failed") -> list[L
     failed = {k for k in scene.kinds() if k.endswith("-failed")}
     if not failed:
         return []
-    return [LegendEntry(what, sample_line("x", INK, dash=DASH), frozenset(failed))]
+    return [LegendEntry(what, sample_line("failed", INK, dash=DASH), frozenset(failed))]
 
 
 def used(entries: Sequence[LegendEntry], scene: Scene) -> list[LegendEntry]:
-    """The entries explaining something drawn (swatches always stay)."""
-    kinds = scene.kinds()
+    """The entries explaining something drawn (swatches always stay); a
+    failed order's kind counts for its own entry too (a dashed move is a move)."""
+    kinds = {k.removesuffix("-failed") for k in scene.kinds()} | scene.kinds()
     return [e for e in entries if not e.kinds or e.kinds & kinds]
 
 

@@ -92,9 +92,9 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
                        () if res.succeeded else DASH, "arrow", "order"))  # fmt: skip
     for n in board["nodes"]:
         scene.add(*_node(n, polar.node(n["name"]), r, colours))
-    big = len(board["nodes"]) > LABELS_UP_TO
-    wants = [] if big else [Want(*polar.node(n["name"]), r + 1, n["name"], 10)
-                            for n in board["nodes"]]  # fmt: skip
+    big = len(board["nodes"]) > LABELS_UP_TO  # then only the occupied nodes are named
+    wants = [Want(*polar.node(n["name"]), r + 1, n["name"], 10) for n in board["nodes"]
+             if not big or n["occupant"]]  # fmt: skip
     left_out = label_all(scene, wants)
     marks = [
         LegendEntry("node: its occupant's colour and unit count (capacity: its ring number)",
@@ -106,7 +106,15 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
         LegendEntry("move", sample_line("move"), frozenset({"move"})),
     ]  # fmt: skip
     if left_out or big:
-        marks.append(LegendEntry("node names left out for room: see STATUS", (), frozenset()))
+        marks.append(
+            LegendEntry(
+                "names of "
+                + ("empty nodes" if big and not left_out else "nodes")
+                + " left out for room: see STATUS",
+                (),
+                frozenset(),
+            )
+        )
     scene.legend = [
         ("Players", player_entries(colours)),
         ("Map", used(marks, scene) + failed_entry(scene, "dashed: repelled")),

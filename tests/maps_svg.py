@@ -1,0 +1,77 @@
+"""Reading a map picture's SVG back, for the picture tests: the boxes of
+its labels and marks, the kinds drawn and the kinds its legend explains."""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+
+from PIL import Image
+
+NS = "{http://www.w3.org/2000/svg}"
+Box = tuple[float, float, float, float]
+
+
+@dataclass
+class Drawn:
+    width: float
+    labels: dict[str, Box]  # text -> box
+    marks: list[tuple[str, Box]]  # (kind, box)
+    kinds: set[str]  # of marks, links and orders
+    legend: set[str]  # kinds of the legend's samples
+    order: list[tuple[str, str]]  # (role, kind) of every element, in drawing order
+    lines: list[tuple[str, list[tuple[float, float]], bool]]  # (kind, points, dashed)
+
+
+def read_svg(svg: str) -> Drawn:
+    root = ET.fromstring(svg)
+    drawn = Drawn(float(root.get("width")), {}, [], set(), set(), [], [])
+    for el in root:
+        role, _, kind = (el.get("class") or " ").partition(" ")
+        if not role.strip():
+            continue
+        drawn.order.append((role, kind))
+        if role == "legend":
+            drawn.legend.add(kind)
+            continue
+        if role in ("mark", "link", "order"):
+            drawn.kinds.add(kind)
+        if role == "label":
+            box = tuple(float(v) for v in el.get("data-box").split())
+            drawn.labels["".join(el.itertext())] = box
+        elif role == "mark" and el.tag == NS + "circle":
+            x, y, r = (float(el.get(a)) for a in ("cx", "cy", "r"))
+            drawn.marks.append((kind, (x - r, y - r, x + r, y + r)))
+        elif role == "mark" and el.tag == NS + "rect":
+            x, y, w, h = (float(el.get(a)) for a in ("x", "y", "width", "height"))
+            drawn.marks.append((kind, (x, y, x + w, y + h)))
+        if el.tag == NS + "g" and role in ("order", "link"):
+            line = el.find(NS + "polyline")
+            pts = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+            drawn.lines.append((kind, pts, line.get("stroke-dasharray") is not None))
+    return drawn
+
+
+def overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def assert_readable(svg: str, png: bytes) -> Drawn:
+    """What every map must be: 800 px wide; no label over another label or
+    over a mark; a legend sample for every kind of mark, link and order
+    drawn (a failed order: its own kind, and the dashed "failed" sample)."""
+    drawn = read_svg(svg)
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG" and image.size[0] == 800 == drawn.width
+    labels = list(drawn.labels.items())
+    for i, (text, box) in enumerate(labels):
+        for other, box2 in labels[i + 1 :]:
+            assert not overlap(box, box2), f"label {text} overlaps label {other}"
+        for kind, mark in drawn.marks:
+            assert not overlap(box, mark), f"label {text} lies over a mark ({kind})"
+    for kind in drawn.kinds:
+        assert kind.removesuffix("-failed") in drawn.legend, f"no legend entry for {kind}"
+        if kind.endswith("-failed"):
+            assert "failed" in drawn.legend
+    return drawn

@@ -1,0 +1,197 @@
+"""Every game's map as a player reads it: at the start and after turns of
+random legal orders, no label over another label or over a mark, a legend
+entry for every mark drawn, an arrow for every order; Implosion's rings
+untangled; `pbem maps` for every game; the demo's report shows its map in
+a browser."""
+
+from __future__ import annotations
+
+import base64
+import re
+
+import pytest
+
+from adjudicator.base import Rng
+from adjudicator.implosion import GAME as IMPLOSION
+from adjudicator.officewars import GAME as OFFICEWARS
+from adjudicator.territory import GAME as TERRITORY
+from pbem.cli import main
+from pbem.demo import standalone_html
+from pbem.mapdraw import picture, to_png, to_svg
+from pbem.pictures.implosion import Polar
+from tests.maps_svg import assert_readable
+
+SIX = ["ann", "bob", "cid", "dee", "eve", "fay"]
+
+
+def random_orders(kind, game, state, player, rng):
+    view = game.view(state, player)
+    if kind == "territory":
+        names = [s["name"] for s in view.board["states"]]
+        return [f"{s} -> {rng.choice(names)}" for s in view.options]
+    return [rng.choice(list(opts)) for opts in view.options.values() if opts]
+
+
+def play(kind, game, board, players, turns, seed):
+    """(state, results) at the start and after each turn."""
+    state = game.start(board, players, {}, seed)
+    rng = Rng(seed)
+    out = [(state, ())]
+    for turn in range(turns):
+        sheets = [game.read_orders(state, p, "\n".join(random_orders(kind, game, state, p, rng)),
+                                   turn) for p in players]  # fmt: skip
+        result = game.adjudicate(state, sheets, turn)
+        state = result.state
+        out.append((state, result.results))
+    return out
+
+
+def check(kind, game, state, results, every_label=True):
+    scene = picture(kind, game.view(state, None), results)
+    drawn = assert_readable(to_svg(scene), to_png(scene))
+    if every_label:
+        assert not any("left out" in e.text for _, es in scene.legend for e in es)
+    return scene, drawn
+
+
+def arrows(scene):
+    return [i for i in scene.items if i.role == "order"]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_office_wars_six_reads_well_turn_by_turn(seed):
+    for state, results in play("officewars", OFFICEWARS, OFFICEWARS.load_map("six"), SIX, 5,
+                               seed):  # fmt: skip
+        scene, drawn = check("officewars", OFFICEWARS, state, results)
+        assert len(drawn.labels) == 36
+        moving = [r for r in results if r.order.to_dict().get("kind") in ("move", "attack")]
+        drawn_arrows = arrows(scene)
+        assert len(drawn_arrows) == len(moving)
+        assert sum(bool(a.dash) for a in drawn_arrows) == sum(not r.succeeded for r in moving)
+
+
+def test_office_wars_twelve_names_every_system():
+    (state, _), *_ = play("officewars", OFFICEWARS, OFFICEWARS.load_map("twelve"),
+                          [f"p{i}" for i in range(12)], 0, 0)  # fmt: skip
+    _, drawn = check("officewars", OFFICEWARS, state, ())
+    assert len(drawn.labels) == 72
+
+
+def test_territory_names_every_state_metz_marseille_toulon_too():
+    for state, results in play("territory", TERRITORY, TERRITORY.load_map("france"), SIX, 4, 3):
+        scene, drawn = check("territory", TERRITORY, state, results)
+        assert {"Metz", "Nancy", "Marseille", "Toulon", "Montpellier"} <= set(drawn.labels)
+        assert len(drawn.labels) == 30
+        sent = [r for r in results if r.order.to_dict().get("kind") == "send"
+                and r.reason not in ("too_few", "not_yours")]  # fmt: skip
+        assert len(arrows(scene)) == len(sent)
+
+
+@pytest.mark.parametrize("players", [2, 4, 7])
+def test_implosion_reads_well_turn_by_turn(players):
+    names = SIX[:players] if players <= 6 else [f"p{i}" for i in range(players)]
+    for state, results in play("implosion", IMPLOSION, IMPLOSION.load_map("ring"), names, 4, 2):
+        scene, drawn = check("implosion", IMPLOSION, state, results)
+        assert len(drawn.labels) == len(state.board.nodes)
+        moved = [r for r in results if r.reason not in ("nothing_to_move", "no_room")]
+        assert len(arrows(scene)) == len(moved)
+
+
+def test_a_big_implosion_board_names_the_occupied_nodes():
+    names = [f"p{i}" for i in range(24)]
+    state = IMPLOSION.start(IMPLOSION.load_map("ring"), names, {}, 0)
+    scene, drawn = check("implosion", IMPLOSION, state, (), every_label=False)
+    assert set(drawn.labels) == set(state.units)
+    assert any("empty nodes left out" in e.text for _, es in scene.legend for e in es)
+
+
+# -- untangled rings ----------------------------------------------------------------
+
+
+def _crossings(polylines):
+    """Pairs of polylines (by index) that cross, not counting a shared end."""
+    cells = {}  # segments bucketed by 20-pixel cells: only neighbours are compared
+    for i, pts in enumerate(polylines):
+        for a, b in zip(pts, pts[1:], strict=False):
+            for x in range(int(min(a[0], b[0]) // 20), int(max(a[0], b[0]) // 20) + 1):
+                for y in range(int(min(a[1], b[1]) // 20), int(max(a[1], b[1]) // 20) + 1):
+                    cells.setdefault((x, y), []).append((i, a, b))
+    found = set()
+    for segments in cells.values():
+        for n, (i, a, b) in enumerate(segments):
+            for j, c, d in segments[n + 1 :]:
+                if i != j and _cross(a, b, c, d):
+                    found.add((min(i, j), max(i, j)))
+    return found
+
+
+def _cross(a, b, c, d):
+    def side(p, q, r):
+        v = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+        return 0 if abs(v) < 1e-6 else (1 if v > 0 else -1)
+
+    if max(a[0], b[0]) < min(c[0], d[0]) or max(c[0], d[0]) < min(a[0], b[0]):
+        return False
+    if max(a[1], b[1]) < min(c[1], d[1]) or max(c[1], d[1]) < min(a[1], b[1]):
+        return False
+    s1, s2, s3, s4 = side(a, b, c), side(a, b, d), side(c, d, a), side(c, d, b)
+    return s1 * s2 < 0 and s3 * s4 < 0  # a proper crossing; touching at a node is no crossing
+
+
+@pytest.mark.parametrize("players, seed", [(2, 0), (3, 1), (4, 2), (5, 7), (6, 3), (8, 4), (64, 1)])
+def test_implosion_links_never_cross(players, seed):
+    state = IMPLOSION.start(IMPLOSION.load_map("ring"), [f"p{i}" for i in range(players)], {},
+                            seed)  # fmt: skip
+    view = IMPLOSION.view(state, None)
+    polar = Polar(view.board["nodes"])
+    links = [polar.link(a, b) for a, b in view.board["connections"]]
+    assert _crossings(links) == set()
+    # the same drawn in the SVG, as written
+    scene = picture("implosion", view, ())
+    drawn = assert_readable(to_svg(scene), to_png(scene))
+    assert _crossings([pts for kind, pts, _ in drawn.lines if kind == "link"]) == set()
+
+
+def test_straight_links_would_tangle_the_rings():
+    """Why the links are drawn as arcs: straight, the small inner rings'
+    chords cut across the links inside them."""
+    state = IMPLOSION.start(IMPLOSION.load_map("ring"), ["p0", "p1", "p2", "p3"], {}, 2)
+    view = IMPLOSION.view(state, None)
+    polar = Polar(view.board["nodes"])
+    straight = [(polar.node(a), polar.node(b)) for a, b in view.board["connections"]]
+    assert _crossings(straight)
+
+
+# -- pbem maps and the demo's report ---------------------------------------------------
+
+
+def test_pbem_maps_lists_and_draws_every_game(capsys, tmp_path):
+    assert main(["maps"]) == 0
+    out = capsys.readouterr().out
+    for line in ("standard: Europe, 1901, 75 provinces, 34 supply centres, 7 powers",
+                 "ring: made for each game from its players and seed, 2 to 64 players",
+                 "six: The Six Offices, 36 systems, 6 players",
+                 "france: France, thirty states, 30 states, 6 players"):  # fmt: skip
+        assert line in out
+    for game in ("empire", "implosion", "officewars", "territory"):
+        assert main(["maps", game, "--picture", str(tmp_path)]) == 0
+        out = capsys.readouterr().out
+        for name in re.findall(r"^(\w+): ", out, re.M):
+            png = tmp_path / f"{game}-{name}.png"
+            assert png.read_bytes().startswith(b"\x89PNG")
+            svg = (tmp_path / f"{game}-{name}.svg").read_text()
+            assert_readable(svg, png.read_bytes())
+
+
+def test_pbem_maps_refuses_a_player_count_the_game_cannot_take(capsys, tmp_path):
+    assert main(["maps", "territory", "--picture", str(tmp_path), "--players", "3"]) == 2
+    assert "Territory takes exactly 6 players, not 3" in capsys.readouterr().err
+
+
+def test_the_saved_report_shows_its_map_in_a_browser():
+    png = b"\x89PNG\r\n\x1a\nfake"
+    html = '<p><img src="cid:map@pbem" alt="The map"></p>'
+    saved = standalone_html(html, png)
+    (uri,) = re.findall(r'src="([^"]+)"', saved)
+    assert uri.startswith("data:image/png;base64,") and "cid:" not in saved
+    assert base64.b64decode(uri.split(",", 1)[1]) == png
