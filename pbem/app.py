@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -105,14 +106,23 @@ class App:
         references: tuple[str, ...] = (),
         inbox_id: int | None = None,
         auto: str = "auto-replied",
+        attachments: Sequence[tuple[bytes, str, str]] = (),
+        hide: Sequence[str] = (),
     ) -> str:
         """Render a mail from templates/mail/<template>.txt.j2 and commit it
-        to the outbox in the caller's transaction. Returns its Message-ID."""
+        to the outbox in the caller's transaction. Returns its Message-ID.
+
+        The template is told ``reply_to``: a mail may say "reply to this
+        mail" only when a reply does what it says (comes back to the
+        player's own reply address). ``attachments``: (bytes, MIME type,
+        file name) each. ``hide``: secrets (the passwords a mail carried)
+        that the reply never repeats, in its subject or its text."""
         text = (
             templates()
             .get_template(f"mail/{template}.txt.j2")
-            .render(server=self.config.server, **data)
+            .render(server=self.config.server, **{"reply_to": reply_to, **data})
         )
+        subject, text = hidden(subject, hide), hidden(text, hide)
         message_id, raw = compose(
             sender=self.config.server.address,
             to=to,
@@ -125,6 +135,8 @@ class App:
             references=references,
             auto=auto,
         )
+        if attachments:
+            raw = _attach(raw, attachments)
         self.store.queue_mail(conn, kind, to, message_id, raw, self.clock.now(), inbox_id)
         return message_id
 
@@ -145,6 +157,16 @@ class App:
                 {"subject": subject, "text": text, "game": game},
                 auto="auto-generated",
             )
+
+
+def hidden(text: str, secrets_: Sequence[str]) -> str:
+    """``text`` with every secret in it (a whole word, any case) written as
+    ********. Words under six characters are left: no password the server
+    makes is that short, and a wrong guess such as "wrong" is a word our
+    own sentences use."""
+    for secret in sorted({x for x in secrets_ if len(x) >= 6}, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "********", text, flags=re.I)
+    return text
 
 
 def open_app(
@@ -177,42 +199,82 @@ def sync_games(app: App) -> None:
             seed = cfg.seed if cfg.seed is not None else secrets.randbits(48)
             app.store.add_game(conn, cfg.name, cfg.game, "", 0, seed, now, status="forming")
             for p in cfg.players:
-                add_player(app, conn, cfg, p.name, p.email, p.timezone)
+                add_player(app, conn, cfg, p.name, p.email, p.timezone, cfg.open_seats)
             if not cfg.open_seats:
                 start_game(app, conn, cfg)
 
 
 def add_player(
-    app: App, conn: Connection, cfg: GameConfig, name: str, email: str, tz: str | None
+    app: App,
+    conn: Connection,
+    cfg: GameConfig,
+    name: str,
+    email: str,
+    tz: str | None,
+    waiting: int | None = None,
 ) -> PlayerRow:
-    """Seat a player and mail them their password."""
+    """Seat a player and mail them their password. ``waiting``: how many
+    more players the game waits for (None: count the free seats)."""
     engine = app.engine(cfg.game)
     password = auth.new_password()
     app.store.add_player(conn, cfg.name, name, email, tz, auth.hash_password(password))
     player = next(x for x in app.store.players(conn, cfg.name) if x.name == name)
+    if waiting is None:
+        waiting = max(0, cfg.seats - len(app.store.players(conn, cfg.name)))
+    password_mail(app, conn, cfg, player, password, engine.title, waiting)
+    return player
+
+
+def password_mail(
+    app: App,
+    conn: Connection,
+    cfg: GameConfig,
+    player: PlayerRow,
+    password: str,
+    title: str,
+    waiting: int,
+) -> None:
+    """The one mail that carries a password; a reply to it comes back to
+    the player's own reply address."""
+    reply = app.reply_address(player)
     app.queue(
         conn,
         "password",
-        email,
+        player.email,
         f"Your password for {cfg.name}",
         "password",
         {
             "game": cfg,
             "player": player,
             "password": password,
-            "title": engine.title,
+            "title": title,
             "address": app.game_address(cfg.name),
-            "reply_address": app.reply_address(player),
-            "waiting": max(0, cfg.seats - len(app.store.players(conn, cfg.name))),
+            "reply_address": reply,
+            "waiting": waiting,
         },
+        reply_to=reply,
         auto="auto-generated",
     )
-    return player
+
+
+def seat_of(state: Any, player: str) -> str | None:
+    """The power or colour ``player`` plays in ``state`` (the games keep it
+    with each player: Empire's ``power``, the others' ``colour``)."""
+    for p in getattr(state, "players", ()):
+        if getattr(p, "name", None) == player:
+            return getattr(p, "power", None) or getattr(p, "colour", None)
+    return None
+
+
+def with_seat(state: Any, player: str) -> str:
+    """``ann (England)``: a player's name with the power or colour they play."""
+    seat = seat_of(state, player)
+    return f"{player} ({seat})" if seat and seat.lower() != player.lower() else player
 
 
 def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     """Every seat is taken: the game starts, players in the order they were
-    seated, and each is told."""
+    seated, and each is mailed the start mail."""
     engine = app.engine(cfg.game)
     row = app.store.game(conn, cfg.name)
     assert row is not None
@@ -223,36 +285,104 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     now = app.clock.now()
     from pbem.turns import next_deadline
 
+    deadline = next_deadline(cfg, now)
     app.store.set_game(
         conn,
         cfg.name,
         state=text,
         status="running",
         turn=engine.phase(state)[0],
-        deadline=next_deadline(cfg, now),
+        deadline=deadline,
         turn_started_at=now,
     )
     app.store.start_turn(conn, cfg.name, engine.phase(state)[0], text, now)
-    if cfg.open_seats or len(seated) > len(cfg.players):  # players joined: say it started
-        from pbem.reports import compact_options, local
+    for p in seated:
+        start_mail(app, conn, cfg, engine, state, p, seated, deadline)
 
-        for p in seated:
-            options = engine.view(state, p.name).options
-            app.queue(
-                conn,
-                "started",
-                p.email,
-                f"{cfg.name} has started",
-                "started",
-                {
-                    "game": cfg,
-                    "title": engine.title,
-                    "players": [x.name for x in seated],
-                    "address": app.game_address(cfg.name),
-                    "phase": engine.phase(state)[1],
-                    "deadline": local(next_deadline(cfg, now), p.timezone or cfg.timezone),
-                    "options": [(u, compact_options(u, o)) for u, o in options.items()],
-                },
-                reply_to=app.reply_address(p),
-                auto="auto-generated",
-            )
+
+def start_mail(
+    app: App,
+    conn: Connection,
+    cfg: GameConfig,
+    engine: Game,
+    state: Any,
+    p: PlayerRow,
+    seated: Sequence[PlayerRow],
+    deadline: Any,
+) -> None:
+    """What a player needs on the first day: the game, the power or colour
+    they play, the first deadline in their own time zone, the orders their
+    units may give with two examples, the rules guide and the map."""
+    from pbem.mapdraw import picture, to_png
+    from pbem.reports import compact_options, local
+
+    view = engine.view(state, p.name)
+    attachments = [(to_png(picture(engine.name, view, ())), "image/png", "map.png")]
+    guide = rules_guide(engine.name)
+    if guide is not None:
+        attachments.append((guide, "text/plain", f"rules-{engine.name}.txt"))
+    app.queue(
+        conn,
+        "started",
+        p.email,
+        f"[{cfg.name}] the game starts: you play {with_seat(state, p.name)}",
+        "started",
+        {
+            "game": cfg,
+            "title": engine.title,
+            "you": with_seat(state, p.name),
+            "seat": seat_of(state, p.name),
+            "players": [with_seat(state, x.name) for x in seated],
+            "address": app.game_address(cfg.name),
+            "phase": engine.phase(state)[1],
+            "deadline": local(deadline, p.timezone or cfg.timezone),
+            "options": [(u, compact_options(u, o)) for u, o in view.options.items()],
+            "examples": order_examples(view.options),
+            "guide": guide is not None,
+            "kind": engine.name,
+        },
+        reply_to=app.reply_address(p),
+        auto="auto-generated",
+        attachments=attachments,
+    )
+
+
+def order_examples(options: Mapping[str, Sequence[str]]) -> list[str]:
+    """Two orders the player's own units may give: preferably a unit doing
+    something other than holding, with two different kinds of order."""
+    flat = [o for opts in options.values() for o in opts]
+    moving = [o for o in flat if not re.search(r"\bholds?$|^hold\b", o, re.I)]
+    picked: list[str] = []
+    for o in moving + flat:
+        verb = o.split()[1:2] if len(o.split()) > 1 else o.split()[:1]
+        if o in picked or any(x.split()[1:2] == verb for x in picked):
+            continue
+        picked.append(o)
+        if len(picked) == 2:
+            break
+    for o in flat:  # one kind of order only: two of them
+        if len(picked) < 2 and o not in picked:
+            picked.append(o)
+    return picked
+
+
+def rules_guide(game: str) -> bytes | None:
+    """docs/rules/<game>.md, the guide for players (None where the docs are
+    not installed)."""
+    path = Path(__file__).resolve().parent.parent / "docs" / "rules" / f"{game}.md"
+    return path.read_bytes() if path.is_file() else None
+
+
+def _attach(raw: bytes, attachments: Sequence[tuple[bytes, str, str]]) -> bytes:
+    """A composed text mail with files attached (multipart/mixed)."""
+    import email
+    import email.policy
+
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    for data, mime, filename in attachments:
+        maintype, _, subtype = mime.partition("/")
+        if maintype == "text":
+            msg.add_attachment(data.decode("utf-8"), subtype=subtype, filename=filename)
+        else:
+            msg.add_attachment(data, maintype, subtype, filename=filename)
+    return msg.as_bytes(policy=email.policy.SMTP)  # CRLF: relays refuse bare LF

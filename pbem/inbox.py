@@ -27,7 +27,7 @@ from sqlalchemy import Connection
 
 from adjudicator.base import OrderMode
 from pbem import auth, master
-from pbem.app import App, Recipient
+from pbem.app import App, Recipient, with_seat
 from pbem.commands import COMMANDS, Section, read_commands, subject_password
 from pbem.faults import die
 from pbem.lease import identity
@@ -333,6 +333,7 @@ class Processor:
                 in_reply_to=mail.message_id,
                 references=mail.references,
                 inbox_id=row.id,
+                hide=passwords,
             )
         return final("applied" if applied else "refused")
 
@@ -575,7 +576,7 @@ class Processor:
                 )
                 did = True
             elif command == "RESIGN":
-                master.remove(app, conn, name, player.name)
+                master.remove(app, conn, name, player.name, resigned=True)
                 self._cache = {}
                 reply.messages.append(f"line {number}: you have resigned from {name}")
                 did = True
@@ -763,11 +764,11 @@ class Processor:
 
     def _status_lines(self, engine: Any, state: Any, player: str) -> list[str]:
         view = engine.view(state, player)
-        lines = [f"{view.phase}:"]
+        lines = [f"{view.phase}: you play {with_seat(state, player)}"]
         for row in view.standings:
             measures = ", ".join(f"{k} {v}" for k, v in row.measures)
             lines.append(
-                f"  {row.player:<12} {measures}"
+                f"  {with_seat(state, row.player):<20} {measures}"
                 + ("" if row.status == "active" else f" ({row.status})")
             )
         units = sorted(view.options)
@@ -825,7 +826,7 @@ class Processor:
                     "text": text,
                     "to": [t.name for t in targets],
                 },
-                reply_to=self.app.game_address(game),
+                reply_to=self.app.reply_address(p),
                 auto="auto-generated",
             )
         if to.strip().upper() == "ALL":  # kept for the turn report

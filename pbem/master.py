@@ -3,6 +3,9 @@ games.yaml, with the master password) and from the command line
 (`pbem master GAME ...`). Each function works in the caller's write
 transaction and returns what it did, in words for the reply.
 
+Every player (and the player the command is about) is mailed what the
+game master did, with the deadline as it now is, in their own time zone.
+
 - pause: the clock stops; no deadline, no reminders, no turn.
 - resume: the clock runs again; the deadline is the next cron time, at
   least half a turn away if the old deadline passed during the pause.
@@ -19,15 +22,18 @@ transaction and returns what it did, in words for the reply.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Connection
 
 from pbem import auth
-from pbem.app import App
+from pbem.app import App, with_seat
 from pbem.config import EMAIL, GameConfig, parse_duration
+from pbem.reports import local
 from pbem.store import GameRow
 from pbem.turns import next_deadline
+from pbem.words import plural
 
 
 class MasterError(ValueError):
@@ -49,6 +55,15 @@ def pause(app: App, conn: Connection, name: str) -> str:
     if row.status != "running":
         raise MasterError(f"{name} is {row.status}, not running")
     app.store.set_game(conn, name, status="paused")
+    tell_players(
+        app,
+        conn,
+        name,
+        "the game is paused",
+        f"The game master has paused {name}. No deadline runs until the game resumes; "
+        "you will be told the new deadline then. Orders you send meanwhile are recorded.",
+        deadline=False,
+    )
     return f"{name} is paused: no deadline runs until RESUME"
 
 
@@ -61,6 +76,7 @@ def resume(app: App, conn: Connection, name: str) -> str:
     if deadline is None or deadline <= now:
         deadline = next_deadline(cfg, now, deadline)
     app.store.set_game(conn, name, status="running", deadline=deadline, reminded_for=None)
+    tell_players(app, conn, name, "the game runs again", f"The game master has resumed {name}.")
     return f"{name} runs again; the deadline is {deadline:%Y-%m-%d %H:%M} UTC"
 
 
@@ -73,6 +89,13 @@ def extend(app: App, conn: Connection, name: str, how_long: str) -> str:
         raise MasterError(f"{name} has no deadline to extend")
     deadline = max(row.deadline, app.clock.now()) + delta
     app.store.set_game(conn, name, deadline=deadline, reminded_for=None)
+    tell_players(
+        app,
+        conn,
+        name,
+        "the deadline is extended",
+        f"The game master has extended the deadline of {name} by {_duration(delta)}.",
+    )
     return f"the deadline of {name} is now {deadline:%Y-%m-%d %H:%M} UTC"
 
 
@@ -119,7 +142,17 @@ def replace(app: App, conn: Connection, name: str, player: str, email: str) -> s
             "reply_address": app.reply_address(fresh),
             "waiting": 0,
         },
+        reply_to=app.reply_address(fresh),
         auto="auto-generated",
+    )
+    tell_players(
+        app,
+        conn,
+        name,
+        f"{seat.name} has a new player",
+        f"The game master has given the seat of {seat.name} in {name} to a new player, "
+        "who plays on under the same name.",
+        skip=(seat.id,),
     )
     app.queue(
         conn,
@@ -138,19 +171,49 @@ def replace(app: App, conn: Connection, name: str, player: str, email: str) -> s
     return f"{email} now plays {seat.name} in {name}; a password is on its way"
 
 
-def remove(app: App, conn: Connection, name: str, player: str) -> str:
+def remove(app: App, conn: Connection, name: str, player: str, resigned: bool = False) -> str:
+    """The player leaves the game (the game master's REMOVE, or the
+    player's own RESIGN); the others are told, and a removed player too."""
     row, cfg = _game(app, conn, name)
     seat = _seat(app, conn, name, player)
     engine = app.engine(row.kind)
     state = engine.remove_player(engine.load_state(row.state), seat.name)
     app.store.set_player(conn, seat.id, status="removed")
     app.store.set_game_state(conn, name, engine.dump_state(state))
+    how = "has resigned from" if resigned else "has been removed from"
+    if not resigned:
+        app.queue(
+            conn,
+            "alert",
+            seat.email,
+            f"[{name}] you have been removed from the game",
+            "alert",
+            {
+                "subject": f"You have been removed from {name}",
+                "text": f"The game master has taken you ({seat.name}) out of {name}. "
+                "Your password and reply addresses no longer count there. "
+                "Thank you for playing.",
+                "game": name,
+            },
+            auto="auto-generated",
+        )
     if engine.outcome(state) is not None:
         finish(app, conn, name, "every other player has left")
+    else:
+        tell_players(
+            app,
+            conn,
+            name,
+            f"{seat.name} {how} the game",
+            f"{seat.name} {how} {name}; the game goes on without them.",
+        )
     return f"{seat.name} is out of {name}"
 
 
-def end(app: App, conn: Connection, name: str, why: str = "ended by the game master") -> str:
+ENDED_BY_MASTER = "ended by the game master"
+
+
+def end(app: App, conn: Connection, name: str, why: str = ENDED_BY_MASTER) -> str:
     _game(app, conn, name)
     finish(app, conn, name, why)
     return f"{name} is over"
@@ -174,20 +237,10 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
             conn, name, [(p.email, p.name, outcome.scores.get(p.name, 0)) for p in seated], now
         )
     app.store.set_game(conn, name, status="finished", finished_at=now, deadline=None)
-    view = engine.view(state, None)
-    lines = [f"{name} ({engine.title}) is over: {why}."]
-    if outcome is not None:
-        lines.append(f"Winners: {', '.join(outcome.winners) or 'nobody'}.")
-    lines.append("")
-    lines.append("Final standings:")
-    for s in view.standings:
-        measures = ", ".join(f"{k} {v}" for k, v in s.measures)
-        lines.append(
-            f"  {s.player:<14} {measures}" + ("" if s.status == "active" else f" ({s.status})")
-        )
+    lines = final_words(engine, state, name, why, by_master=why == ENDED_BY_MASTER)
     lines.append("")
     lines.append(
-        f"The game stays readable for {cfg.keep.days} days: HISTORY {name} [turn] mails "
+        f"The game stays readable for {cfg.keep.days} days: HISTORY {name} [phase] mails "
         "back any report."
     )
     to = [p.email for p in app.store.players(conn, name) if p.status == "active"]
@@ -204,6 +257,84 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
             {"subject": f"{name} is over", "text": "\n".join(lines), "game": name},
             auto="auto-generated",
         )
+
+
+def final_words(engine: Any, state: Any, name: str, why: str, by_master: bool) -> list[str]:
+    """What a game ended outside a turn says: who won, or, ended by its
+    game master, that nobody did, with the scores of the game's rules (or
+    its standings, for a game without scores)."""
+    outcome = engine.outcome(state)
+    view = engine.view(state, None)
+    if by_master:
+        lines = [
+            f"{name} ({engine.title}) was ended by its game master before the game "
+            "reached an end of its own: nobody wins it."
+        ]
+    else:
+        lines = [f"{name} ({engine.title}) is over: {why}."]
+        if outcome is not None and outcome.winners:
+            winners = [with_seat(state, w) for w in outcome.winners]
+            label = "Winner" if len(winners) == 1 else "Winners"
+            lines.append(f"{label}: {', '.join(winners)}.")
+    lines.append("")
+    if outcome is not None and outcome.scores:
+        lines.append(f"Scores, by the rules of {engine.title}, as the position stood:")
+        for player, score in sorted(outcome.scores.items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"  {with_seat(state, player):<24} {score:>4}")
+        lines.append("")
+    lines.append("Final standings:")
+    for s in view.standings:
+        measures = ", ".join(f"{k} {v}" for k, v in s.measures)
+        lines.append(
+            f"  {with_seat(state, s.player):<24} {measures}"
+            + ("" if s.status == "active" else f" ({s.status})")
+        )
+    return lines
+
+
+def tell_players(
+    app: App,
+    conn: Connection,
+    name: str,
+    subject: str,
+    text: str,
+    *,
+    deadline: bool = True,
+    skip: tuple[int, ...] = (),
+) -> None:
+    """Mail every active player of ``name`` what the game master did, with
+    the deadline as it now is in the player's own time zone."""
+    row = app.store.game(conn, name)
+    cfg = app.game_config(name)
+    assert row is not None and cfg is not None
+    for p in app.store.players(conn, name):
+        if p.status != "active" or p.id in skip:
+            continue
+        when = None
+        if deadline and row.status == "running" and row.deadline is not None:
+            when = local(row.deadline, p.timezone or cfg.timezone)
+        app.queue(
+            conn,
+            "notice",
+            p.email,
+            f"[{name}] {subject}",
+            "notice",
+            {"game": name, "text": text, "deadline": when, "paused": row.status == "paused"},
+            reply_to=app.reply_address(p),
+            auto="auto-generated",
+        )
+
+
+def _duration(delta: timedelta) -> str:
+    days, seconds = delta.days, delta.seconds
+    parts = []
+    if days:
+        parts.append(plural(days, "day"))
+    if seconds // 3600:
+        parts.append(plural(seconds // 3600, "hour"))
+    if seconds % 3600 // 60:
+        parts.append(plural(seconds % 3600 // 60, "minute"))
+    return " ".join(parts) or "no time"
 
 
 def _seat(app: App, conn: Connection, name: str, player: str):  # noqa: ANN202

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import EmailMessage
+from email.policy import SMTP as SMTP_POLICY
 from email.utils import format_datetime, make_msgid
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -307,4 +308,5 @@ def report_mail(
         msg.add_attachment(
             calendar, "text", "calendar", filename="deadline.ics", params={"method": "PUBLISH"}
         )
-    return message_id, msg.as_bytes()
+    # CRLF line ends: a relay reads a mail of bare LFs as one line too long
+    return message_id, msg.as_bytes(policy=SMTP_POLICY)

@@ -33,6 +33,7 @@ def templates() -> jinja2.Environment:
     )
     env.globals["say"] = say
     env.filters["wrap"] = wrap
+    env.filters["plural"] = plural
     return env
 
 
@@ -92,3 +93,17 @@ def say(game: str, section: str, code: str, facts: dict[str, Any] | None = None)
             value = shown[fname]
             out.append(repr(facts.get(fname, value)) if conv == "r" else value)
     return "".join(out)
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 system``, ``2 systems``, ``0 replies``: a count in good English."""
+    if count == 1:
+        return f"1 {noun}"
+    if many is None:
+        if noun.endswith(("s", "x", "ch", "sh")):
+            many = noun + "es"
+        elif noun.endswith("y") and noun[-2:-1] not in "aeiou":
+            many = noun[:-1] + "ies"
+        else:
+            many = noun + "s"
+    return f"{count} {many}"

@@ -55,7 +55,12 @@ def test_join_fills_the_seats_and_starts_the_game(judge):
     )
     for who in ("ann", "bob", "cid"):
         started = judge.last(f"{who}@example.org", "started")
-        assert "Players, in seat order: ann, Bobby, cid." in started
+        assert "Players, in seat order: ann (red), Bobby (blue), cid" in started
+    started = judge.outbox("started", "bob@example.org")[-1]
+    assert "you play Bobby (blue)" in started["Subject"]
+    assert str(started["Reply-To"]).startswith("gamma+bobby.")
+    files = {part.get_filename() for part in started.iter_attachments()}
+    assert files == {"map.png", "rules-officewars.txt"}
 
     judge.send("ann@example.org", "gamma@judge.example", f"PASSWORD {pw}\nSol x Alnitak\n")
     assert "line 2: Sol attacks Alnitak" in judge.last("ann@example.org")

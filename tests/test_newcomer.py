@@ -1,0 +1,165 @@
+"""What a new player meets first, by mail through the real server: the
+password mail, the start mail, replies that do what their text says, no
+password ever repeated, and being told what the game master does."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.mailharness import Harness
+
+ALPHA = "alpha@judge.example"
+SERVER = "judge@judge.example"
+ANN, BOB, CID, GM = "ann@example.org", "bob@example.org", "cid@example.org", "gm@example.org"
+
+
+@pytest.fixture
+def h(tmp_path):
+    harness = Harness(tmp_path)
+    yield harness
+    harness.close()
+
+
+def reply(h: Harness, mail, sender: str, body: str) -> None:
+    """Answer a mail as a mail program does: to its Reply-To."""
+    assert mail["Reply-To"], f"no Reply-To on {mail['Subject']!r}"
+    h.send(sender, str(mail["Reply-To"]), body, subject="Re: " + str(mail["Subject"]))
+
+
+def body(h: Harness, mail) -> str:
+    return h.text(mail)
+
+
+def test_a_reply_to_the_password_mail_gives_orders(h):
+    mail = h.outbox("password", ANN)[0]
+    assert "alpha" in mail["Subject"]
+    reply(h, mail, ANN, "Sol x Alnitak\n")
+    assert "line 1: Sol attacks Alnitak" in h.last(ANN)
+
+
+def test_a_game_with_every_player_listed_starts_and_says_so(h):
+    for who in (ANN, BOB, CID):
+        password_mail = body(h, h.outbox("password", who)[0])
+        assert "more player" not in password_mail
+        assert "A second mail tells you what you play" in password_mail
+        started = [m for m in h.outbox("started", who) if "[alpha]" in m["Subject"]]
+        assert len(started) == 1, who
+    ann = h.outbox("started", ANN)[0]
+    assert "[alpha]" in ann["Subject"]
+    text = body(h, ann)
+    assert "you play ann (" in ann["Subject"]
+    assert re.search(r"You play ann \(\w+\)\.", text)
+    assert "Players, in seat order: ann (" in text and "bob (" in text
+    assert "(Europe/Oslo)" in text  # ann's deadline in the game's zone
+    assert "(America/New_York)" in body(h, h.outbox("started", BOB)[0])  # bob's own
+    examples = text.split("Two orders your units could give now:\n")[1].split("\n\n")[0]
+    lines = [x.strip() for x in examples.splitlines()]
+    assert len(lines) == 2 and all(x.startswith("Sol ") for x in lines), lines
+    assert 'Orders: "Sol holds"' in text
+    assert {p.get_filename() for p in ann.iter_attachments()} == {
+        "map.png",
+        "rules-officewars.txt",
+    }
+    png = next(p for p in ann.iter_attachments() if p.get_filename() == "map.png")
+    assert png.get_content()[:8] == b"\x89PNG\r\n\x1a\n"
+    reply(h, ann, ANN, "Sol x Alnitak\n")  # the start mail's Reply-To works
+    assert "line 1: Sol attacks Alnitak" in h.last(ANN)
+
+
+def test_a_password_in_the_subject_is_never_repeated(h):
+    pw = h.password(ANN)
+    h.send(ANN, ALPHA, "Sol x Alnitak\n", subject=f"orders password {pw}")
+    receipt = h.outbox("receipt", ANN)[-1]
+    assert pw not in str(receipt["Subject"]) and pw not in body(h, receipt)
+    assert "line 1: Sol attacks Alnitak" in body(h, receipt)
+    assert receipt["Subject"] == "Re: orders password ********"
+    h.send(ANN, ALPHA, f"PASSWORD {pw}\nPASWORD {pw}\nSol holds\n")
+    assert pw not in h.outbox("receipt", ANN)[-1].as_string()
+
+
+def test_a_reply_to_press_reaches_the_sender(h):
+    pw = h.password(ANN)
+    h.send(ANN, ALPHA, f"PASSWORD {pw}\nPRESS bob\nAn alliance?\nENDPRESS\n")
+    press = h.outbox("press", BOB)[-1]
+    assert "reply to this mail with a line PRESS ann" in body(h, press)
+    reply(h, press, BOB, "PRESS ann\nGladly.\n")
+    assert "press sent to ann" in h.last(BOB)
+    assert "Gladly." in h.last(ANN, "press")
+
+
+@pytest.mark.parametrize(
+    ("sender", "to", "text"),
+    [
+        ("stranger@example.net", SERVER, "HELP\n"),
+        ("fan@example.net", SERVER, "WATCH alpha\n"),
+        (ANN, ALPHA, "PASSWORD not-the-password\nSol holds\n"),
+        (GM, ALPHA, "PASSWORD gm-secret\nSTATUS\n"),
+    ],
+)
+def test_no_mail_promises_a_reply_it_cannot_keep(h, sender, to, text):
+    h.send(sender, to, text)
+    receipt = h.outbox("receipt", sender)[-1]
+    if receipt["Reply-To"] is None:
+        assert "reply to this mail" not in body(h, receipt).lower()
+
+
+def test_status_names_each_player_with_the_colour_they_play(h):
+    pw = h.password(ANN)
+    h.send(ANN, ALPHA, f"PASSWORD {pw}\nSTATUS\n")
+    text = h.last(ANN)
+    assert re.search(r"tick 1: you play ann \(\w+\)", text)
+    assert re.search(r"\n  bob \(\w+\) +systems 1", text)
+
+
+def notices(h: Harness, who: str) -> list[str]:
+    return [body(h, m) for m in h.outbox("notice", who)]
+
+
+def test_players_are_told_what_the_master_does(h):
+    pw = "gm-secret"
+    h.send(GM, ALPHA, f"PASSWORD {pw}\nEXTEND 1d\n")
+    for who in (ANN, BOB, CID):
+        told = notices(h, who)[-1]
+        assert "extended the deadline of alpha by 1 day" in told
+        assert "The deadline is now" in told
+    assert "(America/New_York)" in notices(h, BOB)[-1]
+    assert "(Europe/Oslo)" in notices(h, ANN)[-1]
+
+    h.send(GM, ALPHA, f"PASSWORD {pw}\nPAUSE\n")
+    assert "has paused alpha" in notices(h, ANN)[-1]
+    assert "No deadline runs while the game is paused" in notices(h, ANN)[-1]
+    h.send(GM, ALPHA, f"PASSWORD {pw}\nRESUME\n")
+    assert "has resumed alpha" in notices(h, ANN)[-1]
+    assert "The deadline is now" in notices(h, ANN)[-1]
+
+    h.send(GM, ALPHA, f"PASSWORD {pw}\nREPLACE cid WITH cyd@example.org\n")
+    assert "the seat of cid in alpha to a new player" in notices(h, ANN)[-1]
+    assert "You have been replaced" in h.last(CID, "alert")
+    assert h.outbox("password", "cyd@example.org")[-1]["Reply-To"]
+
+    h.send(GM, ALPHA, f"PASSWORD {pw}\nREMOVE bob\n")
+    assert "bob has been removed from alpha" in notices(h, ANN)[-1]
+    assert "has taken you (bob) out of alpha" in h.last(BOB, "alert")
+    # the notice's Reply-To is the player's own: a reply gives orders
+    reply(h, h.outbox("notice", ANN)[-1], ANN, "Sol x Alnitak\n")
+    assert "line 1: Sol attacks Alnitak" in h.last(ANN)
+
+
+def test_end_game_by_the_master_says_what_it_is(h):
+    h.send(GM, ALPHA, "PASSWORD gm-secret\nEND GAME\n")
+    over = h.last(ANN, "report")
+    assert "was ended by its game master" in over and "nobody wins it" in over
+    assert "Winners" not in over and "everyone" not in over
+    assert re.search(r"Final standings:\r?\n  ann \(\w+\) +systems 1", over)
+
+
+def test_every_mail_has_crlf_line_ends(h):
+    """A relay reads a mail of bare LFs as one line too long (500)."""
+    h.clock.set(h.game().deadline)
+    h.tick()
+    kinds = {r.kind for r in h.app.store.outbox_rows()}
+    assert {"password", "started", "report"} <= kinds
+    for row in h.app.store.outbox_rows():
+        assert b"\n" not in row.message.replace(b"\r\n", b""), row.kind
