@@ -29,7 +29,7 @@ def reply(h: Harness, mail, sender: str, body: str) -> None:
 
 
 def body(h: Harness, mail) -> str:
-    return h.text(mail)
+    return h.text(mail).replace("\r\n", "\n")
 
 
 def test_a_reply_to_the_password_mail_gives_orders(h):
