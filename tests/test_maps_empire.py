@@ -6,6 +6,8 @@ every mark, an arrow for every order, dashed where it failed)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from adjudicator.empire import GAME
@@ -177,3 +179,19 @@ def test_start_has_no_orders_and_a_legend_of_what_is_there():
     assert not [k for k in drawn.kinds if k in ("move", "support", "convoy")]
     assert {"army", "fleet", "sea", "land", "centre", "free-centre", "army-link", "fleet-link",
             "both-link"} <= drawn.legend  # fmt: skip
+
+
+def test_a_retreat_phase_view_alone_shows_the_dislodged_unit_and_its_options():
+    """Drawn with no results (a start-of-phase picture): the view's own
+    list of the dislodged units and where they may go."""
+    _, state, results = PLAYED[2]
+    view = GAME.view(state, None)
+    retreats = {"mun": {"power": "Germany", "unit": "A MUN", "from": "bur",
+                        "options": ["ber", "boh", "kie", "ruh", "sil"]}}  # fmt: skip
+    board = {**view.board, "retreats": retreats}
+    scene = picture("empire", dataclasses.replace(view, board=board), ())
+    assert_readable(to_svg(scene), to_png(scene))
+    (gone,) = [i for i in scene.items if i.role == "mark" and i.kind == "dislodged"]
+    assert "A MUN (Germany), dislodged: BER, BOH, KIE, RUH, SIL" in gone.title
+    assert len([i for i in scene.items if i.kind == "retreat-option"]) == 5
+    assert not [i for i in scene.items if i.kind in ("move", "support", "convoy")]

@@ -170,9 +170,9 @@ class Dislodged:
 
 def _dislodged(board: Mapping[str, Any], results: Sequence[OrderResult],
                ) -> dict[str, Dislodged]:  # fmt: skip
-    """Province -> (power, A/F, location, retreat options) of each unit
-    dislodged this phase: from the view where the game gives them there,
-    else from the results (the options are the results' facts)."""
+    """Each unit dislodged, by province: from the results of the movement
+    just played (the retreat options are in their facts), or from the view
+    of a retreat phase (its "retreats": power, unit, from, options)."""
     found: dict[str, Dislodged] = {}
     for res in results:
         if "retreats" not in res.facts:
@@ -182,11 +182,11 @@ def _dislodged(board: Mapping[str, Any], results: Sequence[OrderResult],
         found[loc.lower().split("/")[0]] = Dislodged(power, kind, loc.lower(),
                                                      tuple(res.facts["retreats"]),
                                                      res.facts.get("by"))  # fmt: skip
-    for prov, d in (board.get("dislodged") or {}).items():
-        if isinstance(d, Mapping) and prov not in found:
-            found[prov] = Dislodged(
-                d["power"], d["kind"], d["loc"], tuple(d.get("retreats", ())), d.get("by")
-            )
+    for prov, d in (board.get("retreats") or {}).items():  # a retreat phase's own view
+        if prov not in found:
+            kind, loc = d["unit"].split()
+            found[prov] = Dislodged(d["power"], kind, loc.lower(), tuple(d["options"]),
+                                    d.get("from"))  # fmt: skip
     return found
 
 
@@ -202,14 +202,14 @@ def _order(scene: Scene, res: OrderResult, place: Place, colour_of: Callable[[st
             return
         to = d["to"].split("/")[0]
         start = place.at[origin]
-        scene.add(arrow(start, place.at[to], fill, ok, kind, (R + 1, R + 4), 3.0))
+        scene.add(arrow(start, place.at[to], fill, ok, kind, (U + 1, R + 4), 3.0))
     elif kind == "support":
         _support(scene, d, place, fill, ok)
     elif kind == "convoy":
         army, dest = place.at[d["army"]], place.at[d["dest"]]
         mid = ((army[0] + dest[0]) / 2, (army[1] + dest[1]) / 2)
         start = place.at[d["unit"].split()[-1].lower().split("/")[0]]
-        scene.add(arrow(start, mid, fill, ok, "convoy", (R + 1, 5), 1.6, "open"))
+        scene.add(arrow(start, mid, fill, ok, "convoy", (U + 1, 5), 1.6, "open"))
     elif kind == "build" and res.reason == "built":
         x, y = place.at[d["unit"].split("/")[0]]
         place.above.extend(_plus(x + U + 3, y - U - 3))
@@ -227,7 +227,7 @@ def _support(scene: Scene, d: Mapping[str, Any], place: Place, fill: str, ok: bo
         end, clear = (0.55 * target[0] + 0.45 * dest[0], 0.55 * target[1] + 0.45 * dest[1]), 3.0
     else:
         end, clear = target, R + 3
-    scene.add(arrow(start, end, fill, ok, "support", (R + 1, clear), 1.6, "dot"))
+    scene.add(arrow(start, end, fill, ok, "support", (U + 1, clear), 1.6, "dot"))
 
 
 def _plus(x: float, y: float) -> tuple:

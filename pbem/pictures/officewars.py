@@ -60,8 +60,9 @@ def officewars_picture(view: View, results: Sequence[OrderResult]) -> Scene:
                             ))  # fmt: skip
     for s in board["systems"]:
         scene.add(*_system(s, where[s["name"]], r, colours))
+    big = len(where) > LABELS_UP_TO  # then only home worlds and systems with a unit are named
     wants = [Want(*where[s["name"]], r + (3 if s["home_of"] else 0), s["name"])
-             for s in board["systems"]] if len(where) <= LABELS_UP_TO else []  # fmt: skip
+             for s in board["systems"] if not big or s["unit"] or s["home_of"]]  # fmt: skip
     left_out = label_all(scene, wants)
     marks = [
         LegendEntry("system (its owner's colour; grey: nobody's)",
@@ -74,8 +75,10 @@ def officewars_picture(view: View, results: Sequence[OrderResult]) -> Scene:
         LegendEntry("move", sample_line("move", width=2.0), frozenset({"move"})),
         LegendEntry("attack", sample_line("attack", width=3.0), frozenset({"attack"})),
     ]  # fmt: skip
-    if left_out or len(where) > LABELS_UP_TO:
-        marks.append(LegendEntry("names left out for room: see STATUS", (), frozenset()))
+    if left_out or big:
+        what = "other systems" if big and not left_out else "systems"
+        marks.append(LegendEntry(f"names of {what} left out for room: see STATUS", (),
+                                 frozenset()))  # fmt: skip
     scene.legend = [("Players", player_entries(colours)),
                     ("Map", used(marks, scene) + failed_entry(scene))]  # fmt: skip
     return scene
