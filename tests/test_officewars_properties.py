@@ -1,5 +1,6 @@
 """Property tests: on random maps, positions and orders (legal or not),
-adjudication never raises, keeps one unit a system, changes the unit count
+adjudication never raises, keeps one unit a system, lets only the
+strongest attack on a system conquer it, changes the unit count
 only by losses and deployments, is deterministic, and states round-trip."""
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def test_adjudication_invariants(size, players, seed):
     # exactly one result per unit, and per vote
     unit_results = [r for r in result.results if r.order.unit != "vote"]
     assert sorted(r.order.unit for r in unit_results) == sorted(state.units)
+    _check_strongest_conquers(result.results)
     # deterministic, whatever order the sheets come in
     again = GAME.adjudicate(state, list(reversed(sheets)), seed)
     assert GAME.dump_state(again.state) == GAME.dump_state(new)
@@ -92,6 +94,24 @@ def test_adjudication_invariants(size, players, seed):
     text = GAME.dump_state(new)
     assert GAME.load_state(text) == new
     assert GAME.dump_state(GAME.load_state(text)) == text
+
+
+def _check_strongest_conquers(results) -> None:
+    """A conquering attack is stronger than every other attack on its target
+    that still counts there: all but those that lost a head to head (an
+    equal head to head still blocks; RULINGS.md, Head to head)."""
+    on: dict[str, list] = {}
+    for r in results:
+        if r.reason not in ("head_to_head_lost", "invalid", "game_ended") and "target" in r.facts:
+            if isinstance(r.order, Attack):
+                on.setdefault(r.facts["target"], []).append(r)
+    for target, attacks in on.items():
+        winners = [r for r in attacks if r.reason == "conquered"]
+        assert len(winners) <= 1, target
+        for w in winners:
+            for r in attacks:
+                if r is not w:
+                    assert r.facts.get("strength", r.facts.get("attack")) < w.facts["attack"]
 
 
 @PROFILE

@@ -223,36 +223,14 @@ def step_pinning(tick: Tick, where: dict[str, str]) -> dict[str, list[str]]:
     return {unit: sorted(attacked[pos]) for unit, pos in where.items() if pos in attacked}
 
 
-def step_battle(
-    state: State, tick: Tick, where: dict[str, str], pinned: dict[str, list[str]]
-) -> tuple[dict[str, str], dict[str, str], list[Event]]:
-    """Battles (RULINGS.md, tick 3). Returns the new owners and units and the
-    events (conquests, units lost). Attacks are keyed by the attacking
-    unit's system; plain dicts, not an object per attack, keep big turns
-    light."""
-    # supports: a pinned supporter's support is void; a valid one counts for
-    # the supported unit wherever it ends up
-    support: Counter[str] = Counter()  # valid supports for each unit
-    supports = {s: o for s, o in tick.orders.items() if isinstance(o, Support)}
-    for s, o in supports.items():
-        if s in pinned:
-            tick.results[s] = _result(o, Reason.SUPPORT_CUT, target=o.target, pinned_by=pinned[s])
-        else:
-            support[o.target] += 1
-
-    at = {pos: unit for unit, pos in where.items()}  # system -> unit standing there
-    attacks = {s: o for s, o in tick.orders.items() if isinstance(o, Attack)}
-    strength = {s: 1 + support.get(s, 0) for s in attacks}
-    outcome: dict[str, tuple[Reason, dict[str, Any]]] = {}
-
-    def defence(system: str) -> int:
-        unit = at.get(system)
-        if unit is None:
-            return 0
-        base = 0 if unit in attacks else 1
-        return base + support.get(unit, 0)
-
-    # head to head: two units attacking each other's systems
+def _head_to_head(
+    attacks: dict[str, Attack], strength: dict[str, int], outcome: dict[str, Any]
+) -> tuple[set[str], set[str]]:
+    """Two units attacking each other's systems (RULINGS.md, Head to head).
+    Records the outcome of the attacks that fail here and returns the units
+    whose attack lost one and the units of equal head-to-heads."""
+    losers: set[str] = set()
+    equal: set[str] = set()
     for s, o in attacks.items():
         t = o.target
         other = attacks.get(t)
@@ -264,49 +242,83 @@ def step_battle(
         if mine == theirs:
             outcome[s] = (Reason.HEAD_TO_HEAD_EQUAL, facts)
             outcome[t] = (Reason.HEAD_TO_HEAD_EQUAL, back)
+            equal |= {s, t}
         elif mine < theirs:
             outcome[s] = (Reason.HEAD_TO_HEAD_LOST, facts)
+            losers.add(s)
         else:
             outcome[t] = (Reason.HEAD_TO_HEAD_LOST, back)
+            losers.add(t)
+    return losers, equal
 
-    # per target: only the strongest remaining attack counts
-    first: dict[str, str] = {}  # target -> the first attacker found
-    crowd: dict[str, list[str]] = {}  # targets attacked from several systems
-    for s, o in attacks.items():
-        if s in outcome:
+
+def _fight(
+    target: str,
+    contenders: list[str],
+    blockers: set[str],
+    strength: dict[str, int],
+    defence: int,
+    outcome: dict[str, Any],
+) -> str | None:
+    """The attacks on one system: only the strongest counts, equal strongest
+    block each other, and the strongest conquers when it is greater than the
+    defence. ``blockers`` (attacks that failed in a head to head but still
+    count) take part in the comparison, keep their own result and never
+    conquer. Returns the conquering unit, if any."""
+    top = max(strength[u] for u in contenders)
+    strongest = [u for u in contenders if strength[u] == top]
+    for u in contenders:
+        if u in blockers:
             continue
-        t = o.target
-        if t not in first:
-            first[t] = s
-        elif t in crowd:
-            crowd[t].append(s)
-        else:
-            crowd[t] = [first[t], s]
-    won: dict[str, str] = {}  # target -> the unit that conquered it
-    for target, lone in first.items():
-        fights = crowd.get(target)
-        if fights is None:
-            winner = lone
-        else:
-            top = max(strength[u] for u in fights)
-            strongest = [u for u in fights if strength[u] == top]
-            for u in fights:
-                if strength[u] < top:
-                    outcome[u] = (Reason.OUTNUMBERED, {"strength": strength[u], "strongest": top})
-                elif len(strongest) > 1:
-                    blocked_by = sorted(x for x in strongest if x != u)
-                    outcome[u] = (Reason.BLOCKED_EQUAL, {"strength": top, "blocked_by": blocked_by})
-            if len(strongest) > 1:
-                continue
-            winner = strongest[0]
-        d = defence(target)
-        facts = {"attack": strength[winner], "defence": d}
-        if strength[winner] > d:
-            outcome[winner] = (Reason.CONQUERED, facts)
-            won[target] = winner
-        else:
-            outcome[winner] = (Reason.DEFENDED, facts)
+        if strength[u] < top:
+            outcome[u] = (Reason.OUTNUMBERED, {"strength": strength[u], "strongest": top})
+        elif len(strongest) > 1:
+            blocked_by = sorted(x for x in strongest if x != u)
+            outcome[u] = (Reason.BLOCKED_EQUAL, {"strength": top, "blocked_by": blocked_by})
+    if len(strongest) > 1 or strongest[0] in blockers:
+        return None
+    winner = strongest[0]
+    facts = {"attack": top, "defence": defence}
+    if top > defence:
+        outcome[winner] = (Reason.CONQUERED, facts)
+        return winner
+    outcome[winner] = (Reason.DEFENDED, facts)
+    return None
 
+
+def _conquests(
+    attacks: dict[str, Attack], strength: dict[str, int], defence: Any, outcome: dict[str, Any]
+) -> dict[str, str]:
+    """Every attack's outcome; returns target -> the unit that conquered it.
+
+    An attack that lost a head to head is out of the battle for its target;
+    both attacks of an equal head to head still count there, so each blocks
+    an equal attack from a third system (RULINGS.md, Head to head). (Whether
+    a lost head-to-head attack counted would never change the position: the
+    winner's supports defend its system at least as strongly.)"""
+    losers, equal = _head_to_head(attacks, strength, outcome)
+    on: dict[str, list[str]] = defaultdict(list)
+    for s, o in attacks.items():
+        if s not in losers:
+            on[o.target].append(s)
+    won: dict[str, str] = {}
+    for target, contenders in on.items():
+        winner = _fight(target, contenders, equal, strength, defence(target), outcome)
+        if winner is not None:
+            won[target] = winner
+    return won
+
+
+def _advance(
+    state: State,
+    where: dict[str, str],
+    at: dict[str, str],
+    attacks: dict[str, Attack],
+    won: dict[str, str],
+) -> tuple[dict[str, str], dict[str, str], set[str], list[Event]]:
+    """Conquered systems change hands, their defenders are lost and the
+    conquering units advance. Returns the owners, the units, the units lost
+    (by starting system) and the events."""
     owners = dict(state.owners)
     lost: set[str] = set()
     events: list[Event] = []
@@ -338,6 +350,41 @@ def step_battle(
         if unit not in lost
     }
 
+    return owners, new_units, lost, events
+
+
+def step_battle(
+    state: State, tick: Tick, where: dict[str, str], pinned: dict[str, list[str]]
+) -> tuple[dict[str, str], dict[str, str], list[Event]]:
+    """Battles (RULINGS.md, tick 3). Returns the new owners and units and the
+    events (conquests, units lost). Attacks are keyed by the attacking
+    unit's system; plain dicts, not an object per attack, keep big turns
+    light."""
+    # supports: a pinned supporter's support is void; a valid one counts for
+    # the supported unit wherever it ends up
+    support: Counter[str] = Counter()  # valid supports for each unit
+    supports = {s: o for s, o in tick.orders.items() if isinstance(o, Support)}
+    for s, o in supports.items():
+        if s in pinned:
+            tick.results[s] = _result(o, Reason.SUPPORT_CUT, target=o.target, pinned_by=pinned[s])
+        else:
+            support[o.target] += 1
+
+    at = {pos: unit for unit, pos in where.items()}  # system -> unit standing there
+    attacks = {s: o for s, o in tick.orders.items() if isinstance(o, Attack)}
+    strength = {s: 1 + support.get(s, 0) for s in attacks}
+    outcome: dict[str, tuple[Reason, dict[str, Any]]] = {}
+
+    def defence(system: str) -> int:
+        unit = at.get(system)
+        if unit is None:
+            return 0
+        base = 0 if unit in attacks else 1
+        return base + support.get(unit, 0)
+
+    won = _conquests(attacks, strength, defence, outcome)
+
+    owners, new_units, lost, events = _advance(state, where, at, attacks, won)
     for s, o in attacks.items():
         reason, facts = outcome[s]
         tick.results[s] = _result(o, reason, target=o.target, **facts)
