@@ -26,6 +26,7 @@ What the five rule sets need of this interface, and where it lives:
 
 from __future__ import annotations
 
+import difflib
 import enum
 import hashlib
 import json
@@ -269,6 +270,37 @@ def player_by_name_or_colour(players: Any, word: str) -> str | None:
         if low in (p.name.lower(), p.colour.lower()):
             return p.name
     return None
+
+
+def closest_names(word: str, names: Sequence[str], n: int = 3) -> tuple[str, ...]:
+    """The names most like a mistyped ``word``, best first, for "did you
+    mean" suggestions: close spellings (any case), then names that start
+    with or contain it. Every game suggests with this."""
+    low = " ".join(word.lower().split())
+    if not low:
+        return ()
+    by_key: dict[str, str] = {}
+    for name in names:
+        by_key.setdefault(name.lower(), name)
+    hits = difflib.get_close_matches(low, list(by_key), n=n, cutoff=0.6)
+    hits += sorted(k for k in by_key if k.startswith(low) and k not in hits)
+    hits += sorted(k for k in by_key if low in k and k not in hits)
+    return tuple(by_key[k] for k in hits[:n])
+
+
+def is_absence_line(text: str) -> bool:
+    """Whether an order line speaks of the player's absence (``AWAY``,
+    ``BACK``, ``I am away until ...``): games whose rules have no absence
+    refuse it with their own reason instead of "not an order"."""
+    words = text.lower().replace("'m", " am").split()
+    if words[:2] == ["i", "am"]:
+        words = words[2:]
+    return bool(words) and words[0] in ("away", "back", "absent", "absence")
+
+
+def counted(count: int, noun: str, many: str | None = None) -> str:
+    """A count in good English for view text: "1 unit", "3 units"."""
+    return f"{count} {noun if count == 1 else (many or noun + 's')}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,9 +33,10 @@ from pbem.faults import die
 from pbem.lease import identity
 from pbem.mailparse import ParsedMail, parse_mail
 from pbem.outmail import BadAddress, safe_address
-from pbem.reports import local, report_mail
+from pbem.reports import compact_options, local, report_mail
 from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow
-from pbem.words import say
+from pbem.turns import cron_after
+from pbem.words import say, wrap
 
 log = logging.getLogger("pbem.inbox")
 
@@ -522,9 +523,9 @@ class Processor:
                     }
                 )
             for n in sheet.warnings:
-                reply.notices.append(
-                    f"line {n.line}: " + say(engine.name, "notices", n.reason, dict(n.facts))
-                )
+                facts = _dated(n.facts, game_row, cfg, player.timezone or cfg.timezone)
+                said = say(engine.name, "notices", n.reason, facts)
+                reply.notices.append(f"line {n.line}: {said}")
             if sheet.orders and received:
                 new_lines = [o.canonical() for o in sheet.orders]
                 store.add_submission(
@@ -774,6 +775,8 @@ class Processor:
         units = sorted(view.options)
         if units:
             lines.append(f"Your units: {', '.join(units)}")
+        for unit, options in view.options.items():  # what each may do: its connections
+            lines.append(wrap(f"  {unit}: {compact_options(unit, options)}", hang="      "))
         return lines
 
     def _press(
@@ -1106,6 +1109,24 @@ def _span(delta: Any) -> str:
 MASTER_ONLY = frozenset(
     {"PAUSE", "RESUME", "EXTEND", "ADJUDICATE", "REPLACE", "REMOVE", "END GAME"}
 )
+
+
+def _dated(facts: Any, game_row: GameRow, cfg: Any, zone: str) -> dict[str, Any]:
+    """A game's notice facts with each ``{"deadline": k}`` (the k-th deadline
+    from now, 1 the coming one) written as that date in the player's time
+    zone (docs/interface.md)."""
+    out = dict(facts)
+    for key, value in facts.items():
+        if not (isinstance(value, dict) and set(value) == {"deadline"}):
+            continue
+        when = game_row.deadline
+        if when is None:
+            out[key] = "a deadline to come (the game has none now)"
+            continue
+        for _ in range(int(value["deadline"]) - 1):
+            when = cron_after(cfg, when)
+        out[key] = local(when, zone)
+    return out
 
 
 def _zone(text: str) -> str | None:

@@ -77,7 +77,9 @@ class _Facts(dict):
 
 def say(game: str, section: str, code: str, facts: dict[str, Any] | None = None) -> str:
     """The phrase for ``code`` in ``section`` (results, problems, notices,
-    events) with the facts filled in."""
+    events) with the facts filled in. A count's field may name what it
+    counts, ``{troops:troop}`` or ``{n:army|armies}``, to read "1 troop",
+    "5 troops"."""
     facts = facts or {}
     phrase = phrasebook(game).get(section, {}).get(code)
     if phrase is None:
@@ -87,10 +89,13 @@ def say(game: str, section: str, code: str, facts: dict[str, Any] | None = None)
     for k, v in facts.items():
         shown[k] = _show(v)
     out = []
-    for literal, fname, _spec, conv in string.Formatter().parse(phrase):
+    for literal, fname, spec, conv in string.Formatter().parse(phrase):
         out.append(literal)
         if fname is not None:
             value = shown[fname]
+            if spec and isinstance(facts.get(fname), int):
+                # {count:system} or {count:army|armies}: "1 system", "2 systems"
+                value = plural(facts[fname], *spec.split("|", 1))
             out.append(repr(facts.get(fname, value)) if conv == "r" else value)
     return "".join(out)
 

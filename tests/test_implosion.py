@@ -131,6 +131,25 @@ def test_order_forms_and_refusals():
     assert "ring 7 has positions 1 to" in sheet.problems[0].facts["hint"]
 
 
+def test_refusals_suggest_the_closest_names():
+    s = new_game()
+    start = s.player["ann"].start  # a rim node, 12.x
+    near = s.board.adjacency[start]
+    far = next(n for n in s.board.adjacency[near[0]] if n not in near and n != start)
+    typo = f"{start}9"  # one key too many
+    assert typo not in s.board.node
+    lines = [f"move 2 from {typo} to {near[0]}", f"{start} -> {far}", f"{far} -> {near[0]}"]
+    sheet = read_orders(s, "ann", "\n".join(lines))
+    got = {p.reason: p.suggestions for p in sheet.problems}
+    # a typo in the origin: the node of ann's units comes first
+    assert got["no_such_node"][0] == start
+    # not connected: the connections of the origin most like the target
+    assert got["not_connected"]
+    assert all(x.split()[-1] in near for x in got["not_connected"])
+    # no units there: ann's units that connect to the target
+    assert got["no_units_there"] == (f"{start} -> {near[0]}",)
+
+
 # -- battles ----------------------------------------------------------------------------
 
 

@@ -69,7 +69,7 @@ def test_each_mail_adds_orders_and_clear_withdraws_them(h):
     h.clock.set(h.game("ring").deadline)
     h.tick()
     results = h.text(h.report(ANN, "ring")).split("== What happened ==")[0]
-    assert f"move 2 from {start} to {b}: moved 2 to {b}" in results
+    assert f"move 2 from {start} to {b}: moved 2 units to {b}" in results
     assert f"to {a}" not in results
 
 
@@ -133,5 +133,34 @@ def test_a_battle_in_a_report_shows_its_shots(h):
     h.tick()
     text = " ".join(h.text(h.report(BOB, "ring")).split())  # lines are wrapped at 72
     assert re.search(
-        rf"battle for {re.escape(b)}: 9 against 2 of bob, shots D[+-]( [AD][+-])*", text
+        rf"battle for {re.escape(b)}: 9 units against 2 of bob, shots D[+-]( [AD][+-])*", text
     )
+
+
+def test_status_lists_each_unit_s_connections(h):
+    s = board(h)
+    start = s.player["ann"].start
+    reply = " ".join(orders(h, ANN, "STATUS").split())
+    links = ", ".join(f"{t} (empty)" for t in s.board.adjacency[start])
+    assert f"{start}: has 12 units; connects to {links}" in reply
+
+
+def test_a_typo_gets_the_closest_nodes_and_away_is_refused(h):
+    s = board(h)
+    start = s.player["ann"].start
+    near = s.board.adjacency[start][0]
+    reply = " ".join(orders(h, ANN, f"move 2 from {start}9 to {near}\nAWAY").split())
+    assert f"there is no node '{start}9'" in reply
+    assert f"(did you mean: {start}" in reply
+    assert 'line 3: "AWAY": Implosion has no absence rule' in reply
+
+
+def test_one_unit_reads_as_one_unit(h):
+    s = board(h)
+    start = s.player["ann"].start
+    near = s.board.adjacency[start][0]
+    orders(h, ANN, f"move 1 from {start} to {near}")
+    h.clock.set(h.game("ring").deadline)
+    h.tick()
+    text = " ".join(h.text(h.report(ANN, "ring")).split())
+    assert f"move 1 from {start} to {near}: moved 1 unit to {near}" in text

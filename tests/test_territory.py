@@ -234,13 +234,26 @@ def test_commands_and_refusals_by_text():
     ]
     assert [(p.line, p.reason) for p in sheet.problems] == [
         (3, "ambiguous_state"),
-        (4, "not_yours"),
+        (4, "neutral_origin"),
         (5, "same_state"),
         (6, "no_such_state"),
         (8, "not_an_order"),
     ]
     assert set(sheet.problems[0].suggestions) == {"Paris", "Pau"}
+    assert sheet.problems[1].suggestions == ()  # ann owns only Lyon, the target
+    assert sheet.problems[3].suggestions == ()  # nothing is like "Atlantis"
     assert isinstance(sheet.orders[2], Away)
+
+
+def test_a_misspelt_state_gets_the_closest_names():
+    s = board(new_game(), {"Lyon": "ann", "Nice": "ann", "Paris": "bob"}, {"Lyon": 9, "Nice": 3})
+    sheet = read_orders(s, "ann", "Lyon -> bordeux\nLyom -> Marsielle\nParis -> Nice")
+    got = [(p.reason, p.facts.get("name"), p.suggestions) for p in sheet.problems]
+    assert got == [
+        ("no_such_state", "bordeux", ("Bordeaux",)),
+        ("no_such_state", "lyom", ("Lyon",)),
+        ("not_yours", None, ("Lyon -> Nice",)),
+    ]
 
 
 # -- absence --------------------------------------------------------------------------------

@@ -128,10 +128,58 @@ def test_away_and_any_mail_bringing_a_player_back(h):
     engine = h.app.engine("territory")
     state = engine.load_state(h.game("terra-1").state)
     assert state.player["p1"].status == "absent"
-    assert "p1 is away (away)" in h.text(h.report(PEOPLE[1], "terra-1"))
+    assert "p1 is away (said AWAY) and has 2 ticks to come back" in h.text(
+        h.report(PEOPLE[1], "terra-1")
+    )
     h.send(PEOPLE[0], "terra-1@judge.example", f"PASSWORD {pw}\nSTATUS\n")  # no orders
     h.clock.set(h.game("terra-1").deadline + timedelta(seconds=1))
     h.tick()
     state = engine.load_state(h.game("terra-1").state)
     assert state.player["p1"].status == "active"
     assert "p1 is back" in h.text(h.report(PEOPLE[1], "terra-1"))
+
+
+def _local(when, zone):
+    from pbem.reports import local
+
+    return local(when, zone)
+
+
+def test_away_and_back_give_the_dates_in_the_player_s_time_zone(h):
+    from pbem.turns import cron_after
+
+    g = full_lobby(h)
+    pw = h.password(PEOPLE[0], "terra-1")
+    to = "terra-1@judge.example"
+    h.send(PEOPLE[0], to, f"PASSWORD {pw}\nSET TIMEZONE America/New_York\n")
+    h.send(PEOPLE[0], to, f"PASSWORD {pw}\nAWAY\n")
+    reply = " ".join(h.last(PEOPLE[0]).split())
+    cfg = h.app.game_config("terra-1")
+    first = g.deadline
+    until = cron_after(cfg, cron_after(cfg, first))  # absent_timer: 2 ticks
+    assert f"you count as away from the tick at {_local(first, 'America/New_York')}" in reply
+    assert f"your 2 ticks to come back end at the tick at {_local(until, 'America/New_York')}" in (
+        reply
+    )
+    assert "(America/New_York)" in reply and "write BACK (or send any mail) before then" in reply
+    # BACK in a later mail of the same tick takes the AWAY back
+    h.send(PEOPLE[0], to, f"PASSWORD {pw}\nBACK\n")
+    reply = " ".join(h.last(PEOPLE[0]).split())
+    assert f"you count as present again from the tick at {_local(first, 'America/New_York')}" in (
+        reply
+    )
+    h.clock.set(first)
+    h.tick()
+    state = h.app.engine("territory").load_state(h.game("terra-1").state)
+    assert state.player["p1"].status == "active"
+    assert "p1 is away" not in h.text(h.report(PEOPLE[1], "terra-1"))
+
+
+def test_a_misspelt_state_gets_the_closest_names(h):
+    g = full_lobby(h)
+    state = h.app.engine("territory").load_state(g.state)
+    mine = next(s for s, who in state.owners.items() if who == "p1")
+    pw = h.password(PEOPLE[0], "terra-1")
+    h.send(PEOPLE[0], "terra-1@judge.example", f"PASSWORD {pw}\n{mine} -> bordeux\n")
+    reply = " ".join(h.last(PEOPLE[0]).split())
+    assert "there is no state called 'bordeux' (did you mean: Bordeaux?)" in reply

@@ -19,6 +19,7 @@ from adjudicator.base import (
     Standing,
     TurnResult,
     View,
+    counted,
     player_by_name_or_colour,
 )
 from adjudicator.implosion import board as boards
@@ -162,7 +163,7 @@ class Implosion:
                 state.units.items(), key=lambda kv: state.board.order(kv[0])
             ):
                 if who == viewer:
-                    options[node] = tuple(f"{node} -> {t}" for t in state.board.adjacency[node])
+                    options[node] = self._unit_options(state, node)
         board = {
             "name": "ring",
             "title": f"Implosion, {state.board.players} players",
@@ -171,6 +172,21 @@ class Implosion:
             "colours": {p.name: p.colour for p in state.players},
         }
         return View(self.name, state.turn + 1, self.phase(state)[1], standings, (), board, options)
+
+    def _unit_options(self, state: State, node: str) -> tuple[str, ...]:
+        """The viewer's units at ``node`` and where they may go: every
+        connection, with what stands there now."""
+        who, count = state.units[node]
+
+        def there(t: str) -> str:
+            occupant, n = state.units.get(t, (None, 0))
+            if occupant is None:
+                return f"{t} (empty)"
+            return f"{t} ({'yours' if occupant == who else occupant}: {n})"
+
+        return (f"{node} has {counted(count, 'unit')}",) + tuple(
+            f"{node} connects to {there(t)}" for t in state.board.adjacency[node]
+        )
 
     def outcome(self, state: State) -> Outcome | None:
         return state.outcome

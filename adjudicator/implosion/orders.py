@@ -24,6 +24,8 @@ from adjudicator.base import (
     OrderSheet,
     Problem,
     ProblemKind,
+    closest_names,
+    is_absence_line,
 )
 from adjudicator.implosion.state import ACTIVE, State
 
@@ -79,7 +81,8 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
     problems: list[Problem] = []
 
     def refuse(n: int, line: str, reason: str, kind: ProblemKind, **facts: Any) -> None:
-        problems.append(Problem(n, line.strip(), kind, reason, facts))
+        suggestions = tuple(facts.pop("suggest", ()))
+        problems.append(Problem(n, line.strip(), kind, reason, facts, suggestions))
 
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.strip().startswith("#"):
@@ -92,6 +95,9 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
             refuse(n, line, "not_in_game", ProblemKind.NOT_ALLOWED)
             continue
         parsed = parse_line(line)
+        if parsed is None and is_absence_line(line):
+            refuse(n, line, "no_absence", ProblemKind.NOT_ALLOWED)
+            continue
         if parsed is None:
             refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD)
             continue
@@ -99,9 +105,14 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
         origin, target = state.board.lookup(a), state.board.lookup(b)
         bad = next((w for w, node in ((a, origin), (b, target)) if node is None), None)
         if bad is not None:
-            refuse(
-                n, line, "no_such_node", ProblemKind.NOT_UNDERSTOOD, name=bad, **_hint(state, bad)
+            near = (
+                _yours(state, player) if bad == a else state.board.adjacency.get(origin or "", ())
             )
+            refuse(
+                n, line, "no_such_node", ProblemKind.NOT_UNDERSTOOD, name=bad,
+                suggest=closest_names(bad, near) or closest_names(bad, state.board.node),
+                **_hint(state, bad),
+            )  # fmt: skip
             continue
         assert origin is not None and target is not None
         count = None if many in (None, "all") else int(many)
@@ -117,6 +128,9 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
                 origin=origin,
                 target=target,
                 neighbours=list(state.board.adjacency[origin]),
+                suggest=[
+                    f"{origin} -> {t}" for t in closest_names(b, state.board.adjacency[origin])
+                ],
             )
             continue
         who = state.units.get(origin)
@@ -128,12 +142,24 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
                 ProblemKind.NOT_ALLOWED,
                 origin=origin,
                 owner=who[0] if who else None,
+                suggest=[
+                    f"{o} -> {target}"
+                    for o in _yours(state, player)
+                    if target in state.board.adjacency[o]
+                ][:3],
             )
             continue
         orders.append(
             Transfer(player=player, seq=seq, line=n, origin=origin, target=target, count=count)
         )
     return OrderSheet(player, tuple(orders), tuple(problems))
+
+
+def _yours(state: State, player: str) -> list[str]:
+    """The nodes where the player has units, ring by ring."""
+    return sorted(
+        (n for n, (who, _) in state.units.items() if who == player), key=state.board.order
+    )
 
 
 def _hint(state: State, word: str) -> dict[str, Any]:

@@ -19,7 +19,6 @@ deterministically from a seed, for tests and benchmarks.
 from __future__ import annotations
 
 import bisect
-import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -29,7 +28,7 @@ from importlib import resources
 from typing import Any, NamedTuple
 
 from adjudicator import yamltext
-from adjudicator.base import GameError, Rng
+from adjudicator.base import GameError, Rng, closest_names
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 '.]*[A-Za-z0-9.]$|^[A-Za-z0-9]$")
 
@@ -122,7 +121,7 @@ class Board:
     def closest(self, text: str, n: int = 3) -> tuple[str, ...]:
         """The names most like ``text``, for "did you mean" suggestions."""
         keys, values = self._index
-        hits = difflib.get_close_matches(text.lower(), keys, n=n * 2, cutoff=0.5)
+        hits = closest_names(text, keys, n * 2)
         out: list[str] = []
         for h in hits:
             name = values[keys.index(h)]

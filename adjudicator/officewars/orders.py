@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from adjudicator.base import Notice, Order, OrderSheet, Problem, ProblemKind
+from adjudicator.base import Notice, Order, OrderSheet, Problem, ProblemKind, is_absence_line
 from adjudicator.officewars.state import ACTIVE, State
 
 # ----------------------------------------------------------------------------
@@ -188,6 +188,8 @@ def parse_line(
         return Support(player=player, seq=seq, line=line, system=a, target=b)
     if first_problem is not None:
         return first_problem
+    if is_absence_line(clean):
+        return _problem(line, text, ProblemKind.NOT_ALLOWED, "no_absence", ())
     # a bare system name is a hold the player forgot to finish: say so
     alone = state.board.lookup(clean)
     hint = (f"{alone[0]} holds",) if len(alone) == 1 else FORMS_HELP

@@ -40,6 +40,10 @@ class Map:
         return {s.name: s for s in self.states}
 
     @cached_property
+    def names(self) -> tuple[str, ...]:
+        return tuple(s.name for s in self.states)
+
+    @cached_property
     def _keys(self) -> dict[str, str]:
         return {s.name.lower(): s.name for s in self.states}
 

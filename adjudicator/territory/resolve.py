@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 from adjudicator.base import Event, OrderResult, OrderSheet, Outcome, TurnResult
-from adjudicator.territory.orders import Away, Send
+from adjudicator.territory.orders import Away, Back, Send
 from adjudicator.territory.state import ABSENT, ACTIVE, HOLD, REMOVED, State
 
 
@@ -45,10 +45,11 @@ class Reason(enum.StrEnum):
     TOO_FEW = "too_few"  # fewer than two troops at the origin when it ran
     NOT_YOURS = "not_yours"  # the origin was lost before the command ran
     AWAY = "away"
+    BACK = "back"
     ON_HOLD = "on_hold"
 
 
-SUCCEEDED = {Reason.TRANSFERRED, Reason.CONQUERED, Reason.MET_WON, Reason.AWAY}
+SUCCEEDED = {Reason.TRANSFERRED, Reason.CONQUERED, Reason.MET_WON, Reason.AWAY, Reason.BACK}
 
 
 def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> TurnResult:
@@ -59,7 +60,7 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
     owners = dict(state.owners)
     troops = dict(state.troops)
     sent = {s.player for s in sheets}
-    away = {o.player for s in sheets for o in s.orders if isinstance(o, Away)}
+    away = _away(sheets)
 
     # 1. presence
     players = []
@@ -69,7 +70,7 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
             continue
         if p.name in away:
             if p.status != ABSENT:
-                events.append(Event("absent", {"player": p.name, "why": "away"}))
+                events.append(Event("away", {"player": p.name, "timer": opts["absent_timer"]}))
             p = replace(
                 p,
                 status=ABSENT,
@@ -85,14 +86,18 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
             if p.status == ACTIVE and p.silent >= opts["absent_after"]:
                 p = replace(p, status=ABSENT, absent_since=tick)
                 events.append(
-                    Event("absent", {"player": p.name, "why": "silent", "ticks": p.silent})
+                    Event(
+                        "absent",
+                        {"player": p.name, "ticks": p.silent, "timer": opts["absent_timer"]},
+                    )
                 )
         if p.status == ABSENT and tick - p.absent_since >= opts["absent_timer"]:
             p = replace(p, status=REMOVED)
             released = sorted(s for s, who in owners.items() if who == p.name)
             for s in released:
                 del owners[s]
-            events.append(Event("removed", {"player": p.name, "states": released}))
+            kind = "removed" if released else "removed_stateless"
+            events.append(Event(kind, {"player": p.name, "states": released}))
         players.append(p)
     orders = sorted(
         (o for s in sheets for o in s.orders),
@@ -104,10 +109,7 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
             Event("on_hold", {"absent": sorted(p.name for p in players if p.status == ABSENT)})
         )
         results = [
-            OrderResult(
-                o, o.player in away, (Reason.AWAY if isinstance(o, Away) else Reason.ON_HOLD).value
-            )
-            for o in orders
+            _presence_result(o) or OrderResult(o, False, Reason.ON_HOLD.value) for o in orders
         ]
         new = replace(state, players=tuple(players), tick=tick, owners=owners, troops=troops)
         return TurnResult(_ended(new, events), tuple(results), tuple(events))
@@ -127,8 +129,7 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
     def result(o: Send, reason: Reason, **facts: Any) -> None:
         results.append(OrderResult(o, reason in SUCCEEDED, reason.value, facts))
 
-    for o in (o for o in orders if isinstance(o, Away)):
-        results.append(OrderResult(o, True, Reason.AWAY.value))
+    results += [r for r in map(_presence_result, orders) if r is not None]
     for i, o in enumerate(pending):
         if i in done:
             continue
@@ -205,6 +206,24 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
         )
     new = replace(state, players=tuple(players), tick=tick, owners=owners, troops=troops)
     return TurnResult(_ended(new, events), tuple(results), tuple(events))
+
+
+def _away(sheets: Sequence[OrderSheet]) -> set[str]:
+    """The players whose last word on presence this tick was AWAY (a later
+    BACK takes it back)."""
+    last: dict[str, bool] = {}
+    orders = (o for s in sheets for o in s.orders if isinstance(o, Away | Back))
+    for o in sorted(orders, key=lambda o: (o.seq, o.line)):
+        last[o.player] = isinstance(o, Away)
+    return {p for p, away in last.items() if away}
+
+
+def _presence_result(o: Any) -> OrderResult | None:
+    if isinstance(o, Away):
+        return OrderResult(o, True, Reason.AWAY.value)
+    if isinstance(o, Back):
+        return OrderResult(o, True, Reason.BACK.value)
+    return None
 
 
 def _direct(
