@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from adjudicator.base import GameError, OrderSheet, Rng
 from adjudicator.territory import GAME
 from adjudicator.territory.board import generate
-from adjudicator.territory.orders import Away, Send, read_orders
+from adjudicator.territory.orders import Away, Back, Send, read_orders
 from adjudicator.territory.state import dump, load
 
 SIX = ["ann", "bob", "cid", "dee", "eve", "fay"]
@@ -296,6 +296,31 @@ def test_away_starts_the_timer_and_any_mail_brings_the_player_back():
     assert "back" in [e.kind for e in back.events]
 
 
+def test_a_later_back_takes_an_away_back_and_a_later_away_stands():
+    s = board(new_game(), {"Lyon": "ann", "Paris": "bob"}, {"Lyon": 5, "Paris": 5})
+    r = tick(s, Away(player="bob", seq=1, line=1), Back(player="bob", seq=2, line=1))
+    assert r.state.player["bob"].status == "active"
+    assert [(x.order.canonical(), x.reason) for x in r.results] == [
+        ("away", "away"),
+        ("back", "back"),
+    ]
+    r = tick(s, Back(player="bob", seq=1, line=1), Away(player="bob", seq=1, line=2))
+    assert r.state.player["bob"].status == "absent"
+    assert [e.kind for e in r.events] == ["away"]
+
+
+def test_away_and_back_are_read_with_what_they_mean():
+    s = new_game(absent_timer=4)
+    sheet = read_orders(s, SIX[0], "AWAY\nI'm back\nback")
+    assert [o.canonical() for o in sheet.orders] == ["away", "back", "back"]
+    away = sheet.warnings[0]
+    assert away.reason == "away"
+    assert away.facts == {"from": {"deadline": 1}, "until": {"deadline": 5}, "ticks": 4}
+    assert sheet.warnings[1].reason == "back"
+    held = read_orders(new_game(absence="hold"), SIX[0], "away")
+    assert held.warnings[0].reason == "away_hold"
+
+
 def test_in_continue_mode_the_others_play_on_and_may_attack_the_absent():
     s = board(new_game(absence="continue"), {"Lyon": "ann", "Paris": "bob"},
               {"Lyon": 60, "Paris": 5})  # fmt: skip
@@ -381,3 +406,10 @@ def test_properties_of_random_games(seed, ticks, hold):
         live = {p.name for p in s.players if p.status != "removed"}
         assert set(s.owners.values()) <= live  # one owner or none, never a removed player
         assert load(dump(s)) == s
+
+
+def test_the_view_counts_troops_in_good_english():
+    s = board(new_game(), {"Lyon": "ann", "Nice": "ann"}, {"Lyon": 2, "Nice": 5})
+    options = GAME.view(s, "ann").options
+    assert options["Lyon"] == ("Lyon -> any state (1 troop goes)",)
+    assert options["Nice"] == ("Nice -> any state (4 troops go)",)

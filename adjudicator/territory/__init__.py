@@ -20,6 +20,7 @@ from adjudicator.base import (
     Standing,
     TurnResult,
     View,
+    counted,
     player_by_name_or_colour,
 )
 from adjudicator.territory import board as maps
@@ -170,7 +171,9 @@ class Territory:
         if viewer is not None and state.outcome is None:
             for s in state.map.states:
                 if state.owners.get(s.name) == viewer and state.troops[s.name] >= 2:
-                    options[s.name] = (f"{s.name} -> any state ({state.troops[s.name] - 1} go)",)
+                    n = state.troops[s.name] - 1
+                    go = f"{counted(n, 'troop')} {'goes' if n == 1 else 'go'}"
+                    options[s.name] = (f"{s.name} -> any state ({go})",)
         return View(self.name, state.tick + 1, self.phase(state)[1], standings, (), board, options)
 
     def outcome(self, state: State) -> Outcome | None:
