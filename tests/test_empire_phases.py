@@ -27,9 +27,9 @@ def movement(orders: dict[str, list[str]]):
 def retreat(after, dislodged, contested, orders: dict[str, list[str]]):
     given, refused = {}, []
     for power, lines in orders.items():
-        o, problems = read_retreats(BOARD, after, dislodged, contested, power, "\n".join(lines))
-        given.update(o)
-        refused += [lines[p.line - 1] for p in problems]
+        sheet = read_retreats(BOARD, after, dislodged, contested, power, "\n".join(lines))
+        given.update({o.unit: o for o in sheet.orders})
+        refused += [lines[p.line - 1] for p in sheet.problems]
     units, outcome = resolve_retreats(BOARD, after, dislodged, contested, given)
     return units, outcome, refused
 
@@ -354,7 +354,7 @@ HOMES = {sc: power.name for power in BOARD.powers for sc in power.homes}
 def adjustments(units: dict, owners: dict, orders: dict[str, list[str]]):
     given = {}
     for power, lines in orders.items():
-        given[power], _ = read_adjustments(BOARD, units, power, "\n".join(lines))
+        given[power] = list(read_adjustments(BOARD, units, power, "\n".join(lines)).orders)
     return adjust(BOARD, units, owners, given)
 
 

@@ -87,7 +87,7 @@ class Board:
         return {h: p.name for p in self.powers for h in p.homes}
 
     @cached_property
-    def _names(self) -> dict[str, str]:
+    def names(self) -> dict[str, str]:
         """Every way to write a province: abbreviation, name, aliases."""
         out: dict[str, str] = {}
         for p in self.provinces:
@@ -97,7 +97,11 @@ class Board:
 
     def lookup(self, text: str) -> str | None:
         """The province a typed name means, or None."""
-        return self._names.get(_key(text))
+        return self.names.get(_key(text))
+
+    def label(self, province: str) -> str:
+        """A province for people: "Liverpool (LVP)"."""
+        return f"{self.province[province].name} ({province.upper()})"
 
     def locations(self, province: str) -> tuple[str, ...]:
         p = self.province[province]

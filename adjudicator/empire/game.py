@@ -204,16 +204,13 @@ class Empire:
         text = "\n".join(kept)
         if state.kind == "M":
             sheet = read(state.board, dict(state.units), power, text, seq)
-            orders = tuple(replace(o, player=player) for o in sheet.orders)
-            problems = list(sheet.problems)
         elif state.kind == "R":
-            found, problems = read_retreats(state.board, state.units, state.dislodged,
-                                            state.contested, power, text, seq)  # fmt: skip
-            orders = tuple(replace(o, player=player) for o in found.values())
+            sheet = read_retreats(state.board, state.units, state.dislodged, state.contested,
+                                  power, text, seq)  # fmt: skip
         else:
-            found_list, problems = read_adjustments(state.board, state.units, power, text, seq)
-            orders = tuple(replace(o, player=player) for o in found_list)
-        return OrderSheet(player, (*orders, *votes), tuple(problems))
+            sheet = read_adjustments(state.board, state.units, power, text, seq, state.owners)
+        orders = tuple(replace(o, player=player) for o in sheet.orders)
+        return OrderSheet(player, (*orders, *votes), sheet.problems, sheet.warnings)
 
     def default_orders(
         self, state: State, player: str, orders: Sequence[Order]

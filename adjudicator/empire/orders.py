@@ -17,12 +17,23 @@ unit, not adjacent, coast needed, ...).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from adjudicator.base import Order, OrderSheet, Problem, ProblemKind
-from adjudicator.empire.board import COAST_WORDS, Board, province_of
+from adjudicator.base import Notice, Order, OrderSheet, Problem, ProblemKind
+from adjudicator.empire.board import Board, province_of
+from adjudicator.empire.notation import (
+    BUILD,
+    DISBAND,
+    HOLD,
+    MOVE,
+    SUPPORT,
+    WAIVE,
+    Parsed,
+    Unreadable,
+    parse,
+    segments,
+)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -56,7 +67,13 @@ class Move(UnitOrder):
         return f"{self._unit()} - {self.to.upper()}" + (" VIA CONVOY" if self.convoy else "")
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "move", "player": self.player, "unit": self._unit(), "to": self.to}
+        return {
+            "kind": "move",
+            "player": self.player,
+            "unit": self._unit(),
+            "to": self.to,
+            "via_convoy": self.convoy,
+        }
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -64,11 +81,13 @@ class Support(UnitOrder):
     target: str  # the supported unit's province
     dest: str | None = None  # the province it moves to; None: support to hold
     dest_coast: str | None = None  # a coast, if the order named one
+    target_kind: str = ""  # A or F: the supported unit's type, for the canonical form
 
     def canonical(self) -> str:
         where = f"{self.dest}/{self.dest_coast}" if self.dest and self.dest_coast else self.dest
         tail = f" - {where.upper()}" if where else ""
-        return f"{self._unit()} S {self.target.upper()}{tail}"
+        kind = f"{self.target_kind} " if self.target_kind else ""
+        return f"{self._unit()} S {kind}{self.target.upper()}{tail}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,7 +95,9 @@ class Support(UnitOrder):
             "player": self.player,
             "unit": self._unit(),
             "target": self.target,
+            "target_kind": self.target_kind,
             "dest": self.dest,
+            "dest_coast": self.dest_coast,
         }
 
 
@@ -99,140 +120,34 @@ class Convoy(UnitOrder):
 
 
 # ----------------------------------------------------------------------------
-# Reading
+# Reading (the notations: adjudicator/empire/notation.py)
+
+def _Bad(reason: str, problem: ProblemKind = ProblemKind.NOT_ALLOWED, /,  # noqa: N802
+         **facts: Any) -> Unreadable:  # fmt: skip
+    """A refusal: the order is read but not allowed here."""
+    return Unreadable(reason, problem, (), **facts)
+
+_OTHER_PHASE = {BUILD: "build", DISBAND: "disband", WAIVE: "waive"}
 
 
-_WORDS = [
-    (r"\bvia\s+convoy\b|\bby\s+convoy\b|\bvia\s+c\b", " VIACONVOY "),
-    (
-        r"->|=>|-(?=\s)|(?<=\s)-|\bmoves?\s+to\b|\bmoves?\b|\bgoes\s+to\b|\battacks\b|\bto\b",
-        " MOVE ",
-    ),
-    (r"\bsupports?\b|\bs\b", " SUPPORT "),
-    (r"\bconvoys?\b|\bc\b", " CONVOY "),
-    (r"\bholds?\b|\bstands?\b|\bh\b", " HOLD "),
-]
-_UNIT = {"a": "A", "army": "A", "f": "F", "fleet": "F"}
-
-
-class _Bad(Exception):
-    def __init__(self, reason: str, kind: ProblemKind = ProblemKind.NOT_ALLOWED, **facts: Any):
-        super().__init__(reason)
-        self.reason, self.kind, self.facts = reason, kind, facts
-
-
-def _tokens(text: str) -> list[str]:
-    line = " " + text.strip().lower().replace("(", " ").replace(")", " ") + " "
-    line = re.sub(r"\b(\w+)/(\w\w)\b", r"\1 \2", line)  # spa/nc -> spa nc
-    for pattern, word in _WORDS:
-        line = re.sub(pattern, word, line)
-    return line.split()
-
-
-def _place(board: Board, words: list[str], i: int) -> tuple[str, str | None, int]:
-    """A province and maybe a coast from words[i:]: (province, coast, next i)."""
-    for j in range(min(len(words), i + 4), i, -1):
-        prov = board.lookup(" ".join(words[i:j]))
-        if prov is None:
-            continue
-        coast = None
-        for k in (2, 1):  # "north coast", "nc"
-            if j + k <= len(words) and " ".join(words[j : j + k]) in COAST_WORDS:
-                candidate = COAST_WORDS[" ".join(words[j : j + k])]
-                if candidate in board.province[prov].coasts:
-                    coast, j = candidate, j + k
-                    break
-        return prov, coast, j
-    raise _Bad("no_such_province", ProblemKind.NOT_UNDERSTOOD, name=" ".join(words[i : i + 3]))
-
-
-def parse(board: Board, text: str) -> dict[str, Any]:
-    """The order's parts, not yet checked against a position."""
-    words = _tokens(text)
-    i = 0
-    kind = None
-    if i < len(words) and words[i] in _UNIT:
-        kind, i = _UNIT[words[i]], i + 1
-    if i >= len(words):
-        raise _Bad("not_an_order", ProblemKind.NOT_UNDERSTOOD)
-    prov, coast, i = _place(board, words, i)
-    out: dict[str, Any] = {"kind": kind, "prov": prov, "coast": coast}
-    rest = words[i:]
-    if not rest or rest == ["HOLD"]:
-        out["verb"] = "hold"
-        return out
-    if rest[0] == "MOVE":
-        to, to_coast, j = _place(board, rest, 1)
-        out.update(verb="move", to=to, to_coast=to_coast, convoy="VIACONVOY" in rest[j:])
-        if [w for w in rest[j:] if w != "VIACONVOY"]:
-            raise _Bad("not_an_order", ProblemKind.NOT_UNDERSTOOD)
-        return out
-    if rest[0] in ("SUPPORT", "CONVOY"):
-        j = 1
-        if j < len(rest) and rest[j] in _UNIT:
-            j += 1
-        target, _, j = _place(board, rest, j)
-        dest = dest_coast = None
-        if j < len(rest) and rest[j] == "MOVE":
-            dest, dest_coast, j = _place(board, rest, j + 1)
-        elif j < len(rest) and rest[j] == "HOLD":
-            j += 1
-        if j != len(rest):
-            raise _Bad("not_an_order", ProblemKind.NOT_UNDERSTOOD)
-        if rest[0] == "CONVOY":
-            if dest is None:
-                raise _Bad("convoy_needs_destination", ProblemKind.NOT_UNDERSTOOD)
-            out.update(verb="convoy", army=target, dest=dest)
-        else:
-            out.update(verb="support", target=target, dest=dest, dest_coast=dest_coast)
-        return out
-    raise _Bad("not_an_order", ProblemKind.NOT_UNDERSTOOD)
-
-
-def check(board: Board, units: dict[str, tuple[str, str, str]], player: str, p: dict[str, Any],
+def check(board: Board, units: dict[str, tuple[str, str, str]], player: str, p: Parsed,
           seq: int, line: int) -> Order:  # fmt: skip
-    """The order as it stands on the position ``units`` (province -> (power,
-    kind, location)), or _Bad with the reason."""
-    prov = p["prov"]
-    here = units.get(prov)
-    if here is None:
-        raise _Bad("no_unit", province=prov)
-    power, kind, loc = here
-    if power != player:
-        raise _Bad("not_your_unit", province=prov, owner=power)
-    if p["kind"] and p["kind"] != kind:
-        raise _Bad("wrong_unit_type", province=prov, kind=kind)
+    """The movement order as it stands on the position ``units`` (province
+    -> (power, kind, location)), or Unreadable with the reason."""
+    if p.verb in _OTHER_PHASE:
+        raise _Bad("not_in_movement", ProblemKind.NOT_ALLOWED, verb=_OTHER_PHASE[p.verb])
+    assert p.place is not None
+    prov = p.place.prov
+    power, kind, loc = own_unit(units, player, p)
     base = {"player": player, "seq": seq, "line": line, "kind": kind, "loc": loc}
-    verb = p["verb"]
-    if verb == "hold":
+    if p.verb == HOLD:
         return Hold(**base)
-    if verb == "move":
-        to = p["to"]
-        if to == prov:
-            raise _Bad("move_to_itself", province=prov)
-        if kind == "A":
-            if board.province[to].kind == "sea":
-                raise _Bad("army_to_sea", target=to)
-            if to not in board.army_adj[prov] and not convoy_possible(board, units, prov, to):
-                raise _Bad("not_adjacent", origin=prov, target=to)
-            return Move(**base, to=to, convoy=p["convoy"])
-        if board.province[to].kind == "land":
-            raise _Bad("fleet_to_land", target=to)
-        target = _fleet_target(board, loc, to, p["to_coast"])
-        return Move(**base, to=target)
-    if verb == "support":
-        target, dest = p["target"], p["dest"]
-        if target not in units:
-            raise _Bad("no_unit_to_support", province=target)
-        reach = dest if dest else target
-        if reach == prov:
-            raise _Bad("support_itself", province=prov)
-        if not board.reaches(kind, loc, reach):
-            raise _Bad("cannot_reach", origin=prov, target=reach)
-        if dest is not None and not _could_move(board, units, units[target], dest, prov):
-            raise _Bad("supported_cannot_move", unit=target, target=dest)
-        return Support(**base, target=target, dest=dest, dest_coast=p.get("dest_coast"))
-    army, dest = p["army"], p["dest"]
+    if p.verb == MOVE:
+        return _move(board, units, p, base)
+    if p.verb == SUPPORT:
+        return _support(board, units, p, base)
+    assert p.target is not None and p.to is not None
+    army, dest = p.target.prov, p.to.prov
     if kind != "F" or board.province[prov].kind != "sea":
         raise _Bad("only_fleets_at_sea_convoy", province=prov)
     other = units.get(army)
@@ -245,6 +160,64 @@ def check(board: Board, units: dict[str, tuple[str, str, str]], player: str, p: 
     if not convoy_needed(board, units, prov, army, dest):
         raise _Bad("convoy_not_on_route", province=prov, origin=army, target=dest)
     return Convoy(**base, army=army, dest=dest)
+
+
+def own_unit(units: dict[str, tuple[str, str, str]], player: str,
+             p: Parsed) -> tuple[str, str, str]:  # fmt: skip
+    """The player's unit the order names: (power, kind, location)."""
+    assert p.place is not None
+    prov = p.place.prov
+    here = units.get(prov)
+    if here is None:
+        raise _Bad("no_unit", ProblemKind.NOT_ALLOWED, province=prov)
+    power, kind, loc = here
+    if power != player:
+        raise _Bad("not_your_unit", ProblemKind.NOT_ALLOWED, province=prov, owner=power)
+    if p.kind and p.kind != kind:
+        raise _Bad("wrong_unit_type", ProblemKind.NOT_ALLOWED, province=prov, kind=kind)
+    return here
+
+
+def _move(board: Board, units: dict[str, tuple[str, str, str]], p: Parsed,
+          base: dict[str, Any]) -> Move:  # fmt: skip
+    assert p.place is not None and p.to is not None
+    prov, to, kind, loc = p.place.prov, p.to.prov, base["kind"], base["loc"]
+    if to == prov:
+        raise _Bad("move_to_itself", ProblemKind.NOT_ALLOWED, province=prov)
+    if any(board.province[q].kind != "sea" for q in p.via):
+        raise _Bad("route_through_seas", ProblemKind.NOT_ALLOWED, route=list(p.via))
+    if kind == "A":
+        if board.province[to].kind == "sea":
+            raise _Bad("army_to_sea", ProblemKind.NOT_ALLOWED, target=to)
+        if to not in board.army_adj[prov] and not convoy_possible(board, units, prov, to):
+            raise _Bad("not_adjacent", ProblemKind.NOT_ALLOWED, origin=prov, target=to)
+        return Move(**base, to=to, convoy=p.convoy)
+    if p.via or p.convoy:
+        raise _Bad("fleets_not_convoyed", ProblemKind.NOT_ALLOWED)
+    if board.province[to].kind == "land":
+        raise _Bad("fleet_to_land", ProblemKind.NOT_ALLOWED, target=to)
+    return Move(**base, to=_fleet_target(board, loc, to, p.to.coast))
+
+
+def _support(board: Board, units: dict[str, tuple[str, str, str]], p: Parsed,
+             base: dict[str, Any]) -> Support:  # fmt: skip
+    assert p.place is not None and p.target is not None
+    prov, target = p.place.prov, p.target.prov
+    dest = p.to.prov if p.to else None
+    other = units.get(target)
+    if other is None:
+        raise _Bad("no_unit_to_support", ProblemKind.NOT_ALLOWED, province=target)
+    if p.target_kind and p.target_kind != other[1]:
+        raise _Bad("wrong_unit_type", ProblemKind.NOT_ALLOWED, province=target, kind=other[1])
+    reach = dest if dest else target
+    if reach == prov:
+        raise _Bad("support_itself", ProblemKind.NOT_ALLOWED, province=prov)
+    if not board.reaches(base["kind"], base["loc"], reach):
+        raise _Bad("cannot_reach", ProblemKind.NOT_ALLOWED, origin=prov, target=reach)
+    if dest is not None and not _could_move(board, units, other, dest, prov):
+        raise _Bad("supported_cannot_move", ProblemKind.NOT_ALLOWED, unit=target, target=dest)
+    coast = p.to.coast if p.to else None
+    return Support(**base, target=target, dest=dest, dest_coast=coast, target_kind=other[1])
 
 
 def _fleet_target(board: Board, loc: str, to: str, coast: str | None) -> str:
@@ -339,15 +312,69 @@ def convoy_possible(board: Board, units: dict[str, tuple[str, str, str]], origin
 
 def read(board: Board, units: dict[str, tuple[str, str, str]], player: str, text: str,
          seq: int = 0) -> OrderSheet:  # fmt: skip
+    """One power's movement orders: one per unit (a later order for a unit
+    replaces the earlier, with a notice), the refused lines, and notices
+    (names read from a typo, supports and convoys of one's own units that
+    match none of their orders)."""
     orders: dict[str, Order] = {}
     problems: list[Problem] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.strip().startswith("#"):
-            continue
+    notices: list[Notice] = []
+    for n, text_ in segments(text):
         try:
-            o = check(board, units, player, parse(board, line), seq, n)
-        except _Bad as bad:
-            problems.append(Problem(n, line.strip(), bad.kind, bad.reason, bad.facts))
+            p = parse(board, text_)
+            o = check(board, units, player, p, seq, n)
+        except Unreadable as bad:
+            problems.append(refusal(n, text_, bad))
             continue
-        orders[o.unit] = o  # a later order for a unit replaces the earlier
-    return OrderSheet(player, tuple(orders.values()), tuple(problems))
+        notices += read_as_notices(board, p, n)
+        if o.unit in orders:
+            notices.append(replaced(orders.pop(o.unit), n))
+        orders[o.unit] = o
+    notices += unmatched(units, player, orders)
+    return OrderSheet(player, tuple(orders.values()), tuple(problems), tuple(notices))
+
+
+def refusal(line: int, text: str, bad: Unreadable) -> Problem:
+    return Problem(line, text, bad.kind, bad.reason, bad.facts, bad.suggestions)
+
+
+def read_as_notices(board: Board, p: Parsed, line: int) -> list[Notice]:
+    return [Notice(line, "read_as", {"typed": typed, "province": board.label(prov)})
+            for typed, prov in p.read_as]  # fmt: skip
+
+
+def replaced(earlier: Order, line: int) -> Notice:
+    unit = earlier.canonical().split(" ")[:2]
+    return Notice(line, "replaces", {"unit": " ".join(unit), "earlier": earlier.canonical()})
+
+
+def unmatched(units: dict[str, tuple[str, str, str]], player: str,
+              orders: dict[str, Order]) -> list[Notice]:  # fmt: skip
+    """Notices for supports and convoys of the player's own units that do
+    not match what those units are ordered (they would be void)."""
+    out = []
+    for o in orders.values():
+        if isinstance(o, Support):
+            other, wanted = o.target, o.dest
+        elif isinstance(o, Convoy):
+            other, wanted = o.army, o.dest
+        else:
+            continue
+        unit = units.get(other)
+        if unit is None or unit[0] != player:
+            continue  # another power's unit: its orders are not known here
+        given = orders.get(other)
+        moves_to = province_of(given.to) if isinstance(given, Move) else None
+        if moves_to == wanted:
+            continue
+        facts = {
+            "order": o.canonical(),
+            "unit": f"{unit[1]} {unit[2].upper()}",
+            "ordered": given.canonical() if given else f"{unit[1]} {unit[2].upper()} H",
+            "wanted": f"{other.upper()} - {wanted.upper()}" if wanted else "hold",
+        }
+        reason = f"{type(o).__name__.lower()}_unmatched"
+        if wanted is None:
+            reason = "support_hold_unmatched"
+        out.append(Notice(o.line, reason, facts))
+    return out

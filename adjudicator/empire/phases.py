@@ -20,14 +20,23 @@ the province's name in alphabetical order (DATC 6.J, 2023 rules).
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from adjudicator.base import Order, Problem, ProblemKind
-from adjudicator.empire.board import COAST_WORDS, Board, province_of
+from adjudicator.base import Notice, Order, OrderSheet, Problem, ProblemKind
+from adjudicator.empire.board import Board, province_of
+from adjudicator.empire.notation import (
+    BUILD,
+    DISBAND,
+    MOVE,
+    WAIVE,
+    Parsed,
+    Unreadable,
+    parse,
+    segments,
+)
 
 Units = Mapping[str, tuple[str, str, str]]  # province -> (power, kind, location)
 
@@ -44,7 +53,7 @@ class Retreat(Order):
 
     def canonical(self) -> str:
         u = f"{self.kind} {self.loc.upper()}"
-        return f"{u} R {self.to.upper()}" if self.to else f"{u} DISBAND"
+        return f"{u} R {self.to.upper()}" if self.to else f"{u} D"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": "retreat", "player": self.player, "unit": self.loc, "to": self.to}
@@ -57,7 +66,7 @@ class Build(Order):
 
     @property
     def unit(self) -> str:
-        return f"build:{self.line}"
+        return f"build:{province_of(self.loc)}"
 
     def canonical(self) -> str:
         return f"BUILD {self.kind} {self.loc.upper()}"
@@ -73,7 +82,7 @@ class Remove(Order):
 
     @property
     def unit(self) -> str:
-        return f"remove:{self.line}"
+        return f"remove:{province_of(self.loc)}"
 
     def canonical(self) -> str:
         return f"REMOVE {self.kind} {self.loc.upper()}"
@@ -307,141 +316,141 @@ def _build_problem(
 # -- reading ---------------------------------------------------------------------------
 
 
-_BUILD = re.compile(r"^\s*(?:build|b)\s+(a|f|army|fleet)\s+(.+?)\s*$", re.I)
-_REMOVE = re.compile(r"^\s*(?:remove|disband|d|r)\s+(?:(a|f|army|fleet)\s+)?(.+?)\s*$", re.I)
-_RETREAT = re.compile(
-    r"^\s*(?:(a|f|army|fleet)\s+)?(.+?)\s+(?:r|retreats?(?:\s+to)?|-|->|to)\s+(.+?)\s*$", re.I
-)
-_DISBAND = re.compile(r"^\s*(?:(a|f|army|fleet)\s+)?(.+?)\s+(?:d|disbands?)\s*$", re.I)
+def _problem(line: int, text: str, reason: str, **facts: Any) -> Problem:
+    return Problem(line, text, ProblemKind.NOT_ALLOWED, reason, facts)
 
 
-def _location(board: Board, text: str) -> str | None:
-    words = text.lower().replace("(", " ").replace(")", " ").replace("/", " ").split()
-    for n in range(len(words), 0, -1):
-        prov = board.lookup(" ".join(words[:n]))
-        if prov is None:
+def read_adjustments(board: Board, units: Units, power: str, text: str, seq: int = 0,
+                     owners: Mapping[str, str] | None = None) -> OrderSheet:  # fmt: skip
+    """Build, remove and waive orders, in the order given. With ``owners``
+    (the game's reading), each is checked at once: a build when the power
+    has none or no more, in a centre where it cannot be made, a removal when
+    it has none to make, are refused with the count it has."""
+    orders: list[Order] = []
+    problems: list[Problem] = []
+    notices: list[Notice] = []
+    if owners is not None:
+        centres = sum(1 for who in owners.values() if who == power)
+        count = centres - sum(1 for u in units.values() if u[0] == power)
+        counts = {"centres": centres, "units": centres - count, "builds": max(count, 0),
+                  "removals": max(-count, 0)}  # fmt: skip
+    for n, line in segments(text):
+        try:
+            p = parse(board, line)
+        except Unreadable as bad:
+            problems.append(Problem(n, line, bad.kind, bad.reason, bad.facts, bad.suggestions))
             continue
-        rest = " ".join(words[n:])
-        if not rest:
-            return prov
-        coast = COAST_WORDS.get(rest)
-        if coast and coast in board.province[prov].coasts:
-            return f"{prov}/{coast}"
-        return None
+        notices += [Notice(n, "read_as", {"typed": t, "province": board.label(q)})
+                    for t, q in p.read_as]  # fmt: skip
+        o = _adjustment(board, units, power, p, seq, n)
+        if isinstance(o, Problem):
+            problems.append(replace(o, text=line))
+            continue
+        why = None if owners is None else _refuse_adjustment(board, units, owners, power, o,
+                                                            orders, counts)  # fmt: skip
+        if why is not None:
+            problems.append(_problem(n, line, why[0], **why[1]))
+            continue
+        orders.append(o)
+    return OrderSheet(power, tuple(orders), tuple(problems), tuple(notices))
+
+
+def _adjustment(board: Board, units: Units, power: str, p: Parsed, seq: int,
+                n: int) -> Order | Problem:  # fmt: skip
+    if p.verb == WAIVE:
+        return Waive(player=power, seq=seq, line=n)
+    if p.verb not in (BUILD, DISBAND):
+        return Problem(n, "", ProblemKind.NOT_ALLOWED, "not_in_adjustments", {})
+    assert p.place is not None
+    loc = p.place.loc
+    if p.verb == BUILD:
+        if p.kind is None:
+            return _problem(n, "", "build_needs_kind", province=p.place.prov)
+        return Build(player=power, seq=seq, line=n, kind=p.kind, loc=loc)
+    unit = units.get(p.place.prov)
+    kind = unit[1] if unit else (p.kind or "A")
+    return Remove(player=power, seq=seq, line=n, kind=kind, loc=unit[2] if unit else loc)
+
+
+def _refuse_adjustment(board: Board, units: Units, owners: Mapping[str, str], power: str,
+                       o: Order, earlier: list[Order],
+                       counts: dict[str, int]) -> tuple[str, dict[str, Any]] | None:  # fmt: skip
+    """Why an adjustment is refused at once, or None."""
+    builds = sum(1 for e in earlier if isinstance(e, (Build, Waive)))
+    if isinstance(o, (Build, Waive)):
+        if counts["builds"] == 0:
+            return "no_builds", counts
+        if builds >= counts["builds"]:
+            return "too_many_builds", counts
+        if isinstance(o, Waive):
+            return None
+        assert isinstance(o, Build)
+        if any(isinstance(e, Build) and province_of(e.loc) == province_of(o.loc) for e in earlier):
+            return "already_building", {"province": province_of(o.loc)}
+        why = _build_problem(board, units, owners, power, o)
+        return None if why is None else (why.replace(" ", "_"), {"province": province_of(o.loc)})
+    assert isinstance(o, Remove)
+    prov = province_of(o.loc)
+    if counts["removals"] == 0:
+        return "no_removals", counts
+    unit = units.get(prov)
+    if unit is None or unit[0] != power:
+        return "no_unit_to_remove", {"province": prov}
+    if any(isinstance(e, Remove) and province_of(e.loc) == prov for e in earlier):
+        return "already_removing", {"province": prov}
+    if sum(1 for e in earlier if isinstance(e, Remove)) >= counts["removals"]:
+        return "too_many_removals", counts
     return None
 
 
-def read_adjustments(board: Board, units: Units, power: str, text: str, seq: int = 0):
-    """Build, remove and waive orders, in the order given."""
-    orders: list[Order] = []
-    problems: list[Problem] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.strip().startswith("#"):
-            continue
-        if line.strip().lower() in ("waive", "w", "build waive"):
-            orders.append(Waive(player=power, seq=seq, line=n))
-            continue
-        m = _BUILD.match(line)
-        if m:
-            loc = _location(board, m[2])
-            if loc is None:
-                problems.append(
-                    Problem(
-                        n,
-                        line.strip(),
-                        ProblemKind.NOT_UNDERSTOOD,
-                        "no_such_province",
-                        {"name": m[2]},
-                    )
-                )
-                continue
-            kind = "A" if m[1].lower().startswith("a") else "F"
-            orders.append(Build(player=power, seq=seq, line=n, kind=kind, loc=loc))
-            continue
-        m = _REMOVE.match(line)
-        if m:
-            loc = _location(board, m[2])
-            unit = units.get(province_of(loc)) if loc else None
-            kind = unit[1] if unit else ("A" if (m[1] or "a").lower().startswith("a") else "F")
-            if loc is None:
-                problems.append(
-                    Problem(
-                        n,
-                        line.strip(),
-                        ProblemKind.NOT_UNDERSTOOD,
-                        "no_such_province",
-                        {"name": m[2]},
-                    )
-                )
-                continue
-            orders.append(
-                Remove(player=power, seq=seq, line=n, kind=kind, loc=unit[2] if unit else loc)
-            )
-            continue
-        problems.append(
-            Problem(n, line.strip(), ProblemKind.NOT_UNDERSTOOD, "not_an_adjustment", {})
-        )
-    return orders, problems
-
-
-def read_retreats(
-    board: Board,
-    units: Units,
-    dislodged: Mapping[str, Dislodged],
-    contested: frozenset[str],
-    power: str,
-    text: str,
-    seq: int = 0,
-):
+def read_retreats(board: Board, units: Units, dislodged: Mapping[str, Dislodged],
+                  contested: frozenset[str], power: str, text: str,
+                  seq: int = 0) -> OrderSheet:  # fmt: skip
+    """Retreats (A VIE - BOH, A VIE R BOH) and disbands (A VIE D), one
+    per dislodged unit: a later one replaces the earlier, with a notice."""
     orders: dict[str, Retreat] = {}
     problems: list[Problem] = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.strip().startswith("#"):
+    notices: list[Notice] = []
+    for n, line in segments(text):
+        try:
+            p = parse(board, line)
+            o = _retreat(board, units, dislodged, contested, power, p, seq, n)
+        except Unreadable as bad:
+            problems.append(Problem(n, line, bad.kind, bad.reason, bad.facts, bad.suggestions))
             continue
-        m = _DISBAND.match(line)
-        target_text = None
-        if m is None:
-            m = _RETREAT.match(line)
-            if m is None:
-                problems.append(
-                    Problem(n, line.strip(), ProblemKind.NOT_UNDERSTOOD, "not_a_retreat", {})
-                )
-                continue
-            target_text = m[3]
-        loc = _location(board, m[2])
-        prov = province_of(loc) if loc else None
-        d = dislodged.get(prov) if prov else None
-        if d is None or d.power != power:
-            problems.append(
-                Problem(
-                    n,
-                    line.strip(),
-                    ProblemKind.NOT_ALLOWED,
-                    "no_dislodged_unit",
-                    {"province": prov or m[2]},
-                )
-            )
-            continue
-        if target_text is None:
-            orders[prov] = Retreat(player=power, seq=seq, line=n, kind=d.kind, loc=d.loc, to=None)
-            continue
-        target = _location(board, target_text)
-        options = retreat_options(board, units, d, contested)
-        if target is not None and d.kind == "F" and "/" not in target:
-            reach = [o for o in options if province_of(o) == target]
-            target = reach[0] if len(reach) == 1 else target
-        if d.kind == "A" and target is not None:
-            target = province_of(target)
-        if target is None or target not in options:
-            problems.append(
-                Problem(
-                    n,
-                    line.strip(),
-                    ProblemKind.NOT_ALLOWED,
-                    "cannot_retreat_there",
-                    {"unit": d.loc, "target": target_text, "options": list(options)},
-                )
-            )
-            continue
-        orders[prov] = Retreat(player=power, seq=seq, line=n, kind=d.kind, loc=d.loc, to=target)
-    return orders, problems
+        notices += [Notice(n, "read_as", {"typed": t, "province": board.label(q)})
+                    for t, q in p.read_as]  # fmt: skip
+        if o.unit in orders:
+            earlier = orders.pop(o.unit)
+            notices.append(Notice(n, "replaces", {"unit": f"{o.kind} {o.loc.upper()}",
+                                                  "earlier": earlier.canonical()}))  # fmt: skip
+        orders[o.unit] = o
+    return OrderSheet(power, tuple(orders.values()), tuple(problems), tuple(notices))
+
+
+def _retreat(board: Board, units: Units, dislodged: Mapping[str, Dislodged],
+             contested: frozenset[str], power: str, p: Parsed, seq: int,
+             n: int) -> Retreat:  # fmt: skip
+    if p.verb not in (MOVE, DISBAND):
+        raise Unreadable("not_in_retreats", ProblemKind.NOT_ALLOWED)
+    assert p.place is not None
+    prov = p.place.prov
+    d = dislodged.get(prov)
+    if d is None or d.power != power:
+        raise Unreadable("no_dislodged_unit", ProblemKind.NOT_ALLOWED, (), province=prov)
+    if p.kind and p.kind != d.kind:
+        raise Unreadable("wrong_unit_type", ProblemKind.NOT_ALLOWED, (), province=prov,
+                         kind=d.kind)  # fmt: skip
+    if p.verb == DISBAND:
+        return Retreat(player=power, seq=seq, line=n, kind=d.kind, loc=d.loc, to=None)
+    assert p.to is not None
+    options = retreat_options(board, units, d, contested)
+    reach = [o for o in options if province_of(o) == p.to.prov]
+    if p.to.coast:
+        reach = [o for o in reach if o == p.to.loc]
+    if len(reach) != 1:
+        shown = [o.upper() for o in options] or ["nowhere (it is disbanded)"]
+        raise Unreadable("cannot_retreat_there", ProblemKind.NOT_ALLOWED, (),
+                         unit=f"{d.kind} {d.loc.upper()}", target=p.to.loc.upper(),
+                         options=shown)  # fmt: skip
+    return Retreat(player=power, seq=seq, line=n, kind=d.kind, loc=d.loc, to=reach[0])
