@@ -394,6 +394,20 @@ class Game(Protocol):
         ...
 
 
+def to_order(game: Any, state: Any) -> frozenset[str]:
+    """The players who have something to order in ``state``: the host
+    reminds them, waits for their READY, and charges a missed phase only to
+    them. A game that knows better (Empire: a retreat phase concerns only
+    the powers with a dislodged unit) has a method ``to_order(state)``; the
+    default is every player :meth:`Game.view` lists as active, which is
+    right for games where an active player always holds something to
+    order (Office Wars, Implosion, Territory)."""
+    own = getattr(game, "to_order", None)
+    if own is not None:
+        return frozenset(own(state))
+    return frozenset(s.player for s in game.view(state, None).standings if s.status == "active")
+
+
 # --------------------------------------------------------------------------
 # Chance: a seeded generator of our own, stable across Python versions
 

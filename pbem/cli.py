@@ -73,6 +73,11 @@ def _parser() -> argparse.ArgumentParser:
     start = p.add_mutually_exclusive_group(required=True)
     start.add_argument("--state", help="the state file to start from")
     start.add_argument("--players", help="a fresh start: player names, comma-separated")
+    start.add_argument(
+        "--position",
+        help="a position as text to start from (Empire; docs/rules/empire.md): prints every "
+        "order's result and the next position (--out: write it to a file)",
+    )
     p.add_argument("--orders", help="the orders file (no orders: every unit holds)")
     p.add_argument("--seed", type=int, help="the turn's seed (default: from the game's seed)")
     p.add_argument("--game-seed", type=int, default=0, help="the game's seed (fresh start)")
@@ -269,6 +274,8 @@ def read_orders_file(game: Game, state: Any, text: str) -> dict[str, str]:
 
 def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
     game = GAMES[args.game]
+    if args.position:
+        return _adjudicate_position(game, args, out)
     if args.state:
         state = game.load_state(_read(args.state, "state file"))
     else:
@@ -305,6 +312,46 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
     else:
         write_turn(game, phase, sheets, result, out)
         print(f"\nNew state written to {target}.", file=out)
+    return 0
+
+
+def _adjudicate_position(game: Game, args: argparse.Namespace, out: TextIO) -> int:
+    """One phase from a position as text: every order's result, then the
+    next position (the game's ``load_position``/``dump_position``)."""
+    if not hasattr(game, "load_position"):
+        raise InputError(f"{game.title} has no positions as text: use --state")
+    state = game.load_position(_read(args.position, "position file"))  # type: ignore[attr-defined]
+    texts = read_orders_file(game, state, _read(args.orders, "orders file")) if args.orders else {}
+    sheets = [game.read_orders(state, player, text) for player, text in texts.items()]
+    refused = [p for s in sheets for p in s.problems]
+    if args.strict and refused:
+        raise InputError(
+            "\n".join(
+                f"orders file, line {p.line}: {p.text!r}: "
+                + say(game.name, "problems", p.reason, dict(p.facts))
+                for p in refused
+            )
+        )
+    turn, phase = game.phase(state)
+    result = game.adjudicate(state, sheets, args.seed or 0)
+    text = game.dump_position(result.state)  # type: ignore[attr-defined]
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
+    if args.json:
+        data = game.phase_result(state, result)  # type: ignore[attr-defined]
+        data["refused"] = {
+            s.player: [p.to_dict() for p in s.problems] for s in sheets if s.problems
+        }
+        data["notes"] = {s.player: [n.to_dict() for n in s.warnings] for s in sheets if s.warnings}
+        json.dump(data, out, indent=2, sort_keys=True)
+        out.write("\n")
+        return 0
+    write_turn(game, phase, sheets, result, out)
+    print(f"\nThe next position{f' (written to {args.out})' if args.out else ''}:", file=out)
+    out.write(text)
     return 0
 
 
@@ -353,9 +400,8 @@ def write_turn(
         for r in by_player.get(player, []):
             text = r.order.canonical() + ("" if r.order.line else " (no order)")
             mark = "ok  " if r.succeeded else "FAIL"
-            print(
-                f"  {mark} {text}: {say(game.name, 'results', r.reason, dict(r.facts))}", file=out
-            )
+            why = say(game.name, "results", r.reason, dict(r.facts))
+            print(f"  {mark} {text}{': ' + why if why else ''}", file=out)
         sheet = sheet_of.get(player)
         for p in sheet.problems if sheet else ():
             hint = f" (did you mean: {', '.join(p.suggestions)}?)" if p.suggestions else ""

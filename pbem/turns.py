@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
-from adjudicator.base import OrderMode, OrderSheet, turn_seed
+from adjudicator.base import OrderMode, OrderSheet, to_order, turn_seed
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.cron import cron_trigger
@@ -116,7 +116,7 @@ class TurnRunner:
 
     def _all_ready(self, conn: Connection, g: GameRow) -> bool:
         engine = self.app.engine(g.kind)
-        active = playing(engine, engine.load_state(g.state), self.app.store.players(conn, g.name))
+        active = owing(engine, engine.load_state(g.state), self.app.store.players(conn, g.name))
         return bool(active) and set(active) <= self.app.store.ready_players(conn, g.name, g.turn)
 
     def _remind(self, now: datetime, games: list[GameRow]) -> None:
@@ -138,7 +138,7 @@ class TurnRunner:
                 phase = engine.phase(state)[1]
                 sent = app.store.submissions_for(conn, g.name, g.turn, None)
                 ready = app.store.ready_players(conn, g.name, g.turn)
-                for p in playing(engine, state, app.store.players(conn, g.name)).values():
+                for p in owing(engine, state, app.store.players(conn, g.name)).values():
                     if p.name in sent or p.name in ready:
                         continue
                     app.queue(
@@ -177,7 +177,7 @@ class TurnRunner:
             cutoff = row.deadline if why == "deadline" and row.deadline else now
             ready = store.ready_players(conn, name, turn)
             seated = store.players(conn, name)
-            active = list(playing(engine, state, seated).values())  # who owes orders
+            active = list(owing(engine, state, seated).values())  # who owes orders
             present = [p for p in seated if p.status == "active"]  # whose mail counts
             if engine.order_mode is OrderMode.RECEIVED:
                 # every mail's orders, each with its own received number
@@ -289,6 +289,14 @@ def combined(
         tuple(p for sheet in read for p in sheet.problems),
         tuple(w for sheet in read for w in sheet.warnings),
     )
+
+
+def owing(engine: Any, state: Any, seated: list[PlayerRow]) -> dict[str, PlayerRow]:
+    """The seated players who owe orders in this phase (the game's
+    :func:`adjudicator.base.to_order`): only they are reminded, waited for
+    with READY, and charged with a missed phase."""
+    owe = to_order(engine, state)
+    return {n: p for n, p in playing(engine, state, seated).items() if n in owe}
 
 
 def playing(engine: Any, state: Any, seated: list[PlayerRow]) -> dict[str, PlayerRow]:

@@ -45,6 +45,7 @@ from adjudicator.base import (
     outcome_from_dict,
     outcome_to_dict,
 )
+from adjudicator.empire import position
 from adjudicator.empire.board import Board, province_of, shipped_board
 from adjudicator.empire.orders import Convoy, Hold, Move, Support, read
 from adjudicator.empire.phases import (
@@ -264,23 +265,16 @@ class Empire:
         after, dislodged = after_movement(state.board, state.units, by_unit, outcome)
         results = []
         for p, o in sorted(by_unit.items()):
-            ok = outcome.succeeded[p]
-            if isinstance(o, Move):
-                reason = "moved" if ok else "bounce"
-            elif isinstance(o, Support):
-                reason = "supported" if ok else ("cut" if _matches(by_unit, o) else "void")
-            elif isinstance(o, Convoy):
-                reason = "convoyed" if ok else "disrupted"
-            else:
-                reason = "held"
+            reason, ok = result_code(resolver, p)
             if p in dislodged:
-                reason = f"{reason}_dislodged" if reason != "held" else "dislodged"
+                composite = reason in ("bounce", "cut", "void", "no_convoy")
+                reason, ok = (f"{reason}_dislodged" if composite else "dislodged"), False
             facts: dict[str, Any] = {"unit": o.canonical()}
             if p in dislodged:
                 d = dislodged[p]
                 facts["retreats"] = list(retreat_options(state.board, after, d, outcome.bounced))
                 facts["by"] = d.attacker
-            results.append(OrderResult(o, ok and p not in dislodged, reason, facts))
+            results.append(OrderResult(o, ok, reason, facts))
         events = [
             Event(
                 "dislodged",
@@ -339,14 +333,52 @@ class Empire:
                                                      "from": owners.get(prov)}))  # fmt: skip
                 owners[prov] = power
         state = replace(state, owners=owners)
-        delta = centre_counts(state.board, state.units, owners)
-        builders = set(state.power_of.values())
-        needed = any(n < 0 or (n > 0 and p in builders) for p, n in delta.items()
-                     if p not in state.lost)  # fmt: skip
-        if needed:
+        acting = self._adjusting(state)
+        if acting & set(state.power_of.values()):
             return replace(state, season="W", kind="A"), events
+        if acting:  # only empires nobody plays remove: at once, no phase to wait for
+            after, report = adjust(state.board, state.units, state.owners, {},
+                                   set(state.power_of.values()))  # fmt: skip
+            events += [Event("civil_disorder", {"power": power, "what": what})
+                       for o, power, what in report if o is None]  # fmt: skip
+            state = replace(state, units=after)
         end, more = self._year_end(state)
         return end, events + more
+
+    def _adjusting(self, state: State) -> set[str]:
+        """The powers with something to do in a Winter adjustment phase: a
+        removal to make, or a build and a vacant home centre they own to
+        make it in (neutral empires never build)."""
+        builders = set(state.power_of.values())
+        out = set()
+        for power, n in centre_counts(state.board, state.units, state.owners).items():
+            if power in state.lost and n >= 0:
+                continue
+            if n < 0:
+                out.add(power)
+            elif n > 0 and power in builders and self._vacant_homes(state, power):
+                out.add(power)
+        return out
+
+    def _vacant_homes(self, state: State, power: str) -> list[str]:
+        return [h for h in state.board.power[power].homes
+                if state.owners.get(h) == power and h not in state.units]  # fmt: skip
+
+    def to_order(self, state: State) -> frozenset[str]:
+        """The players with something to order in ``state`` (the game
+        interface's capability: the host charges a missed phase only to
+        them): in movement, those with units; in retreats, those with a
+        dislodged unit; in adjustments, those with builds they can make or
+        removals."""
+        if state.outcome is not None:
+            return frozenset()
+        if state.kind == "M":
+            powers = {power for power, _, _ in state.units.values()}
+        elif state.kind == "R":
+            powers = {d.power for d in state.dislodged.values()}
+        else:
+            powers = self._adjusting(state)
+        return frozenset(name for name, power in state.power_of.items() if power in powers)
 
     def _adjustments(self, state: State, given: list[Order]) -> TurnResult:
         orders: dict[str, list[Order]] = {}
@@ -475,10 +507,28 @@ class Empire:
             | {n: COLOURS[n] for n in state.neutral},
             "powers": {p.name: p.power for p in state.players},
             "phase": state.code,
+            "phase_words": phase_words(state.code),
             "dislodged": {k: f"{d.kind} {d.loc.upper()}" for k, d in state.dislodged.items()},
+            "retreats": self.retreats(state),
             "adjustments": centre_counts(board, state.units, state.owners),
+            "units_by_power": units_by_power(state),
+            "centres_by_power": centres_by_power(state),
         }
         return View(self.name, state.turn + 1, state.code, standings, (), data, options)
+
+    def retreats(self, state: State) -> dict[str, dict[str, Any]]:
+        """The dislodged units of a retreat phase, as data: province ->
+        {"power", "unit" ("A PAR"), "from" (the attacker's province),
+        "options" (the locations it may retreat to; empty: it is disbanded)}."""
+        return {
+            prov: {
+                "power": d.power,
+                "unit": f"{d.kind} {d.loc.upper()}",
+                "from": d.attacker,
+                "options": list(retreat_options(state.board, state.units, d, state.contested)),
+            }
+            for prov, d in sorted(state.dislodged.items())
+        }
 
     def _options(self, state: State, power: str) -> dict[str, tuple[str, ...]]:
         board = state.board
@@ -500,8 +550,7 @@ class Empire:
         else:
             n = centre_counts(board, state.units, state.owners).get(power, 0)
             if n > 0:
-                homes = [h for h in board.power[power].homes
-                         if state.owners.get(h) == power and h not in state.units]  # fmt: skip
+                homes = [h.upper() for h in self._vacant_homes(state, power)]
                 out["builds"] = (f"builds up to {n} in {', '.join(homes) or 'nowhere'}",)
             elif n < 0:
                 out["removals"] = (f"removes {-n}",)
@@ -558,6 +607,48 @@ class Empire:
             outcome_from_dict(d["outcome"]),
         )
 
+    # -- positions as text, results as data ------------------------------------------
+
+    def dump_position(self, state: State) -> str:
+        """The position as text (adjudicator/empire/position.py): the phase,
+        each power's units and centres in the classic form, the dislodged
+        units with their retreat options, the standoffs."""
+        return position.dump(state)
+
+    def load_position(self, text: str, map_name: str = "standard") -> State:
+        """A state from a position's text (players named after their powers
+        unless a Players line names them); GameError names every problem."""
+        board = shipped_board(map_name)
+        d = position.load(board, text)
+        players = tuple(
+            Player(name, power, "lost" if power in d["lost"] else status)
+            for name, power, status in d["players"]
+        )
+        return State(board, players, d["year"], d["season"], d["kind"], d["units"],
+                     d["owners"], 0, d["dislodged"], frozenset(d["contested"]),
+                     frozenset(d["truce"]), frozenset(d["lost"]), d["last_year"])  # fmt: skip
+
+    def phase_result(self, before: State, result: TurnResult) -> dict[str, Any]:
+        """The whole phase as data (JSON-ready): the phase resolved and the
+        next, every order with its result code (the classic judges' words
+        are in templates/empire/phrases.yaml) and facts, the events, the
+        dislodged units with their retreat options, and both positions."""
+        after: State = result.state
+        return {
+            "phase": before.code,
+            "phase_words": phase_words(before.code),
+            "next_phase": after.code,
+            "next_phase_words": phase_words(after.code),
+            "orders": [
+                {**r.to_dict(), "power": before.power_of.get(r.order.player, r.order.player)}
+                for r in result.results
+            ],
+            "events": [e.to_dict() for e in result.events],
+            "retreats": self.retreats(after),
+            "position": position.dump(before),
+            "next_position": position.dump(after),
+        }
+
     def player_for(self, state: State, word: str) -> str | None:
         low = word.strip().lower()
         for p in state.players:
@@ -566,11 +657,60 @@ class Empire:
         return None
 
 
-def _matches(orders: Mapping[str, Order], s: Support) -> bool:
-    supported = orders.get(s.target)
-    if s.dest is None:
-        return supported is not None and not isinstance(supported, Move)
-    return isinstance(supported, Move) and province_of(supported.to) == s.dest
+def phase_words(code: str) -> str:
+    """ "S1901M" in words: "Spring 1901, movement"."""
+    return f"{SEASONS[code[0]]} {code[1:-1]}, {KINDS[code[-1]]}"
+
+
+def units_by_power(state: State) -> dict[str, list[str]]:
+    """Each power's units in the classic form ("A PAR", "F STP/SC"), fleets
+    and armies by province name, every power listed."""
+    out: dict[str, list[str]] = {p.name: [] for p in state.board.powers}
+    for _prov, (power, kind, loc) in sorted(state.units.items()):
+        out.setdefault(power, []).append(f"{kind} {loc.upper()}")
+    return out
+
+
+def centres_by_power(state: State) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {p.name: [] for p in state.board.powers}
+    for centre, power in sorted(state.owners.items()):
+        out.setdefault(power, []).append(centre.upper())
+    return out
+
+
+def result_code(r: Resolver, p: str) -> tuple[str, bool]:
+    """The classic judges' word for what became of the order of the unit
+    at ``p`` after the movement (before dislodgement is added), and whether
+    it did what it said: a move "moved", "bounce", or "no_convoy" (a
+    convoyed army whose convoy failed); a support "supported", "cut" (only
+    when attacked), or "void" (it matches no order, or cannot count: for a
+    move against the supporter's own power, or a convoyed move whose convoy
+    failed); a convoy "convoyed" only when an army went through it,
+    "void" when no army is ordered its way, else "unused"."""
+    o, ok = r.orders[p], r.result[p]
+    if isinstance(o, Move):
+        if ok:
+            return "moved", True
+        return ("no_convoy" if r.via_convoy(p) and not r.path(p) else "bounce"), False
+    if isinstance(o, Support):
+        if not r._matches(o):
+            return "void", False
+        if not ok:
+            return "cut", False
+        if o.dest is not None:
+            target = r.units.get(o.dest)
+            stays = target is not None and not (o.dest in r.dest and r.result[o.dest])
+            if not r.path(o.target) or stays and target[0] == r.units[p][0]:
+                return "void", False
+        return "supported", True
+    if isinstance(o, Convoy):
+        army = r.orders.get(o.army)
+        if not (isinstance(army, Move) and r.dest.get(o.army) == o.dest):
+            return "void", False
+        if ok and r.result[o.army] and r.via_convoy(o.army):
+            return "convoyed", True
+        return "unused", False
+    return "held", True
 
 
 GAME = Empire()

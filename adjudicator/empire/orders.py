@@ -122,10 +122,12 @@ class Convoy(UnitOrder):
 # ----------------------------------------------------------------------------
 # Reading (the notations: adjudicator/empire/notation.py)
 
+
 def _Bad(reason: str, problem: ProblemKind = ProblemKind.NOT_ALLOWED, /,  # noqa: N802
          **facts: Any) -> Unreadable:  # fmt: skip
     """A refusal: the order is read but not allowed here."""
     return Unreadable(reason, problem, (), **facts)
+
 
 _OTHER_PHASE = {BUILD: "build", DISBAND: "disband", WAIVE: "waive"}
 

@@ -388,7 +388,10 @@ def _refuse_adjustment(board: Board, units: Units, owners: Mapping[str, str], po
         if any(isinstance(e, Build) and province_of(e.loc) == province_of(o.loc) for e in earlier):
             return "already_building", {"province": province_of(o.loc)}
         why = _build_problem(board, units, owners, power, o)
-        return None if why is None else (why.replace(" ", "_"), {"province": province_of(o.loc)})
+        if why is None:
+            return None
+        code = "coast_needed_to_build" if why == "coast needed" else why.replace(" ", "_")
+        return code, {"province": province_of(o.loc)}
     assert isinstance(o, Remove)
     prov = province_of(o.loc)
     if counts["removals"] == 0:
