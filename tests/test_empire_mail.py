@@ -122,3 +122,54 @@ def test_end_game_by_the_master_scores_the_centres_as_they_stand(tmp_path):
         assert ranking[0] == (f"{russia}@example.org", 4, 1) and len(ranking) == 7
     finally:
         h.close()
+
+
+def test_a_player_orders_in_the_judges_notation_and_reads_the_receipt_and_report(h):
+    reply, france = orders(h, "France", "A PAR-BUR, A MAR S A PAR-BUR\nF BRE-MAO\nF BRE - ECH")
+    assert "line 2: A PAR - BUR" in reply and "line 2: A MAR S A PAR - BUR" in reply
+    assert "line 4: F BRE - ENG" in reply
+    assert "Note: line 4: replaces your earlier order for F BRE (F BRE - MAO)" in reply
+    assert "MOVE" not in reply
+    reply, _ = orders(h, "England", "A liverpol - yorkshire\nF LON - Narnia\nF EDI-NTH")
+    assert "line 2: A LVP - YOR" in reply
+    assert "Note: line 2: read 'liverpol' as Liverpool (LVP)" in reply
+    assert "line 3: \"F LON - Narnia\": there is no province called 'Narnia'" in reply
+    reply, germany = orders(h, "Germany", "A MUN-BUR\nA BER S A MUN - SIL\nF KIE-HOL")
+    assert "Note: line 3: your A MUN is ordered A MUN - BUR, not MUN - SIL" in reply
+    reply, _ = orders(h, "Russia", "BUILD A MOS")
+    assert "you build in the Winter adjustments" in reply
+    h.clock.set(h.game("dip").deadline)
+    h.tick()
+    text = h.text(h.report(f"{france}@example.org", "dip"))
+    assert "Empire: dip, Spring 1901, movement (S1901M) results" in text
+    assert "  A PAR - BUR\n" in text and "  A MAR S A PAR - BUR\n" in text
+    assert "  A MUN - BUR  (*bounce*)" in text
+    assert "  A BER S A MUN - SIL  (*void*)" in text
+    assert "== Units after S1901M ==" in text
+    assert "  France: A BUR, F ENG, A MAR" in text
+    assert "  France (3): BRE, MAR, PAR" in text
+    assert "Next: Fall 1901, movement (F1901M)" in text
+
+
+def test_nobody_is_charged_a_missed_retreat_phase_they_had_no_part_in(h):
+    orders(h, "Turkey", "F ANK-BLA, A SMY-ARM")
+    h.clock.set(h.game("dip").deadline)
+    h.tick()
+    orders(h, "Turkey", "A ARM-SEV, F BLA S A ARM-SEV")  # the Russian F SEV is dislodged
+    h.clock.set(h.game("dip").deadline)
+    h.tick()
+    s = state(h)
+    assert s.code == "F1901R" and list(s.dislodged) == ["sev"]
+    russia, turkey = s.player_of["Russia"], s.player_of["Turkey"]
+    report = h.text(h.report(f"{russia}@example.org", "dip"))
+    assert "Russia: F SEV (dislodged from ARM), may retreat to RUM" in report
+    h.clock.set(h.game("dip").deadline)
+    h.tick()  # nobody orders the retreat
+    assert state(h).code != "F1901R"
+    with h.app.store.tx(write=False) as conn:
+        missed = {p.name: p.missed for p in h.app.store.players(conn, "dip")}
+    # two movement phases missed by all but Turkey; the retreat phase only
+    # concerned Russia
+    assert missed[turkey] == 0 and missed[russia] == 3
+    others = [p.name for p in s.players if p.power not in ("Russia", "Turkey")]
+    assert len(others) == 5 and all(missed[name] == 2 for name in others)

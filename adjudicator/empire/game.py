@@ -329,7 +329,7 @@ class Empire:
         events = []
         for prov, (power, _, _) in state.units.items():
             if state.board.province[prov].supply and owners.get(prov) != power:
-                events.append(Event("centre_taken", {"power": power, "centre": prov,
+                events.append(Event("centre_taken", {"power": power, "centre": prov.upper(),
                                                      "from": owners.get(prov)}))  # fmt: skip
                 owners[prov] = power
         state = replace(state, owners=owners)

@@ -112,6 +112,23 @@ class Parsed:
         return getattr(self, key)
 
 
+_AS_TYPED = {"name", "token", "typed", "coast"}
+
+
+def shown(facts: dict[str, Any]) -> dict[str, Any]:
+    """A refusal's facts with province codes in capitals, as players write
+    them ("PAR", "SPA/NC"); the player's own words stay as typed."""
+
+    def up(value: Any) -> Any:
+        if isinstance(value, str) and re.fullmatch(r"[a-z]{3}(/[a-z]{2})?", value):
+            return value.upper()
+        if isinstance(value, list):
+            return [up(v) for v in value]
+        return value
+
+    return {k: (v if k in _AS_TYPED else up(v)) for k, v in facts.items()}
+
+
 def segments(text: str) -> list[tuple[int, str]]:
     """(line number, order text) for each order in ``text``: lines split
     at ``,`` and ``;``; blank lines and ``#`` comments left out."""

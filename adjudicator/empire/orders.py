@@ -33,6 +33,7 @@ from adjudicator.empire.notation import (
     Unreadable,
     parse,
     segments,
+    shown,
 )
 
 
@@ -337,7 +338,7 @@ def read(board: Board, units: dict[str, tuple[str, str, str]], player: str, text
 
 
 def refusal(line: int, text: str, bad: Unreadable) -> Problem:
-    return Problem(line, text, bad.kind, bad.reason, bad.facts, bad.suggestions)
+    return Problem(line, text, bad.kind, bad.reason, shown(bad.facts), bad.suggestions)
 
 
 def read_as_notices(board: Board, p: Parsed, line: int) -> list[Notice]:

@@ -36,6 +36,7 @@ from adjudicator.empire.notation import (
     Unreadable,
     parse,
     segments,
+    shown,
 )
 
 Units = Mapping[str, tuple[str, str, str]]  # province -> (power, kind, location)
@@ -317,7 +318,11 @@ def _build_problem(
 
 
 def _problem(line: int, text: str, reason: str, **facts: Any) -> Problem:
-    return Problem(line, text, ProblemKind.NOT_ALLOWED, reason, facts)
+    return Problem(line, text, ProblemKind.NOT_ALLOWED, reason, shown(facts))
+
+
+def refusal(line: int, text: str, bad: Unreadable) -> Problem:
+    return Problem(line, text, bad.kind, bad.reason, shown(bad.facts), bad.suggestions)
 
 
 def read_adjustments(board: Board, units: Units, power: str, text: str, seq: int = 0,
@@ -338,7 +343,7 @@ def read_adjustments(board: Board, units: Units, power: str, text: str, seq: int
         try:
             p = parse(board, line)
         except Unreadable as bad:
-            problems.append(Problem(n, line, bad.kind, bad.reason, bad.facts, bad.suggestions))
+            problems.append(refusal(n, line, bad))
             continue
         notices += [Notice(n, "read_as", {"typed": t, "province": board.label(q)})
                     for t, q in p.read_as]  # fmt: skip
@@ -419,7 +424,7 @@ def read_retreats(board: Board, units: Units, dislodged: Mapping[str, Dislodged]
             p = parse(board, line)
             o = _retreat(board, units, dislodged, contested, power, p, seq, n)
         except Unreadable as bad:
-            problems.append(Problem(n, line, bad.kind, bad.reason, bad.facts, bad.suggestions))
+            problems.append(refusal(n, line, bad))
             continue
         notices += [Notice(n, "read_as", {"typed": t, "province": board.label(q)})
                     for t, q in p.read_as]  # fmt: skip
