@@ -140,7 +140,7 @@ def test_a_player_orders_in_the_judges_notation_and_reads_the_receipt_and_report
     assert "you build in the Winter adjustments" in reply
     h.clock.set(h.game("dip").deadline)
     h.tick()
-    text = h.text(h.report(f"{france}@example.org", "dip"))
+    text = h.text(h.report(f"{france}@example.org", "dip")).replace("\r\n", "\n")
     assert "Empire: dip, Spring 1901, movement (S1901M) results" in text
     assert "  A PAR - BUR\n" in text and "  A MAR S A PAR - BUR\n" in text
     assert "  A MUN - BUR  (*bounce*)" in text
