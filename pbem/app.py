@@ -15,7 +15,7 @@ from sqlalchemy import Connection
 
 from adjudicator import GAMES
 from adjudicator.base import Game
-from pbem import auth
+from pbem import auth, replycap
 from pbem.clock import Clock, SystemClock
 from pbem.config import Config, GameConfig, load_config
 from pbem.outmail import compose
@@ -116,13 +116,18 @@ class App:
         mail" only when a reply does what it says (comes back to the
         player's own reply address). ``attachments``: (bytes, MIME type,
         file name) each. ``hide``: secrets (the passwords a mail carried)
-        that the reply never repeats, in its subject or its text."""
+        that the reply never repeats, in its subject or its text. Replies count
+        toward the daily cap on replies (pbem/replycap.py): the last one says
+        so, and those over it are held for a digest."""
         text = (
             templates()
             .get_template(f"mail/{template}.txt.j2")
             .render(server=self.config.server, **{"reply_to": reply_to, **data})
         )
         subject, text = hidden(subject, hide), hidden(text, hide)
+        slot = replycap.slot(self, conn, kind, to)  # the daily cap on replies
+        if slot == "last":
+            text += replycap.LAST_NOTE.format(to=to)
         message_id, raw = compose(
             sender=self.config.server.address,
             to=to,
@@ -137,7 +142,16 @@ class App:
         )
         if attachments:
             raw = _attach(raw, attachments)
-        self.store.queue_mail(conn, kind, to, message_id, raw, self.clock.now(), inbox_id)
+        self.store.queue_mail(
+            conn,
+            kind,
+            to,
+            message_id,
+            raw,
+            self.clock.now(),
+            inbox_id,
+            status="held" if slot == "held" else "pending",
+        )
         return message_id
 
     def alert_master(self, conn: Connection, game: str | None, subject: str, text: str) -> None:

@@ -31,7 +31,7 @@ from pbem.app import App, Recipient, with_seat
 from pbem.commands import COMMANDS, Section, read_commands, subject_password
 from pbem.faults import die
 from pbem.lease import identity
-from pbem.mailparse import ParsedMail, parse_mail
+from pbem.mailparse import ParsedMail, is_daemon, parse_mail
 from pbem.outmail import BadAddress, safe_address
 from pbem.reports import compact_options, local, report_mail
 from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow
@@ -1063,9 +1063,11 @@ class Processor:
         return None
 
     def _reply_allowed(self, conn: Connection, to: str, now: Any) -> bool:
-        """Count a reply to ``to`` today, unless the daily cap is reached."""
-        cap = self.app.config.server.limits.replies_per_day
-        return self.app.store.take_reply(conn, to.lower(), now.strftime("%Y-%m-%d"), cap)
+        """Whether ``to`` may be answered at all: never a daemon's address.
+        (An automatic mail never gets this far: handle() ends it first, by
+        the one predicate mailparse.automatic. The daily cap is counted
+        where every reply is queued: App.queue, pbem/replycap.py.)"""
+        return not is_daemon(to)
 
     def _reply_if_player(
         self, conn: Connection, row: InboxRow, mail: ParsedMail, kind: str, subject: str, text: str

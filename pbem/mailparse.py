@@ -14,14 +14,21 @@ import email
 import email.policy
 import functools
 import re
+import signal
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.headerregistry import Address
 from email.message import Message
 from html.parser import HTMLParser
+from typing import Any
 
 MAX_PARTS = 500  # MIME parts read; more is "too complex"
 MAX_DEPTH = 20  # nesting of multiparts
+MAX_HEADERS = 500  # header lines of the mail itself
+MAX_DECODED = 4 * 2**20  # octets of one part once decoded; a larger part is not read
 MAX_TEXT = 200_000  # characters of body text used for orders
+PARSE_SECONDS = 0.5  # the longest one mail may take to read (where it can be bounded)
 
 _ADDR_SPEC = re.compile(r"^[^\s<>@\"\\,;:()\[\]]+@[A-Za-z0-9.-]+$")
 
@@ -87,40 +94,94 @@ def _from_header(raw: str) -> str | None:
     return _addr_spec(a.addr_spec)
 
 
-def complexity(raw: bytes) -> str | None:
-    """A cheap look before parsing: a mail with more MIME boundaries than
-    MAX_PARTS, or nested deeper than MAX_DEPTH, is too complex to read.
-    Counts lines that look like boundaries (they start with "--")."""
-    boundaries = raw.count(b"\n--")
-    if boundaries > 2 * MAX_PARTS + 10:
+def normalise(raw: bytes) -> bytes:
+    """Line endings as the parser will count them: CRLF and a bare CR are
+    each one line end. The limits are checked on this form, so a mail whose
+    lines end in bare CR cannot slip past them."""
+    if b"\r" not in raw:
+        return raw
+    return raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+_MULTIPART = re.compile(rb"(?im)^content-type:\s*multipart/")
+
+
+def complexity(text: bytes) -> str | None:
+    """A cheap look before parsing (``text`` normalised): more MIME
+    boundary lines than MAX_PARTS allows, more multipart declarations than
+    MAX_DEPTH, or more header lines than MAX_HEADERS make a mail too
+    complex to read. Linear in the size, whatever the mail holds."""
+    if text.count(b"\n--") > 2 * MAX_PARTS + 10:
         return f"it has more than {MAX_PARTS} parts"
-    depth = len(re.findall(rb"(?im)^content-type:\s*multipart/", raw[:2_000_000]))
-    if depth > MAX_DEPTH * 2:
+    if len(_MULTIPART.findall(text)) > MAX_DEPTH * 2:
         return f"it nests more than {MAX_DEPTH} multipart levels"
+    head = text.split(b"\n\n", 1)[0]
+    if head.count(b"\n") > MAX_HEADERS:
+        return f"it has more than {MAX_HEADERS} header lines"
     return None
 
 
-def parse_mail(raw: bytes, envelope_from: str = "") -> ParsedMail:
+def parse_mail(raw: bytes, envelope_from: str = "", budget: float = PARSE_SECONDS) -> ParsedMail:
+    """Read a stored mail. The headers first (cheap, and enough to know
+    whether the mail is automatic); then the limits; then, within
+    ``budget`` seconds where the process can bound it, the body."""
     out = ParsedMail()
-    reason = complexity(raw)
+    text = normalise(raw)
+    head = text.split(b"\n\n", 1)[0][:256_000] + b"\n\n"
+    _read_headers(email.message_from_bytes(head, policy=email.policy.default), out)
+    out.bounce, out.auto = automatic(envelope_from, out)
+    out.loop = "x-pbem-server" in out.headers
+    reason = complexity(text)
     if reason:
         out.too_complex = reason
-        head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0][:64_000]
-        _read_headers(email.message_from_bytes(head, policy=email.policy.default), out)
+        return out
+    if out.auto:
         return out
     try:
-        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        within(budget, lambda: _read_body(text, out))
+    except ReadTimeout:
+        out.too_complex = "it takes too long to read"
+    return out
+
+
+def _read_body(text: bytes, out: ParsedMail) -> None:
+    try:
+        msg = email.message_from_bytes(text, policy=email.policy.default)
     except Exception as exc:  # the parser is lenient; this is belt and braces
         out.notes.append(f"the mail could not be parsed ({type(exc).__name__})")
-        return out
-    _read_headers(msg, out)
-    _classify(msg, envelope_from, out)
-    if out.bounce or out.auto:
-        return out
-    text, source = _body_text(msg, out)
+        return
+    if out.bounce:
+        out.bounced_ids = _bounced_ids(msg)
+        return
+    body, source = _body_text(msg, out)
     out.source = source
-    _split_lines(text, out)
-    return out
+    _split_lines(body, out)
+
+
+class ReadTimeout(BaseException):
+    """Reading one mail took longer than its budget (a BaseException: the
+    parser's own ``except Exception`` must not swallow it)."""
+
+
+def within(seconds: float, work: Callable[[], None]) -> None:
+    """Run ``work``, interrupted with ReadTimeout after ``seconds`` when this
+    is the main thread of a process with an interval timer (the worker
+    process of `pbem serve`); elsewhere the limits alone bound it."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or not hasattr(signal, "setitimer") or seconds <= 0:
+        work()
+        return
+
+    def expired(_signum: int, _frame: Any) -> None:
+        raise ReadTimeout
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        work()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _header(msg: Message, name: str) -> str:
@@ -144,7 +205,10 @@ _PLAIN_HEADERS = (
     "precedence",
     "x-autoreply",
     "x-autorespond",
+    "x-auto-response-suppress",
     "list-id",
+    "content-type",
+    "from",
     "x-pbem-server",
     "authentication-results",
     "date",
@@ -177,30 +241,80 @@ def _read_headers(msg: Message, out: ParsedMail) -> None:
     out.headers.update({k: v for k, v in raw.items() if v})
 
 
-def _classify(msg: Message, envelope_from: str, out: ParsedMail) -> None:
+_DAEMONS = ("mailer-daemon", "postmaster", "mail-daemon", "mailerdaemon")
+# the subjects of out-of-office and other automatic replies, in the
+# languages players write in, at the start of the subject (after Re: and the like)
+_AUTO_SUBJECT = re.compile(
+    r"^\s*((re|aw|sv|vs|antw|r|rif|odp|ynt)\s*:\s*)*("
+    r"out of (the )?office|automatic reply|auto[- ]?reply|autoreply|auto[- ]?response|"
+    r"automatic response|away from (the )?office|on vacation|vacation reply|"
+    r"abwesenheitsnotiz|automatische antwort|abwesend|"
+    r"r[ée]ponse automatique|absence du bureau|absent du bureau|message d'absence|"
+    r"respuesta autom[áa]tica|fuera de la oficina|"
+    r"risposta automatica|fuori sede|fuori ufficio|"
+    r"automatisch antwoord|afwezig|"
+    r"resposta autom[áa]tica|ausente do escrit[óo]rio|"
+    r"automatiskt svar|autosvar|fr[åa]nvaro|automatisk svar|frav[æa]r|"
+    r"poza biurem|automatyczna odpowied[źz]|"
+    r"automaattinen vastaus|poissa toimistolta|"
+    r"otomatik yan[ıi]t|"
+    r"автоответ|автоматический ответ|"
+    r"自動応答|自动回复"
+    r")",
+    re.I,
+)
+
+
+def is_daemon(address: str) -> bool:
+    """A mail system's own address (MAILER-DAEMON, postmaster): never answered."""
+    return address.strip().strip("<>").partition("@")[0].lower() in _DAEMONS
+
+
+def automatic(envelope_from: str, out: ParsedMail) -> tuple[str | None, str | None]:
+    """The one predicate that decides whether a mail must never be answered:
+    (why it is a bounce, why it is automatic), each None if not. Every path
+    that replies to mail asks it first (through ParsedMail.bounce/auto).
+
+    Bounces: an empty envelope sender or a daemon's (MAILER-DAEMON,
+    postmaster), a daemon in From, a delivery report. Automatic: our own
+    mail come back, Auto-Submitted other than "no", Precedence
+    bulk/junk/list, List-Id, the auto-reply headers (X-Autoreply,
+    X-Autorespond, X-Auto-Response-Suppress), an out-of-office Subject."""
     h = out.headers
     sender = envelope_from.strip().strip("<>").lower()
-    content_type = msg.get_content_type() if msg is not None else ""
-    if not sender or sender.startswith("mailer-daemon") or sender.startswith("postmaster@"):
-        out.bounce = "empty envelope sender" if not sender else f"sent by {sender}"
-    elif content_type == "multipart/report":
-        out.bounce = "a delivery report"
-    if out.bounce:
-        out.bounced_ids = _bounced_ids(msg)
-        return
-    if "x-pbem-server" in h:
-        out.loop = True
-        out.auto = "our own mail came back"
-        return
+    local = (out.from_addr or "").partition("@")[0].lower()
+    if not sender:
+        bounce: str | None = "empty envelope sender"
+    elif sender.split("@")[0] in _DAEMONS:
+        bounce = f"sent by {sender}"
+    elif local in _DAEMONS or any(d in h.get("from", "").lower() for d in _DAEMONS[:1]):
+        bounce = f"From: {out.from_addr or h.get('from', '')}"
+    elif "multipart/report" in h.get("content-type", "").lower():
+        bounce = "a delivery report"
+    else:
+        bounce = None
+    if bounce:
+        return bounce, None
+    return None, _automatic_reason(h, out.subject)
+
+
+def _automatic_reason(h: dict[str, str], subject: str) -> str | None:
     auto = h.get("auto-submitted", "").lower()
-    if auto and not auto.startswith("no"):
-        out.auto = f"Auto-Submitted: {auto}"
-    elif h.get("precedence", "").lower() in ("bulk", "junk", "list"):
-        out.auto = f"Precedence: {h['precedence']}"
-    elif "x-autoreply" in h or "x-autorespond" in h:
-        out.auto = "an auto-reply"
-    elif "list-id" in h:
-        out.auto = "mailing list traffic"
+    precedence = h.get("precedence", "").lower()
+    if "x-pbem-server" in h:
+        return "our own mail came back"
+    if auto and auto.split(";")[0].strip() != "no":
+        return f"Auto-Submitted: {auto}"
+    if precedence in ("bulk", "junk", "list", "auto_reply"):
+        return f"Precedence: {precedence}"
+    for name in ("x-autoreply", "x-autorespond", "x-auto-response-suppress"):
+        if name in h:
+            return f"an auto-reply ({name})"
+    if "list-id" in h:
+        return "mailing list traffic"
+    if _AUTO_SUBJECT.match(subject):
+        return f"an automatic reply (Subject: {subject[:60]})"
+    return None
 
 
 def _bounced_ids(msg: Message) -> tuple[str, ...]:
@@ -231,12 +345,19 @@ def _bounced_ids(msg: Message) -> tuple[str, ...]:
 
 
 def _decode(part: Message, out: ParsedMail, where: str) -> str | None:
+    encoded = part.get_payload(decode=False)
+    if isinstance(encoded, str) and len(encoded) > MAX_DECODED * 2:
+        out.notes.append(f"{where} is over {MAX_DECODED // 2**20} MB; it was not read")
+        return None
     try:
         payload = part.get_payload(decode=True)
     except Exception:
         out.notes.append(f"{where} could not be decoded")
         return None
     if payload is None:
+        return None
+    if len(payload) > MAX_DECODED:
+        out.notes.append(f"{where} is over {MAX_DECODED // 2**20} MB once decoded; it was not read")
         return None
     if not isinstance(payload, bytes):
         payload = str(payload).encode("utf-8", "replace")

@@ -23,7 +23,9 @@ import smtplib
 import ssl
 import time
 from datetime import datetime, timedelta
+from typing import Any
 
+from pbem import replycap
 from pbem.app import App
 from pbem.lease import identity
 from pbem.store import OutboxRow
@@ -48,11 +50,16 @@ class Sender:
     def __init__(self, app: App, holder: str | None = None) -> None:
         self.app = app
         self.holder = holder or identity()
+        self._released: Any = None  # the day held replies were last released
 
     def run_due(self, limit: int = 50) -> int:
         """Deliver the mail that is due; returns how many were tried. Each
         is claimed first for this sender (another sender on the same store
         leaves it alone) and marked sent only under that claim."""
+        today = self.app.clock.now().date()
+        if self._released != today:  # the cap reset: what it held goes out as digests
+            replycap.release_held(self.app)
+            self._released = today
         rows = self.app.store.claim_due(
             self.holder, self.app.clock.now(), limit, time.time(), CLAIM_SECONDS
         )

@@ -3,6 +3,8 @@ orders, status, reply addresses, forgery, duplicates."""
 
 from __future__ import annotations
 
+import email
+import email.policy
 import smtplib
 
 import pytest
@@ -193,11 +195,18 @@ def test_at_most_ten_replies_a_day_to_one_address(judge):
                 "LIST\r\n".encode(),
             )
     judge.settle(60)
-    assert len(judge.outbox("receipt", "robot@example.net")) == 10
+    rows = judge.app.store.outbox_rows(to_addr="robot@example.net")
+    assert [r.status for r in rows] == ["sent"] * 10 + ["held"] * 40
+    last = email.message_from_bytes(rows[9].message, policy=email.policy.default)
+    assert "further replies today are held; your orders are still being recorded" in " ".join(
+        last.get_body(("plain",)).get_content().split()
+    )
     assert sum(judge.states().values()) == 50
     judge.clock.advance(days=1, seconds=1)
     judge.send("robot@example.net", "judge@judge.example", "LIST\n")
-    assert len(judge.outbox("receipt", "robot@example.net")) == 11
+    rows = judge.app.store.outbox_rows(to_addr="robot@example.net")
+    sent = [r.kind for r in rows if r.status in ("sent", "pending")]
+    assert sorted(sent) == ["digest"] + ["receipt"] * 11  # the 40 held came as one digest
 
 
 def test_repeated_failures_alert_the_game_master(judge):

@@ -1074,14 +1074,17 @@ class Store:
         message: bytes,
         at: datetime,
         inbox_id: int | None = None,
+        status: str = "pending",
     ) -> int:
+        """A mail to send (``status`` pending), or one held by the daily cap
+        (held) for the next day's digest."""
         if self._sqlite:
             cursor = self._cursor(conn)
             when = self._bind_datetime(at)
             cursor.execute(
                 "INSERT INTO outbox (created_at, kind, to_addr, message_id, message, status, "
-                "attempts, next_attempt_at, inbox_id) VALUES (?, ?, ?, ?, ?, 'pending', 0, ?, ?)",
-                (when, kind, to_addr, message_id, message, when, inbox_id),
+                "attempts, next_attempt_at, inbox_id) VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)",
+                (when, kind, to_addr, message_id, message, status, when, inbox_id),
             )
             return int(cursor.lastrowid)
         result = conn.execute(
@@ -1092,13 +1095,71 @@ class Store:
                 "to_addr": to_addr,
                 "message_id": message_id,
                 "message": message,
-                "status": "pending",
+                "status": status,
                 "attempts": 0,
                 "next_attempt_at": at,
                 "inbox_id": inbox_id,
             },
         )
         return int(result.inserted_primary_key[0])
+
+    def count_reply(self, conn: Connection, address: str, day: str, cap: int) -> int | None:
+        """Count one more reply to ``address`` on ``day`` (UTC, YYYY-MM-DD)
+        and return how many that makes, or None (nothing counted) if
+        ``cap`` replies went there that day already."""
+        cursor = self._cursor(conn) if self._sqlite else None
+        if cursor is not None:
+            row = cursor.execute(
+                "SELECT count FROM reply_counts WHERE address = ? AND day = ?", (address, day)
+            ).fetchone()
+        else:
+            row = conn.execute(
+                select(reply_counts.c.count).where(
+                    reply_counts.c.address == address, reply_counts.c.day == day
+                )
+            ).first()
+        count = 0 if row is None else row[0]
+        if count >= cap:
+            return None
+        if cursor is not None:
+            cursor.execute(
+                "INSERT INTO reply_counts (address, day, count) VALUES (?, ?, 1) "
+                "ON CONFLICT (address, day) DO UPDATE SET count = count + 1",
+                (address, day),
+            )
+        elif row is None:
+            conn.execute(reply_counts.insert().values(address=address, day=day, count=1))
+        else:
+            conn.execute(
+                update(reply_counts)
+                .where(reply_counts.c.address == address, reply_counts.c.day == day)
+                .values(count=reply_counts.c.count + 1)
+            )
+        return count + 1
+
+    def last_outbox_id(self, conn: Connection) -> int:
+        return conn.execute(select(func.max(outbox.c.id))).scalar() or 0
+
+    def held_mail(self, before: datetime) -> list[OutboxRow]:
+        """Replies held by the daily cap on a day before ``before``."""
+        with self.tx(write=False) as conn:
+            rows = conn.execute(
+                select(outbox)
+                .where(outbox.c.status == "held", outbox.c.created_at < before)
+                .order_by(outbox.c.id)
+            ).all()
+        return [_outbox_row(r) for r in rows]
+
+    def mark_digested(self, conn: Connection, ids: Sequence[int], digest_id: int) -> None:
+        """Held replies sent in the digest ``digest_id``; ClaimLost if any
+        of them is no longer held (another sender made the digest)."""
+        done = conn.execute(
+            update(outbox)
+            .where(outbox.c.id.in_(list(ids)), outbox.c.status == "held")
+            .values(status="digested", last_error=f"sent in digest #{digest_id}")
+        ).rowcount
+        if done != len(ids):
+            raise ClaimLost("those held replies went out in another digest")
 
     def take_reply(self, conn: Connection, address: str, day: str, cap: int) -> bool:
         """Count one more reply to ``address`` on ``day`` (UTC, YYYY-MM-DD),

@@ -1,0 +1,115 @@
+"""The daily cap on replies: no address gets more than
+``limits.replies_per_day`` replies of any kind a day (receipts, refusals,
+alerts, digests), so no one can flood a player's inbox through the judge
+and no mail loop runs away.
+
+The last reply before the cap says so; every reply over it is held (kept in
+the outbox, never sent alone), and after midnight (UTC), when the cap
+resets, everything held for an address goes out as one digest. Orders in
+mails whose receipts are held are recorded all the same: the cap holds
+replies, never the processing of mail.
+
+Mail that is not a reply is not counted: turn reports, deadline reminders,
+the mail a game starts with, passwords, press and reactions.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from collections.abc import Sequence
+from datetime import datetime, time, timedelta
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection
+
+from pbem.store import ClaimLost, OutboxRow
+
+if TYPE_CHECKING:
+    from pbem.app import App
+
+CAPPED = frozenset({"receipt", "refusal", "alert", "digest"})
+LAST_NOTE = (
+    "\n\n--\nThis is the last reply this server sends to {to} today: further replies "
+    "today are held; your orders are still being recorded. Everything held comes "
+    "in one mail after midnight (UTC).\n"
+)
+DIGEST_MOST = 100  # held replies shown in full in one digest; the rest are listed
+
+
+def day(at: datetime) -> str:
+    return at.strftime("%Y-%m-%d")
+
+
+def slot(app: App, conn: Connection, kind: str, to: str) -> str:
+    """Count a mail of ``kind`` to ``to`` against today's cap: "send",
+    "last" (the last one today: it must say so), or "held"."""
+    if kind not in CAPPED:
+        return "send"
+    cap = app.config.server.limits.replies_per_day
+    count = app.store.count_reply(conn, to.lower(), day(app.clock.now()), cap)
+    if count is None:
+        return "held"
+    return "last" if count == cap else "send"
+
+
+def release_held(app: App) -> int:
+    """One digest per address of the replies held on an earlier day (UTC);
+    returns how many digests were queued."""
+    now = app.clock.now()
+    midnight = datetime.combine(now.date(), time(0), tzinfo=now.tzinfo)
+    groups: dict[str, list[OutboxRow]] = {}
+    for row in app.store.held_mail(midnight):
+        groups.setdefault(row.to_addr.lower(), []).append(row)
+    made = 0
+    for rows in groups.values():
+        try:
+            with app.store.tx() as conn:
+                _digest(app, conn, rows)
+            made += 1
+        except ClaimLost:
+            pass  # another sender made it
+    return made
+
+
+def _digest(app: App, conn: Connection, rows: Sequence[OutboxRow]) -> None:
+    parts, reply_to = [], None
+    for n, row in enumerate(rows, 1):
+        mail = email.message_from_bytes(row.message, policy=email.policy.default)
+        reply_to = mail["Reply-To"] or reply_to
+        when = row.created_at.strftime("%Y-%m-%d %H:%M UTC")
+        if n <= DIGEST_MOST:
+            parts.append(f"=== {n}. {mail['Subject']} ({when}) ===\n\n{_body(mail).strip()}\n")
+        else:
+            parts.append(f"=== {n}. {mail['Subject']} ({when}) (not shown)")
+    days = sorted({day(r.created_at) for r in rows})
+    text = (
+        f"The daily cap on replies held {len(rows)} mail(s) to you on "
+        f"{', '.join(days)}. Here they are, oldest first. Everything they answer was "
+        "processed when it came; orders in them were recorded then.\n\n" + "\n".join(parts)
+    )
+    subject = f"{len(rows)} held repl{'y' if len(rows) == 1 else 'ies'} from {', '.join(days)}"
+    app.queue(
+        conn,
+        "digest",
+        rows[0].to_addr,
+        subject,
+        "alert",
+        {"subject": subject, "text": text, "game": None},
+        reply_to=str(reply_to) if reply_to else None,
+        auto="auto-replied",
+    )
+    digest_id = app.store.last_outbox_id(conn)
+    app.store.mark_digested(conn, [r.id for r in rows], digest_id)
+
+
+def _body(mail: Any) -> str:
+    try:
+        part = mail.get_body(("plain",))
+        return part.get_content() if part is not None else ""
+    except Exception:
+        return ""
+
+
+def midnight_after(at: datetime) -> datetime:
+    return datetime.combine(at.date(), time(0), tzinfo=at.tzinfo) + timedelta(days=1)
