@@ -717,6 +717,8 @@ def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
     for row in app.store.mails(args.state):
         note = f" ({row.note})" if row.note else ""
         error = f" [attempts {row.attempts}]" if row.attempts else ""
+        if row.state == "quarantined" and row.error:  # why, in its last line
+            error += f" [{row.error.strip().splitlines()[-1][:200]}]"
         print(
             f"#{row.id:<6} {row.received_at:%Y-%m-%d %H:%M:%S} {row.state:<11} "
             f"from {row.mail_from or '<>'} to {', '.join(row.rcpt_to)}{note}{error}",

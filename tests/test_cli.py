@@ -269,7 +269,7 @@ def test_inbox_and_retry_commands(capsys, tmp_path):
 
     code, out, _ = run(capsys, "inbox", "--config", config, "--state", "quarantined")
     assert code == 0 and f"#{inbox_id:<6}" in out and "quarantined" in out
-    assert "[attempts 3]" in out
+    assert "[attempts 3] [boom]" in out  # how often, and why
     code, out, _ = run(capsys, "retry", str(inbox_id), "--config", config)
     assert code == 0 and f"mail #{inbox_id} is queued again" in out
     code, _, err = run(capsys, "retry", str(inbox_id), "--config", config)

@@ -1,0 +1,132 @@
+"""Bounded work per mail before authentication: line endings normalised
+before the limits are checked, limits on parts, depth, header lines and
+decoded size whatever the line endings, and a time budget; a mail over a
+limit is refused once, politely, and the mail after it flows."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from pbem.mailparse import parse_mail, within
+from tests.mailharness import GAMES_YAML, Harness, wait_for
+
+ANN = "ann@example.org"
+ALPHA = "alpha@judge.example"
+BIG = GAMES_YAML.replace("max_message_size: 1000000", "max_message_size: 12000000")
+
+
+def many_parts(n: int, eol: bytes, every: int = 1000) -> bytes:
+    """A multipart mail of ``n`` parts whose lines end in ``eol``; a CRLF
+    after every ``every`` parts keeps each SMTP line under the limit, as an
+    MTA's line wrapping would."""
+    parts = b"".join(
+        b"--b"
+        + eol
+        + b"Content-Type: text/plain"
+        + eol
+        + eol
+        + b"p"
+        + (b"\r\n" if i % every == 0 else eol)
+        for i in range(n)
+    )
+    return (
+        b"From: " + ANN.encode() + b"\r\nTo: alpha@judge.example\r\nSubject: many\r\n"
+        b'MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n'
+        + parts
+        + b"--b--\r\n"
+    )
+
+
+@pytest.mark.parametrize("eol", [b"\r\n", b"\n", b"\r"], ids=["CRLF", "LF", "bare CR"])
+def test_the_part_limit_holds_whatever_the_line_endings(eol):
+    started = time.monotonic()
+    mail = parse_mail(many_parts(20_000, eol), ANN)
+    assert mail.too_complex == "it has more than 500 parts"
+    assert mail.from_addr == ANN  # the headers were read, for the polite refusal
+    assert time.monotonic() - started < 1.0
+
+
+def test_depth_headers_and_decoded_size_are_limited():
+    deep = b"".join(
+        b'Content-Type: multipart/mixed; boundary="b%d"\r\r--b%d\r' % (i, i) for i in range(60)
+    )
+    assert "nests more than" in parse_mail(b"From: " + ANN.encode() + b"\r" + deep).too_complex
+    headers = b"".join(b"X-H%d: v\r" % i for i in range(600))
+    assert "header lines" in parse_mail(headers + b"\rbody").too_complex
+    huge = b"A" * (9 * 2**20)
+    raw = (
+        b"From: ann@example.org\r\nContent-Type: text/plain\r\n"
+        b"Content-Transfer-Encoding: base64\r\n\r\n" + huge
+    )
+    mail = parse_mail(raw, ANN)
+    assert any("was not read" in n for n in mail.notes), mail.notes
+
+
+def test_the_time_budget_interrupts_a_slow_read():
+    """In the worker process's main thread the read is interrupted after
+    its budget (elsewhere the limits alone bound it)."""
+    from pbem.mailparse import ReadTimeout
+
+    started = time.monotonic()
+    with pytest.raises(ReadTimeout):
+        within(0.2, lambda: time.sleep(5))
+    assert time.monotonic() - started < 2
+
+
+def _send_raw(port: int, raw: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as s:
+        f = s.makefile("rb")
+
+        def cmd(line: bytes | None) -> bytes:
+            if line:
+                s.sendall(line)
+            while True:
+                reply = f.readline()
+                if reply[3:4] != b"-":
+                    return reply
+
+        cmd(None)
+        cmd(b"EHLO test\r\n")
+        cmd(b"MAIL FROM:<ann@example.org>\r\n")
+        cmd(b"RCPT TO:<alpha@judge.example>\r\n")
+        assert cmd(b"DATA\r\n").startswith(b"354")
+        return cmd(raw + b".\r\n")
+
+
+def _done(judge: Harness, n: int) -> bool:
+    states = judge.app.store.mail_states()
+    return sum(states.values()) == n and "new" not in states
+
+
+def test_a_bare_cr_mail_of_300000_parts_is_refused_within_a_second(tmp_path):
+    judge = Harness(tmp_path, BIG)
+    try:
+        pw = judge.password(ANN)
+        raw = many_parts(300_000, b"\r")
+        assert len(raw) > 9_000_000
+        reply = _send_raw(judge.port, raw)
+        assert reply.startswith(b"250"), reply
+        accepted = time.monotonic()
+        judge.worker.wake()
+        wait_for(lambda: _done(judge, 1), 5, "the refusal")
+        assert time.monotonic() - accepted < 1.0
+        (row,) = judge.app.store.mails()
+        assert row.state == "refused" and "more than 500 parts" in row.note
+        refusal = judge.last(ANN, "refusal")  # once, politely
+        assert "more than 500 parts" in refusal
+        # an order mail right after it is processed within a second
+        reply = _send_raw(
+            judge.port, f"From: {ANN}\r\nSubject: o\r\n\r\nPASSWORD {pw}\r\nSol holds\r\n".encode()
+        )
+        assert reply.startswith(b"250")
+        sent = time.monotonic()
+        judge.worker.wake()
+        wait_for(lambda: _done(judge, 2), 5, "the order mail")
+        assert time.monotonic() - sent < 1.0
+        assert judge.app.store.mails()[-1].state == "applied"
+        assert len(judge.outbox("refusal", ANN)) == 1
+    finally:
+        judge.close()
