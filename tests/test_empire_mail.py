@@ -161,11 +161,17 @@ def test_nobody_is_charged_a_missed_retreat_phase_they_had_no_part_in(h):
     s = state(h)
     assert s.code == "F1901R" and list(s.dislodged) == ["sev"]
     russia, turkey = s.player_of["Russia"], s.player_of["Turkey"]
-    report = h.text(h.report(f"{russia}@example.org", "dip"))
+    report = h.text(h.report(f"{russia}@example.org", "dip")).replace("\r\n", "\n")
     assert "Russia: F SEV (dislodged from ARM), may retreat to RUM" in report
+    assert "  F SEV H  (*dislodged*) by the unit from ARM; may retreat to RUM" in report
+    assert "  F SEV: disbands; retreats to RUM" in report  # what Russia may order
     h.clock.set(h.game("dip").deadline)
     h.tick()  # nobody orders the retreat
     assert state(h).code != "F1901R"
+    report = h.text(h.report(f"{russia}@example.org", "dip")).replace("\r\n", "\n")
+    results = report.split("== Results of Fall 1901, retreats (F1901R) ==")[1].split("== Units")[0]
+    assert results.split() == ["Russia", f"({russia}),", "no", "orders:", "F", "SEV", "D",
+                               "(*disbanded*)"]  # fmt: skip
     with h.app.store.tx(write=False) as conn:
         missed = {p.name: p.missed for p in h.app.store.players(conn, "dip")}
     # two movement phases missed by all but Turkey; the retreat phase only

@@ -272,8 +272,11 @@ class Empire:
             facts: dict[str, Any] = {"unit": o.canonical()}
             if p in dislodged:
                 d = dislodged[p]
-                facts["retreats"] = list(retreat_options(state.board, after, d, outcome.bounced))
+                options = retreat_options(state.board, after, d, outcome.bounced)
+                facts["retreats"] = list(options)
                 facts["by"] = d.attacker
+                facts["shown_by"] = d.attacker.upper()  # the report's words
+                facts["shown_retreats"] = [o.upper() for o in options] or ["nowhere"]
             results.append(OrderResult(o, ok, reason, facts))
         events = [
             Event(
@@ -281,7 +284,10 @@ class Empire:
                 {
                     "power": d.power,
                     "unit": f"{d.kind} {d.loc.upper()}",
-                    "retreats": list(retreat_options(state.board, after, d, outcome.bounced)),
+                    "retreats": [
+                        o.upper() for o in retreat_options(state.board, after, d, outcome.bounced)
+                    ]
+                    or ["nowhere"],
                 },
             )  # fmt: skip
             for d in dislodged.values()
@@ -541,12 +547,14 @@ class Empire:
                     moves = sorted(q for q in board.army_adj[p] if board.province[q].kind != "sea")
                 else:
                     moves = sorted(board.fleet_adj.get(loc, ()))
-                out[p] = (f"{p} H", *[f"{p} moves to {m.upper()}" for m in moves])
+                u = f"{kind} {loc.upper()}"
+                out[u] = (f"{u} holds", *[f"{u} moves to {m.upper()}" for m in moves])
         elif state.kind == "R":
-            for p, d in sorted(state.dislodged.items()):
+            for _p, d in sorted(state.dislodged.items()):
                 if d.power == power:
                     opts = retreat_options(board, state.units, d, state.contested)
-                    out[p] = (f"{p} disbands", *[f"{p} retreats to {o.upper()}" for o in opts])
+                    u = f"{d.kind} {d.loc.upper()}"
+                    out[u] = (f"{u} disbands", *[f"{u} retreats to {o.upper()}" for o in opts])
         else:
             n = centre_counts(board, state.units, state.owners).get(power, 0)
             if n > 0:
