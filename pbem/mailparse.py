@@ -122,36 +122,48 @@ def complexity(text: bytes) -> str | None:
 
 
 def parse_mail(raw: bytes, envelope_from: str = "", budget: float = PARSE_SECONDS) -> ParsedMail:
-    """Read a stored mail. The headers first (cheap, and enough to know
-    whether the mail is automatic); then the limits; then, within
-    ``budget`` seconds where the process can bound it, the body."""
+    """Read a stored mail: its line endings normalised, then the limits
+    checked (over one, only the headers are read: whether the mail is
+    automatic, and whom to tell), then, within ``budget`` seconds where the
+    process can bound it, the whole mail, parsed once."""
     out = ParsedMail()
     text = normalise(raw)
+    reason = complexity(text)
+    if reason:
+        _head_only(text, envelope_from, out)
+        out.too_complex = reason
+        return out
+    try:
+        within(budget, lambda: _read(text, envelope_from, out))
+    except ReadTimeout:
+        fresh = ParsedMail()
+        _head_only(text, envelope_from, fresh)
+        fresh.too_complex = "it takes too long to read"
+        return fresh
+    return out
+
+
+def _head_only(text: bytes, envelope_from: str, out: ParsedMail) -> None:
     head = text.split(b"\n\n", 1)[0][:256_000] + b"\n\n"
     _read_headers(email.message_from_bytes(head, policy=email.policy.default), out)
     out.bounce, out.auto = automatic(envelope_from, out)
     out.loop = "x-pbem-server" in out.headers
-    reason = complexity(text)
-    if reason:
-        out.too_complex = reason
-        return out
-    if out.auto:
-        return out
-    try:
-        within(budget, lambda: _read_body(text, out))
-    except ReadTimeout:
-        out.too_complex = "it takes too long to read"
-    return out
 
 
-def _read_body(text: bytes, out: ParsedMail) -> None:
+def _read(text: bytes, envelope_from: str, out: ParsedMail) -> None:
     try:
         msg = email.message_from_bytes(text, policy=email.policy.default)
     except Exception as exc:  # the parser is lenient; this is belt and braces
+        _head_only(text, envelope_from, out)
         out.notes.append(f"the mail could not be parsed ({type(exc).__name__})")
         return
+    _read_headers(msg, out)
+    out.bounce, out.auto = automatic(envelope_from, out)
+    out.loop = "x-pbem-server" in out.headers
     if out.bounce:
         out.bounced_ids = _bounced_ids(msg)
+        return
+    if out.auto:
         return
     body, source = _body_text(msg, out)
     out.source = source
@@ -197,6 +209,18 @@ def _header(msg: Message, name: str) -> str:
         return ""
 
 
+def _subject(msg: Message) -> str:
+    """The Subject: as written when it is plain ASCII (most are), else
+    decoded through the modern policy's header object (RFC 2047)."""
+    try:
+        raw = next((v for k, v in msg.raw_items() if k.lower() == "subject"), None)
+    except Exception:
+        raw = None
+    if isinstance(raw, str) and raw.isascii() and "=?" not in raw:
+        return raw.replace("\r", "").replace("\n", "").replace("\x00", "").strip()
+    return _header(msg, "Subject")
+
+
 _PLAIN_HEADERS = (
     "message-id",
     "in-reply-to",
@@ -226,7 +250,7 @@ def _read_headers(msg: Message, out: ParsedMail) -> None:
     address syntax); the headers that are only compared, as their raw text
     (parsing every header object costs more than all the rest)."""
     out.from_addr = sender_address(msg)
-    out.subject = _header(msg, "Subject")[:500]
+    out.subject = _subject(msg)[:500]
     raw: dict[str, str] = {}
     try:
         for name, value in msg.raw_items():

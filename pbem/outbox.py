@@ -52,7 +52,7 @@ class Sender:
         self.holder = holder or identity()
         self._released: Any = None  # the day held replies were last released
 
-    def run_due(self, limit: int = 50) -> int:
+    def run_due(self, limit: int = 200) -> int:
         """Deliver the mail that is due; returns how many were tried. Each
         is claimed first for this sender (another sender on the same store
         leaves it alone) and marked sent only under that claim."""

@@ -63,6 +63,9 @@ def test_a_mail_whose_worker_keeps_dying_is_quarantined(tmp_path):
     for n in range(5):  # each worker claims it and dies before finishing
         claimed, _ = store.take_mail(f"W{n}", 10, 60, now + 100 * n, AT, 5)
         assert [r.id for r in claimed] == [1]
+        # a worker that failed and claims again does not count again
+        claimed, _ = store.take_mail(f"W{n}", 10, 60, now + 100 * n + 1, AT, 5)
+        assert [r.claims for r in claimed] == [n + 1]
     claimed, tired = store.take_mail("W5", 10, 60, now + 600, AT, 5)
     assert claimed == [] and [r.id for r in tired] == [1]
     (row,) = store.mails()

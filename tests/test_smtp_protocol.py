@@ -167,3 +167,39 @@ def test_lmtp_answers_per_recipient(tmp_path):
         assert row.rcpt_to == (ALPHA, "beta@judge.example")
     finally:
         judge.close()
+
+
+PATHS = [
+    "<ann@example.org>",
+    "<ann@example.org> SIZE=100",
+    " <ann@example.org>",
+    "<ann@example.org>  BODY=8BITMIME SMTPUTF8",
+    "<ann@example.org>\tSIZE=5 ",
+    "<alpha+ann.abc123@judge.example>",
+    "<a.b-c@x-y.example>  ",
+    "<>",
+    "ann@example.org",
+    '<"a b"@x.org>',
+    "<a@[1.2.3.4]>",
+    "<a..b@x.org>",
+    "<@route:ann@x.org>",
+    "<ann@example.org",
+    "<ann@>",
+    "<" + "a" * 70 + "@x.org>",
+    "<ünï@example.org>",
+    "",
+]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_fast_path_parser_reads_addresses_as_aiosmtpd_does(path):
+    """MAIL FROM and RCPT TO addresses are read by a regular expression when
+    they are plain (the stock parser costs more than the rest of a mail's
+    SMTP); the answer is always the stock parser's."""
+    from aiosmtpd.smtp import SMTP
+
+    from pbem.smtp import protocol_class
+
+    ours, stock = protocol_class(SMTP).__new__(protocol_class(SMTP)), SMTP.__new__(SMTP)
+    ours.local_part_limit = stock.local_part_limit = 64
+    assert ours._getaddr(path) == stock._getaddr(path)

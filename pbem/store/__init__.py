@@ -23,6 +23,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
@@ -79,6 +80,7 @@ class InboxRow:
     attempts: int
     error: str | None = None
     note: str | None = None
+    claims: int = 0  # workers that claimed it
 
 
 @dataclass(frozen=True)
@@ -438,7 +440,7 @@ class Store:
         ``holder`` until ``wall + lease``. A mail claimed ``max_claims``
         times already (the worker died on it each time) is quarantined
         instead. Returns (claimed, quarantined)."""
-        rows = self._spooled_rows(max(limit, 500))
+        rows = self._spooled_rows(limit)
         with self.tx() as conn:
             if rows:
                 self._move(conn, rows, at)
@@ -461,7 +463,11 @@ class Store:
                 return [], []
             tired = (
                 conn.execute(
-                    select(inbox.c.id).where(inbox.c.id.in_(ids), inbox.c.claims >= max_claims)
+                    select(inbox.c.id).where(
+                        inbox.c.id.in_(ids),
+                        inbox.c.claims >= max_claims,
+                        inbox.c.claimed_by.is_(None) | (inbox.c.claimed_by != holder),
+                    )
                 )
                 .scalars()
                 .all()
@@ -481,11 +487,31 @@ class Store:
             conn.execute(
                 update(inbox)
                 .where(inbox.c.id.in_([i for i in ids if i not in set(tired)]))
-                .values(claimed_by=holder, lease_until=wall + lease, claims=inbox.c.claims + 1)
+                .values(
+                    claimed_by=holder,
+                    lease_until=wall + lease,
+                    # a claim counts once per worker (a worker that failed
+                    # and claims again does not count again)
+                    claims=inbox.c.claims + case((inbox.c.claimed_by == holder, 0), else_=1),
+                )
             )
             got = conn.execute(select(inbox).where(inbox.c.id.in_(ids)).order_by(inbox.c.id))
             out = [_inbox_row(r) for r in got]
         return [r for r in out if r.state == "new"], [r for r in out if r.state != "new"]
+
+    def checkpoint_spool(self) -> None:
+        """Copy the spool's write-ahead log into its file, as far as no
+        reader needs it (never waiting), so the SMTP side, which writes the
+        spool while clients wait, never has to."""
+        if not self.spool._sqlite:
+            return
+        raw = self.spool.engine.raw_connection()  # outside any transaction
+        try:
+            raw.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except Exception as exc:  # busy: the next one will do
+            raise StoreError(str(exc)) from exc
+        finally:
+            raw.close()
 
     def spooled(self) -> int:
         """Mail received but not yet moved into the inbox."""
@@ -1343,6 +1369,7 @@ def _inbox_row(r: Any) -> InboxRow:
         r.attempts,
         r.error,
         r.note,
+        r.claims,
     )
 
 
@@ -1393,6 +1420,9 @@ class SpoolWriter:
                 path, isolation_level=None, timeout=0, check_same_thread=False
             )
             self._raw.execute("PRAGMA synchronous=FULL")
+            # the worker checkpoints the spool (Store.checkpoint_spool); this
+            # only bounds the log should the worker not run
+            self._raw.execute("PRAGMA wal_autocheckpoint=20000")
 
     def try_store(self, mails: Sequence[dict[str, Any]]) -> list[tuple[int, bool]] | None:
         """Store the mails in one transaction; None at once if another
