@@ -17,7 +17,8 @@ Box = tuple[float, float, float, float]
 class Drawn:
     width: float
     labels: dict[str, Box]  # text -> box
-    marks: list[tuple[str, Box]]  # (kind, box)
+    marks: list[tuple[str, Box]]  # (kind, box) of squares
+    circles: list[tuple[str, tuple[float, float, float]]]  # (kind, (x, y, r))
     kinds: set[str]  # of marks, links and orders
     legend: set[str]  # kinds of the legend's samples
     order: list[tuple[str, str]]  # (role, kind) of every element, in drawing order
@@ -26,7 +27,7 @@ class Drawn:
 
 def read_svg(svg: str) -> Drawn:
     root = ET.fromstring(svg)
-    drawn = Drawn(float(root.get("width")), {}, [], set(), set(), [], [])
+    drawn = Drawn(float(root.get("width")), {}, [], [], set(), set(), [], [])
     for el in root:
         role, _, kind = (el.get("class") or " ").partition(" ")
         if not role.strip():
@@ -42,7 +43,7 @@ def read_svg(svg: str) -> Drawn:
             drawn.labels["".join(el.itertext())] = box
         elif role == "mark" and el.tag == NS + "circle":
             x, y, r = (float(el.get(a)) for a in ("cx", "cy", "r"))
-            drawn.marks.append((kind, (x - r, y - r, x + r, y + r)))
+            drawn.circles.append((kind, (x, y, r)))
         elif role == "mark" and el.tag == NS + "rect":
             x, y, w, h = (float(el.get(a)) for a in ("x", "y", "width", "height"))
             drawn.marks.append((kind, (x, y, x + w, y + h)))
@@ -55,6 +56,13 @@ def read_svg(svg: str) -> Drawn:
 
 def overlap(a: Box, b: Box) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def meets(circle: tuple[float, float, float], box: Box) -> bool:
+    """Whether a circle and a box share any point (not merely touch)."""
+    x, y, r = circle
+    nx, ny = min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3])
+    return (x - nx) ** 2 + (y - ny) ** 2 < r * r - 0.5
 
 
 def assert_readable(svg: str, png: bytes) -> Drawn:
@@ -70,6 +78,8 @@ def assert_readable(svg: str, png: bytes) -> Drawn:
             assert not overlap(box, box2), f"label {text} overlaps label {other}"
         for kind, mark in drawn.marks:
             assert not overlap(box, mark), f"label {text} lies over a mark ({kind})"
+        for kind, circle in drawn.circles:
+            assert not meets(circle, box), f"label {text} lies over a mark ({kind})"
     for kind in drawn.kinds:
         assert kind.removesuffix("-failed") in drawn.legend, f"no legend entry for {kind}"
         if kind.endswith("-failed"):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from pbem.pictures.scene import Item, Line, Text, overlaps
+from pbem.pictures.scene import Circle, Item, Line, Text, overlaps
 
 CELL = 40.0
 # (dx, dy) unit offsets, in order of preference: below, above, right, left, corners
@@ -64,8 +64,10 @@ def place(wants: Sequence[Want], items: Sequence[Item], width: float, height: fl
                 seg = (a[0], a[1], b[0], b[1])
                 box = (min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
                 grid.add(item.role, box, seg)
+        elif isinstance(item, Circle) and item.role == "mark":
+            grid.add("circle", item.box(), (item.x, item.y, item.r))
         elif item.role in ("mark", "label"):
-            grid.add("mark", item.box())
+            grid.add(item.role, item.box())
     placed: list[Text] = []
     missing: list[Want] = []
     for want in wants:
@@ -74,7 +76,7 @@ def place(wants: Sequence[Want], items: Sequence[Item], width: float, height: fl
             missing.append(want)
             continue
         placed.append(best)
-        grid.add("mark", best.box())
+        grid.add("label", best.box())
     return placed, missing
 
 
@@ -85,29 +87,59 @@ def _best(want: Want, grid: Grid, width: float, height: float) -> Text | None:
     for ring, gap in enumerate((2.0, 7.0, 14.0)):
         for rank, (dx, dy) in enumerate(DIRECTIONS):
             d = want.clear + gap
-            x = want.x + dx * (d + w / 2)
-            y = want.y + dy * (d + h / 2)
+            k = 0.72 if dx and dy else 1.0  # a corner comes as close as a side
+            x = want.x + dx * (d * k + w / 2)
+            y = want.y + dy * (d * k + h / 2)
             label = Text(x, y, want.text, want.size)
             box = label.box()
             if box[0] < 1 or box[1] < 1 or box[2] > width - 1 or box[3] > height - 1:
                 continue
-            crossings = 0.0
-            clash = False
-            for what, shape in grid.near(box):
-                if what == "mark":
+            penalty, clash = 0.0, False
+            own = (x - want.x) ** 2 + (y - want.y) ** 2
+            for what, shape in grid.near(_grown(box, 12)):
+                if what == "circle":
+                    if circle_meets(shape, box, 1.0):
+                        clash = True
+                        break
+                    square = (shape[0] - shape[2], shape[1] - shape[2], shape[0] + shape[2],
+                              shape[1] + shape[2])  # fmt: skip
+                    if _closer(square, x, y, own, want):
+                        penalty += 8.0  # nearer another mark than its own: misread
+                elif what in ("mark", "label"):
                     if overlaps(box, shape, 1.0):
                         clash = True
                         break
+                    if what == "mark" and _closer(shape, x, y, own, want):
+                        penalty += 8.0
                 elif _crosses(shape, box):
-                    crossings += 4.0 if what == "order" else 1.0
+                    penalty += 12.0 if what == "order" else 1.0
             if clash:
                 continue
-            score = ring * 6 + rank * 0.6 + crossings * 3
+            score = ring * 6 + rank * 0.6 + penalty
             if best is None or score < best[0]:
                 best = (score, label)
         if best is not None and best[0] < (ring + 1) * 6:
             break
     return best[1] if best else None
+
+
+def circle_meets(circle: tuple[float, ...], box: tuple[float, ...], pad: float = 0.0) -> bool:
+    """Whether a circle (x, y, r) and a box touch, within ``pad`` pixels."""
+    x, y, r = circle
+    nx, ny = min(max(x, box[0]), box[2]), min(max(y, box[1]), box[3])
+    return (x - nx) ** 2 + (y - ny) ** 2 < (r + pad) ** 2
+
+
+def _grown(box: tuple[float, ...], by: float) -> tuple[float, ...]:
+    return (box[0] - by, box[1] - by, box[2] + by, box[3] + by)
+
+
+def _closer(mark: tuple[float, ...], x: float, y: float, own: float, want: Want) -> bool:
+    """Whether another mark's centre is nearer the label than its own."""
+    cx, cy = (mark[0] + mark[2]) / 2, (mark[1] + mark[3]) / 2
+    if abs(cx - want.x) < 1 and abs(cy - want.y) < 1:
+        return False
+    return (x - cx) ** 2 + (y - cy) ** 2 < own
 
 
 def _crosses(seg: tuple[float, ...], box: tuple[float, ...]) -> bool:
