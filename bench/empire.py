@@ -10,7 +10,8 @@ text per second, and the peak memory of a game (tracemalloc).
 If the `diplomacy` package from PyPI is installed (`make bench` tries to
 install it), every movement phase is also given to it, from the same
 position with the same orders, and the two engines' results are compared
-order by order (did each move succeed, which units were dislodged); the
+order by order (did each move succeed, which units were dislodged, and
+the result words each prints: bounce, void, cut, no convoy, dislodged); the
 speed ratio of the resolution is printed (CPU time, garbage collection
 held off inside each timed call, for both engines alike). Target (issue:
 Empire): at least 10 times the diplomacy package's phases per second.
@@ -28,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adjudicator.base import Rng  # noqa: E402
 from adjudicator.empire import GAME  # noqa: E402
+from adjudicator.empire.game import result_code  # noqa: E402
 from adjudicator.empire.orders import Convoy, Hold, Move, Support  # noqa: E402
 from adjudicator.empire.resolve import Resolver  # noqa: E402
 
@@ -85,9 +87,10 @@ def _coasts_of(sea: str) -> set[str]:
     return {q for q in _shore(sea) if BOARD.province[q].kind == "coast"}
 
 
-def other_engine(state, orders) -> tuple[float, dict[str, bool], set[str]] | None:
+def other_engine(state, orders):
     """The diplomacy package on the same position and orders: (seconds of
-    process(), moved per province, dislodged provinces)."""
+    process(), moved per province, dislodged provinces, the result words of
+    each province's order)."""
     if diplomacy is None:
         return None
     game = diplomacy.Game()
@@ -113,16 +116,26 @@ def other_engine(state, orders) -> tuple[float, dict[str, bool], set[str]] | Non
     seconds = time.process_time() - started
     gc.enable()
     results = game.result_history.last_value()
-    moved, dislodged = {}, set()
+    moved, dislodged, words = {}, set(), {}
     for unit, res in results.items():
         prov = str(unit).split()[1].split("/")[0].lower().replace("lyo", "gol")
         flags = {str(r) for r in res}
+        words[prov] = frozenset(flags)
         if "dislodged" in flags:
             dislodged.add(prov)
         o = orders.get(prov)
         if isinstance(o, Move):
             moved[prov] = not (flags & {"bounce", "void", "no convoy", "dislodged"})
-    return seconds, moved, dislodged
+    return seconds, moved, dislodged, words
+
+
+# our result codes in the words the judges print (the other engine's flags)
+WORDS = {"bounce": {"bounce"}, "void": {"void"}, "cut": {"cut"}, "no_convoy": {"no convoy"}}
+
+
+def our_words(resolver, outcome, p: str) -> frozenset[str]:
+    code, _ = result_code(resolver, p)
+    return frozenset(WORDS.get(code, set()) | ({"dislodged"} if p in outcome.dislodged else set()))
 
 
 def _up(place: str) -> str:
@@ -147,7 +160,8 @@ def play(seed: int, movement_phases: int, compare: bool):
     state = GAME.start(BOARD, PLAYERS, {}, seed)
     rng = Rng(seed)
     stats = {"resolve": 0.0, "phase": 0.0, "read": 0.0, "lines": 0, "theirs": 0.0, "orders": 0,
-             "agree": 0, "compared": 0, "phases": 0, "differ": []}  # fmt: skip
+             "agree": 0, "words": 0, "compared": 0, "phases": 0, "differ": [],
+             "word_differ": []}  # fmt: skip
     while state.outcome is None and stats["phases"] < movement_phases:
         texts = random_orders(state, rng) if state.kind == "M" else {}
         started = time.process_time()
@@ -170,23 +184,28 @@ def play(seed: int, movement_phases: int, compare: bool):
             stats["resolve"] += time.process_time() - t0
             gc.enable()
             if compare:
-                _compare(state, orders, outcome, stats)
+                _compare(state, orders, resolver, outcome, stats)
             stats["orders"] += len(orders)
             stats["phases"] += 1
         state = result.state
     return stats
 
 
-def _compare(state, orders, outcome, stats) -> None:
-    """The other engine on the same position and orders, order by order
-    (its time is kept apart from every figure of ours)."""
+def _compare(state, orders, resolver, outcome, stats) -> None:
+    """The other engine on the same position and orders, order by order:
+    what moved, what was dislodged, and the result words (its time is kept
+    apart from every figure of ours)."""
     theirs = other_engine(state, orders)
     if theirs is None:
         return
-    secs, moved, dislodged = theirs
+    secs, moved, dislodged, words = theirs
     stats["theirs"] += secs
     for p, o in orders.items():
         stats["compared"] += 1
+        same_words = our_words(resolver, outcome, p) == words.get(p, frozenset())
+        stats["words"] += same_words
+        if not same_words and len(stats["word_differ"]) < 3:
+            stats["word_differ"].append((state.code, o.canonical(), sorted(words.get(p, ()))))
         ours_moved = isinstance(o, Move) and outcome.succeeded[p]
         same = (ours_moved == moved.get(p, False)) and (
             (p in outcome.dislodged) == (p in dislodged)
@@ -199,13 +218,15 @@ def _compare(state, orders, outcome, stats) -> None:
 def main() -> None:
     games, phases = 20, 30
     totals = {"resolve": 0.0, "phase": 0.0, "read": 0.0, "lines": 0, "theirs": 0.0, "orders": 0,
-              "agree": 0, "compared": 0, "phases": 0, "differ": []}  # fmt: skip
+              "agree": 0, "words": 0, "compared": 0, "phases": 0, "differ": [],
+              "word_differ": []}  # fmt: skip
     for seed in range(games):
         s = play(seed, phases, compare=diplomacy is not None)
-        for k in ("resolve", "phase", "read", "lines", "theirs", "orders", "agree", "compared",
-                  "phases"):  # fmt: skip
+        for k in ("resolve", "phase", "read", "lines", "theirs", "orders", "agree", "words",
+                  "compared", "phases"):  # fmt: skip
             totals[k] += s[k]
         totals["differ"] += s["differ"]
+        totals["word_differ"] += s["word_differ"]
     tracemalloc.start()
     play(99, phases, compare=False)
     _, peak = tracemalloc.get_traced_memory()
@@ -236,6 +257,12 @@ def main() -> None:
     print(f"  results agree on {totals['agree']} of {totals['compared']} orders")
     for code, order in totals["differ"]:
         print(f"    differs: {code} {order}")
+    print(
+        f"  result words (bounce, void, cut, no convoy, dislodged) agree on "
+        f"{totals['words']} of {totals['compared']} orders"
+    )
+    for code, order, flags in totals["word_differ"][:5]:
+        print(f"    words differ: {code} {order}: theirs {flags or 'none'}")
 
 
 if __name__ == "__main__":
