@@ -334,3 +334,12 @@ def test_builds_and_removals_are_checked_at_once(power, text, accepted, refused)
     sheet = GAME.read_orders(state, power, text)
     assert len(sheet.orders) == accepted
     assert [why(p) for p in sheet.problems] == refused
+
+
+def test_a_vote_may_share_a_line_with_orders():
+    state = GAME.start(BOARD, ["ann", "bob", "cid", "dee", "eve"], {}, 1)
+    player = state.players[0]
+    unit = next(f"{k} {loc.upper()} H" for pw, k, loc in state.units.values() if pw == player.power)
+    sheet = GAME.read_orders(state, player.name, f"VOTE TRUCE, {unit}")
+    assert sorted(o.canonical() for o in sheet.orders) == sorted(["VOTE TRUCE", unit])
+    assert not sheet.problems

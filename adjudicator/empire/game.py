@@ -189,12 +189,14 @@ class Empire:
         votes: list[Any] = []
         kept = []
         for n, line in enumerate(lines, 1):
-            m = re.fullmatch(r"\s*vote\s+(no\s+)?truce\s*", line, re.I)
-            if m:
-                votes.append(Vote(player=player, seq=seq, line=n, truce=m[1] is None))
-                kept.append("")
-            else:
-                kept.append(line)
+            rest = []
+            for part in re.split(r"[,;]", line):  # a vote may share a line with orders
+                m = re.fullmatch(r"\s*vote\s+(no\s+)?truce\s*", part, re.I)
+                if m:
+                    votes.append(Vote(player=player, seq=seq, line=n, truce=m[1] is None))
+                else:
+                    rest.append(part)
+            kept.append(",".join(rest))
         problems: list[Problem] = []
         if state.outcome is not None or power is None:
             reason = "game_over" if state.outcome is not None else "not_in_game"
