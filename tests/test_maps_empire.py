@@ -195,3 +195,9 @@ def test_a_retreat_phase_view_alone_shows_the_dislodged_unit_and_its_options():
     assert "A MUN (Germany), dislodged: BER, BOH, KIE, RUH, SIL" in gone.title
     assert len([i for i in scene.items if i.kind == "retreat-option"]) == 5
     assert not [i for i in scene.items if i.kind in ("move", "support", "convoy")]
+    # the game's own view of the retreat phase draws the same
+    assert view.board["retreats"]["mun"]["options"] == retreats["mun"]["options"]
+    again = picture("empire", view, ())
+    assert [i.title for i in again.items if i.kind == "dislodged" and i.role == "mark"] == [
+        gone.title
+    ]
