@@ -9,7 +9,7 @@ import pytest
 from adjudicator.empire import GAME
 from adjudicator.empire.board import shipped_board
 from adjudicator.empire.orders import read
-from pbem.words import say
+from pbem.words import phrasebook, say
 
 BOARD = shipped_board()
 UNITS = {
@@ -343,3 +343,25 @@ def test_a_vote_may_share_a_line_with_orders():
     sheet = GAME.read_orders(state, player.name, f"VOTE TRUCE, {unit}")
     assert sorted(o.canonical() for o in sheet.orders) == sorted(["VOTE TRUCE", unit])
     assert not sheet.problems
+
+
+def test_no_line_of_words_and_symbols_crashes_the_reader():
+    """600 seeded random lines of order words, names and symbols: each is
+    read or refused with a reason, in every phase; nothing raises."""
+    import random
+
+    parts = ["A", "F", "PAR", "BUR", "-", "->", "S", "C", "H", "VIA", "CONVOY", "STP", "/",
+             "SC", "(", "nc", ")", "spa", "north", "coast", "to", "BUILD", "D", "R", "WAIVE",
+             ",", ";", "liverpol", "Mid-Atlantic", "x", "supports", "b", "#", "\u00e9", "1901",
+             "--", ">", "=", "'", ".", "gulf", "of", "lyon", "by", "NTH", "LON", "NWY"]  # fmt: skip
+    rng = random.Random(13)
+    states = [GAME.load_position(WINTER), GAME.load_position(RETREAT)]
+    phrases = phrasebook("empire")["problems"]
+    for _ in range(600):
+        line = " ".join(rng.choice(parts) for _ in range(rng.randint(0, 8)))
+        if rng.random() < 0.3:
+            line = line.replace(" ", "")
+        for sheet in [read(BOARD, dict(UNITS), "France", line)] + [
+            GAME.read_orders(s, "France", line) for s in states
+        ]:
+            assert all(p.reason in phrases for p in sheet.problems)  # each said in words
