@@ -40,7 +40,12 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command("NEW TOKEN", "", "game", "a new reply address; older ones stop working"),
     Command("SET TIMEZONE", "Area/City", "game", "show deadlines in this time zone"),
-    Command("HISTORY", "[game] [turn]", "game", "mail back a turn's report (the last by default)"),
+    Command(
+        "HISTORY",
+        "[game] [phase]",
+        "game",
+        "mail back a phase's report (tick 3, S1901M; the last by default)",
+    ),
     Command("PAUSE", "", "game", "game master: stop the clock"),
     Command("RESUME", "", "game", "game master: start the clock again"),
     Command("EXTEND", "duration", "game", "game master: move the deadline later (12h, 2d)"),

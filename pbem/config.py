@@ -129,6 +129,11 @@ class GameConfig:
     early: bool = False  # adjudicate at once when every active player is READY
     remind: timedelta | None = timedelta(hours=2)  # before the deadline; None: no reminder
     keep: timedelta = timedelta(days=7)  # a finished game stays readable this long
+    # a phase that starts early (ADJUDICATE, every player READY) lasts at least
+    # this long; None: the game's normal length (its cron period)
+    min_phase: timedelta | None = None
+    visibility: str = "public"  # private: WATCH only with the observer password
+    observer_password: str | None = None
 
     @property
     def open_seats(self) -> int:
@@ -410,6 +415,9 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
             "remind",
             "keep",
             "react_cooldown",
+            "min_phase",
+            "visibility",
+            "observer_password",
         ),
         "game",
     )
@@ -481,11 +489,15 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         )
         email = c.string(rp, "email", f"{label}: player email", required=True, pattern=EMAIL)
         ptz = c.timezone(rp, "timezone", f"{label}: player timezone")
-        if pname and pname.lower() in seen_names:
+        twice_name = bool(pname) and pname.lower() in seen_names
+        twice_email = bool(email) and email.lower() in seen_emails
+        if twice_name and twice_email:  # the same player twice: one problem
+            c.add(rp, "name", f"{label}: player {pname!r} ({email}) is listed twice")
+        elif twice_name:
             c.add(rp, "name", f"{label}: player {pname!r} is listed twice")
-        if email and email.lower() in seen_emails:
+        elif twice_email:
             c.add(rp, "email", f"{label}: email {email!r} is listed twice")
-        if pname and email:
+        if pname and email and not (twice_name or twice_email):
             seen_names.add(pname.lower())
             seen_emails.add(email.lower())
             players.append(PlayerConfig(pname, email, ptz))
@@ -524,6 +536,18 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
     remind = _duration(c, raw, "remind", label, timedelta(hours=2))
     keep = _duration(c, raw, "keep", label, timedelta(days=7)) or timedelta(0)
     react_cooldown = _duration(c, raw, "react_cooldown", label, timedelta(minutes=5))
+    min_phase = _duration(c, raw, "min_phase", label, None)
+    visibility = raw.get("visibility", "public")
+    if visibility not in ("public", "private"):
+        c.add(raw, "visibility", f"{label}: visibility must be public or private")
+        visibility = "public"
+    observer_password = c.string(raw, "observer_password", f"{label}: observer_password")
+    if observer_password and visibility == "public":
+        c.add(
+            raw,
+            "observer_password",
+            f"{label}: observer_password is for a private game (visibility: private)",
+        )
 
     map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None)
     if engine is not None and map_ref is not None:
@@ -554,6 +578,9 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
         early,
         remind,
         keep,
+        min_phase,
+        visibility,
+        observer_password,
     )
 
 
@@ -580,7 +607,9 @@ def parse_duration(text: str) -> timedelta | None:
     return timedelta(**{UNITS[m[2]]: int(m[1])})
 
 
-def _duration(c: _Checker, raw: dict, key: str, label: str, default: timedelta) -> timedelta | None:
+def _duration(
+    c: _Checker, raw: dict, key: str, label: str, default: timedelta | None
+) -> timedelta | None:
     """A duration key; 0, false or none turn it off (None)."""
     value = raw.get(key, default)
     if isinstance(value, timedelta):

@@ -36,7 +36,7 @@ from pbem.outmail import BadAddress, safe_address
 from pbem.reports import compact_options, local, report_mail
 from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow, StoreError
 from pbem.turns import cron_after
-from pbem.words import say, wrap
+from pbem.words import plural, say, wrap
 
 log = logging.getLogger("pbem.inbox")
 
@@ -274,6 +274,7 @@ class Processor:
         games = [r.game for r in recipients if r.game]
         default_game = games[0] if len(set(games)) == 1 else None
         read = read_commands(mail.lines, default_game)
+        _fold_history(read.sections, default_game, app.has_game)
         passwords = list(read.passwords)
         in_subject = subject_password(mail.subject)
         if in_subject:
@@ -614,7 +615,12 @@ class Processor:
                     did = True
             elif command == "HISTORY":
                 reply.messages += self._history(
-                    conn, name, player.name, player.email, [(number, command, _arg)]
+                    conn,
+                    name,
+                    player.name,
+                    player.email,
+                    [(number, command, _arg)],
+                    app.reply_address(player),
                 )
                 did = True
             else:
@@ -718,8 +724,11 @@ class Processor:
         reader: str,
         email: str,
         commands: list[tuple[int, str, str]],
+        reply_to: str | None = None,
     ) -> list[str]:
-        """HISTORY [turn]: the reader's own copy of a kept report, mailed again."""
+        """HISTORY [phase]: the reader's own copy of a kept report, mailed
+        again. The phase is named as the game names it (``tick 3``,
+        ``S1901M``, ``turn 2``) or by its number; none: the last."""
         out = []
         cfg = self.app.game_config(game)
         row = self.app.store.game(conn, game)
@@ -732,14 +741,28 @@ class Processor:
             ):
                 out.append(f"line {number}: {game} ended more than {cfg.keep.days} days ago")
                 continue
-            turn = int(arg.split()[0]) if arg and arg.split()[0].isdigit() else None
+            phases = self._kept_phases(conn, game, row)
+            turn = None
+            if arg.strip():
+                turn = _phase_turn(arg, phases)
+                if turn is None:
+                    out.append(
+                        f"line {number}: {game} has no report of a phase called "
+                        f"{arg.strip()!r}"
+                        + (
+                            f" (reports kept: {', '.join(phases.values())})"
+                            if phases
+                            else " (no report is kept yet)"
+                        )
+                    )
+                    continue
             found = self.app.store.report(conn, game, reader, turn)
             if found is None:
-                have = self.app.store.report_turns(conn, game)
                 out.append(
                     f"line {number}: no report"
-                    + (f" of turn {turn}" if turn else "")
-                    + (f" (reports kept: turns {', '.join(map(str, have))})" if have else " yet")
+                    + (f" of {phases.get(turn, turn)}" if turn else "")
+                    + (" for you" if turn and phases else "")
+                    + (" yet" if not phases else "")
                 )
                 continue
             message_id, raw = report_mail(
@@ -752,14 +775,29 @@ class Processor:
                 found.png,
                 None,
                 self.app.clock.now(),
-                None,
+                reply_to,
                 found.turn,
             )
             self.app.store.queue_mail(
                 conn, "history", email, message_id, raw, self.app.clock.now(), None
             )
-            out.append(f"line {number}: the report of turn {found.turn} is on its way")
+            out.append(
+                f"line {number}: the report of {phases.get(found.turn, found.turn)} is on its way"
+            )
         return out
+
+    def _kept_phases(self, conn: Connection, game: str, row: GameRow | None) -> dict[int, str]:
+        """The phases of ``game`` with a kept report: turn -> the game's name
+        for the phase (``tick 3``, ``S1901M``)."""
+        if row is None:
+            return {}
+        kept = set(self.app.store.report_turns(conn, game))
+        engine = self.app.engine(row.kind)
+        return {
+            turn: engine.phase(engine.load_state(state))[1]
+            for turn, state in self.app.store.turn_states(conn, game)
+            if turn in kept
+        }
 
     def _too_late(self, game: GameRow, row: InboxRow, turn: int, phase: str) -> str | None:
         """Why a mail's orders cannot count, if they cannot: it arrived after
@@ -903,9 +941,13 @@ class Processor:
                     if g.finished_at is not None and cfg is not None:
                         until = g.finished_at + cfg.keep
                         status = f"over, readable until {until:%Y-%m-%d}"
+                    private = (
+                        " (private)" if cfg is not None and cfg.visibility == "private" else ""
+                    )
                     out.append(
                         f"  {g.name:<16} {engine.title}, {engine.phase(state)[1]}, "
-                        f"{players} players, {status}: {app.game_address(g.name)}"
+                        f"{plural(players, 'player')}, {status}{private}: "
+                        f"{app.game_address(g.name)}"
                     )
                 if not rows:
                     out.append("  none")
@@ -914,7 +956,11 @@ class Processor:
             elif name in ("WATCH", "UNWATCH"):
                 game = arg.lower().split()[0] if arg else ""
                 if store.game(conn, game) is None:
-                    out.append(f"line {number}: {name} {arg}: there is no game called {game!r}")
+                    out.append(f"line {number}: {name}: there is no game called {game!r}")
+                    continue
+                refused = self._watch_refused(game, arg) if name == "WATCH" else None
+                if refused:
+                    out.append(f"line {number}: WATCH {game}: {refused}")
                     continue
                 changed = store.watch(conn, game, mail.from_addr or "", name == "WATCH")
                 verb = "now watching" if name == "WATCH" else "no longer watching"
@@ -929,6 +975,24 @@ class Processor:
             elif name == "REACT":
                 out.append(f"line {number}: " + self._react(conn, mail, arg, addressed))
         return out
+
+    def _watch_refused(self, game: str, arg: str) -> str | None:
+        """Why WATCH may not be granted: a private game is watched only with
+        its observer password (``WATCH game password``)."""
+        cfg = self.app.game_config(game)
+        if cfg is None or cfg.visibility != "private":
+            return None
+        given = arg.split()[1] if len(arg.split()) > 1 else ""
+        if not cfg.observer_password:
+            return f"{game} is private: only its players and the observers its game master lists"
+        if not given:
+            return (
+                f"{game} is private: write WATCH {game} <observer password> (its game master "
+                "has it)"
+            )
+        if not hmac.compare_digest(given, cfg.observer_password):
+            return "the observer password is wrong"
+        return None
 
     def _join(self, conn: Connection, mail: ParsedMail, arg: str) -> str:
         """JOIN game [as name]: take a seat in a game that is open."""
@@ -1106,6 +1170,44 @@ class Processor:
 
 
 REACTION_MAX = 200
+
+
+def _fold_history(sections: dict[str | None, Section], default: str | None, is_game: Any) -> None:
+    """``HISTORY tick 3`` or ``HISTORY S1901M`` in a mail to a game's
+    address names a phase of that game, not a game called "tick": such a
+    section (HISTORY lines only, under a word that is no game) goes back to
+    the game the mail was addressed to, with its word as the phase."""
+    if default is None or default not in sections:
+        return
+    for key in [k for k in sections if k is not None and k != default and not is_game(k)]:
+        section = sections[key]
+        if section.orders or section.press or section.line == 0:
+            continue
+        if not section.commands or any(c != "HISTORY" for _, c, _ in section.commands):
+            continue
+        for number, command, arg in section.commands:
+            sections[default].commands.append((number, command, f"{key} {arg}".strip()))
+        del sections[key]
+
+
+def _phase_words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def _phase_turn(wanted: str, phases: dict[int, str]) -> int | None:
+    """The turn a HISTORY argument names: the phase as the game names it
+    (any case and spacing; ``turn 2`` for Implosion's ``turn 2 of 10``), or
+    its number."""
+    words = _phase_words(wanted)
+    if not words:
+        return None
+    if len(words) == 1 and words[0].isdigit() and int(words[0]) in phases:
+        return int(words[0])
+    for turn, name in phases.items():
+        have = _phase_words(name)
+        if "".join(words) == "".join(have) or have[: len(words)] == words:
+            return turn
+    return None
 
 
 def rank_lines(ranking: list[tuple[str, int, int]]) -> list[str]:

@@ -62,14 +62,23 @@ def cron_after(cfg: GameConfig, after: datetime) -> datetime:
     raise RuntimeError(f"no deadline found after {after} for {cfg.deadline!r}")
 
 
-def next_deadline(cfg: GameConfig, now: datetime, missed: datetime | None = None) -> datetime:
+def next_deadline(
+    cfg: GameConfig, now: datetime, missed: datetime | None = None, early: bool = False
+) -> datetime:
     """The deadline of a turn that starts ``now``. After a turn that ran late
     (``missed`` is its deadline), the first cron time at least half a
-    normal turn away."""
+    normal turn away. After one resolved early (``early``: ADJUDICATE, or
+    every player READY), the first cron time at least the game's
+    ``min_phase`` away (by default a normal turn: the cron period), so
+    the next phase is never cut to what was left until the next slot."""
     nxt = cron_after(cfg, now)
     if missed is not None and now - missed > LATE:
         period = cron_after(cfg, missed) - missed
         while nxt - now < period / 2:
+            nxt = cron_after(cfg, nxt)
+    if early:
+        least = cfg.min_phase if cfg.min_phase is not None else cron_after(cfg, nxt) - nxt
+        while nxt - now < least:
             nxt = cron_after(cfg, nxt)
     return nxt
 
@@ -207,7 +216,9 @@ class TurnRunner:
             late = why == "deadline" and row.deadline is not None and now - row.deadline > LATE
             deadline = None
             if outcome is None:
-                deadline = next_deadline(cfg, now, row.deadline if late else None)
+                deadline = next_deadline(
+                    cfg, now, row.deadline if late else None, early=why != "deadline"
+                )
             text = engine.dump_state(new_state)
             moved = store.advance_game(
                 conn,

@@ -3,7 +3,7 @@ problem and its line; cron expressions mean what cron means."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -70,7 +70,8 @@ def test_minimal_file_and_defaults(tmp_path):
         (
             "    map: six\n",
             "    map: six\n    deadline: '61 * * * *'\n",
-            "line 7: game alpha: deadline '61 * * * *': Error validating expression '61'",
+            "line 7: game alpha: deadline '61 * * * *': the minute field '61': 61 is not a "
+            "minute (0-59)",
         ),
         (
             "    map: six\n",
@@ -96,6 +97,33 @@ def test_each_problem_names_its_line(tmp_path, old, new, expected):
     assert old in BASE
     found = problems_of(BASE.replace(old, new), tmp_path)
     assert any(expected in p for p in found), found
+
+
+def test_a_player_listed_twice_is_one_problem(tmp_path):
+    text = BASE.replace(
+        "{name: bob, email: bob@example.org}",
+        "{name: bob, email: bob@example.org}\n      - {name: bob, email: bob@example.org}",
+    )
+    found = problems_of(text, tmp_path)
+    assert found == [
+        "games.yaml, line 10: game alpha: player 'bob' (bob@example.org) is listed twice"
+    ]
+
+
+def test_visibility_and_min_phase(tmp_path):
+    text = BASE.replace(
+        "    map: six\n", "    map: six\n    visibility: secret\n    min_phase: soon\n"
+    )
+    found = problems_of(text, tmp_path)
+    assert any("visibility must be public or private" in p for p in found), found
+    assert any("min_phase must be a duration such as 30m" in p for p in found), found
+    text = BASE.replace(
+        "    map: six\n",
+        "    map: six\n    visibility: private\n    observer_password: fans\n    min_phase: 12h\n",
+    )
+    game = parse_config(text, tmp_path / "games.yaml").games[0]
+    assert (game.visibility, game.observer_password) == ("private", "fans")
+    assert game.min_phase == timedelta(hours=12)
 
 
 def test_every_problem_at_once(tmp_path):
@@ -166,9 +194,14 @@ def test_cron_office_wars_rhythm_in_local_time():
     "expr, message",
     [
         ("* * *", "5 fields"),
-        ("0 9 1 * 1", "not both"),
-        ("0 9 * * 8", "day of week '8'"),
+        ("0 9 1 * 1", "both restricted: restrict one of them"),
+        ("0 9 * * 8", "the day of the week '8' is not understood"),
         ("0 9 * * 5-1", "runs backwards"),
+        ("0 25 * * *", r"the hour field '25': 25 is not an hour \(0-23\)"),
+        ("0 9 32 * *", r"the day of the month field '32': 32 is not a day \(1-31\)"),
+        ("0 9 * 13 *", r"the month field '13': 13 is not a month"),
+        ("0 x * * *", "the hour field 'x' is not understood: write an hour"),
+        ("*/0 9 * * *", r"the minute field '\*/0': a step \(/0\) must be 1 or more"),
     ],
 )
 def test_cron_refusals(expr, message):

@@ -226,6 +226,35 @@ def test_every_player_ready_runs_the_turn_early(tmp_path):
         h.close()
 
 
+def test_an_early_phase_keeps_its_normal_length():
+    """A turn resolved early (ADJUDICATE, or every player READY) does not
+    leave the next phase with what was left until the next cron slot."""
+    from dataclasses import replace
+
+    cfg = GameConfig("x", "officewars", "six", "50 0,12 * * *", "Europe/Oslo", ())
+    now = datetime(2026, 11, 21, 11, 22, tzinfo=UTC)  # 12:22 Oslo, 28 minutes before 12:50
+    assert next_deadline(cfg, now) == datetime(2026, 11, 21, 11, 50, tzinfo=UTC)
+    assert next_deadline(cfg, now, early=True) == datetime(2026, 11, 21, 23, 50, tzinfo=UTC)
+    daily = replace(cfg, min_phase=timedelta(days=1))
+    assert next_deadline(daily, now, early=True) == datetime(2026, 11, 22, 11, 50, tzinfo=UTC)
+    short = replace(cfg, min_phase=timedelta(minutes=10))
+    assert next_deadline(short, now, early=True) == datetime(2026, 11, 21, 11, 50, tzinfo=UTC)
+
+
+def test_all_ready_28_minutes_before_the_slot_gives_a_whole_phase(tmp_path):
+    h = Harness(tmp_path, EARLY.replace("early: true", "early: true\n    min_phase: 20h"))
+    try:
+        h.clock.set(h.game().deadline - timedelta(minutes=28))
+        for who in (ANN, BOB, CID):
+            h.send(who, ALPHA, f"PASSWORD {h.password(who)}\nREADY\n")
+        wait_for(lambda: h.game().turn == 2, 10, "the early turn")
+        left = h.game().deadline - h.clock.now()
+        assert timedelta(hours=20) <= left <= timedelta(hours=24, minutes=28), left
+        assert h.game().deadline.astimezone(OSLO).strftime("%H:%M") in ("00:50", "12:50")
+    finally:
+        h.close()
+
+
 def test_players_without_orders_are_reminded_and_their_missed_turns_counted(tmp_path):
     h = Harness(tmp_path)
     try:

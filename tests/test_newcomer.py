@@ -163,3 +163,84 @@ def test_every_mail_has_crlf_line_ends(h):
     assert {"password", "started", "report"} <= kinds
     for row in h.app.store.outbox_rows():
         assert b"\n" not in row.message.replace(b"\r\n", b""), row.kind
+
+
+EMPIRE = """\
+server:
+  domain: judge.example
+  listen: {host: 127.0.0.1, port: 0}
+  storage: var/pbem.sqlite
+  outbound: {from: judge@judge.example, maildir: var/mail}
+  limits: {replies_per_day: 100}
+games:
+  - name: dip
+    game: empire
+    map: standard
+    deadline: "0 20 * * *"
+    timezone: Europe/Oslo
+    seed: 3
+    visibility: private
+    observer_password: sesame-fans
+    master: {email: gm@example.org, password: gm-secret}
+    players:
+""" + "".join(
+    f"      - {{name: {n}, email: {n}@example.org}}\n"
+    for n in ["ann", "bob", "cid", "dee", "eve", "fay", "gus"]
+)
+
+
+@pytest.fixture
+def dip(tmp_path):
+    harness = Harness(tmp_path, EMPIRE)
+    yield harness
+    harness.close()
+
+
+def test_an_empire_player_is_told_their_power(dip):
+    engine = dip.app.engine("empire")
+    power = engine.load_state(dip.game("dip").state).power_of["ann"]
+    started = dip.outbox("started", ANN)[-1]
+    assert f"you play ann ({power})" in started["Subject"]
+    text = body(dip, started)
+    assert f"You play ann ({power})." in text and '"A PAR - BUR"' in text
+    dip.send(ANN, "dip@judge.example", f"PASSWORD {dip.password(ANN, 'dip')}\nSTATUS\n")
+    assert f"S1901M: you play ann ({power})" in dip.last(ANN)
+
+
+def test_history_names_phases_as_the_game_does(dip):
+    pw = dip.password(ANN, "dip")
+    dip.send(GM, "dip@judge.example", "PASSWORD gm-secret\nADJUDICATE\n")
+    dip.wait_turn = None
+    from tests.mailharness import wait_for
+
+    wait_for(lambda: dip.game("dip").turn == 2, 10, "the forced phase")
+    dip.send(GM, "dip@judge.example", "PASSWORD gm-secret\nADJUDICATE\n")
+    wait_for(lambda: dip.game("dip").turn == 3, 10, "the second forced phase")
+    dip.settle()
+    dip.send(ANN, "dip@judge.example", f"PASSWORD {pw}\nHISTORY S1901M\n")
+    assert "the report of S1901M is on its way" in dip.last(ANN)
+    assert "S1901M results (again)" in dip.outbox("history", ANN)[-1]["Subject"]
+    dip.send(ANN, SERVER, f"PASSWORD {pw}\nHISTORY dip s1901m\n")
+    assert "S1901M results (again)" in dip.outbox("history", ANN)[-1]["Subject"]
+    dip.send(ANN, "dip@judge.example", f"PASSWORD {pw}\nHISTORY\n")
+    latest = dip.outbox("history", ANN)[-1]["Subject"]
+    assert "S1901M" not in latest and "(again)" in latest
+    dip.send(ANN, "dip@judge.example", f"PASSWORD {pw}\nHISTORY S1999M\n")
+    assert "no report of a phase called 's1999m' (reports kept: S1901M, F1901M)" in dip.last(ANN)
+    assert len(dip.outbox("history", ANN)) == 3
+
+
+def test_a_private_game_is_watched_only_with_its_observer_password(dip):
+    fan = "fan@example.net"
+    dip.send(fan, SERVER, "WATCH dip\n")
+    assert "dip is private: write WATCH dip <observer password>" in dip.last(fan)
+    dip.send(fan, SERVER, "WATCH dip wrong-guess\n")
+    assert "the observer password is wrong" in dip.last(fan)
+    dip.send(fan, SERVER, "HISTORY dip\n")
+    assert "not a player of dip" in dip.last(fan)
+    dip.send(fan, SERVER, "WATCH dip sesame-fans\n")
+    reply = dip.outbox("receipt", fan)[-1]
+    assert "fan@example.net is now watching dip" in body(dip, reply)
+    assert "sesame-fans" not in reply.as_string()
+    dip.send(fan, SERVER, "LIST\n")
+    assert "(private)" in dip.last(fan)

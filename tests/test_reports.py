@@ -143,12 +143,19 @@ def test_the_master_sees_missed_turns(played):
 def test_history_mails_back_a_kept_report(played):
     h = played
     h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nHISTORY 1\n")
-    assert "the report of turn 1 is on its way" in h.last(ANN)
+    assert "the report of tick 1 is on its way" in h.last(ANN)
     (again,) = h.outbox("history", ANN)
     assert again["Subject"] == "[alpha] tick 1 results (again)"
     assert h.text(again) == h.text(h.report(ANN))
+    assert again["Reply-To"] == h.report(ANN)["Reply-To"]  # "reply to this mail" works
     h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nHISTORY 7\n")
-    assert "no report of turn 7 (reports kept: turns 1)" in h.last(ANN)
+    assert "alpha has no report of a phase called '7' (reports kept: tick 1)" in h.last(ANN)
+    # the game's own phase names, sent to the game's address
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nHISTORY Tick 1\n")
+    assert "the report of tick 1 is on its way" in h.last(ANN)
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nHISTORY tick 4\n")
+    assert "no report of a phase called 'tick 4'" in h.last(ANN)
+    assert len(h.outbox("history", ANN)) == 2
     # an observer asks the server's address, naming the game
     h.send("obs@example.org", "judge@judge.example", "HISTORY alpha\n")
     assert len(h.outbox("history", "obs@example.org")) == 1

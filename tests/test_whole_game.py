@@ -43,7 +43,7 @@ def test_six_players_play_a_whole_game_by_mail(tmp_path):
         with local.app.store.tx(write=False) as conn:
             assert local.app.store.report_turns(conn, "demo") == list(range(1, ticks + 1))
         _send(local, "gm@demo.example", "GAME demo\nPASSWORD demo\nHISTORY 1\n")
-        assert "the report of turn 1 is on its way" in _last(local, "gm@demo.example")
+        assert "the report of tick 1 is on its way" in _last(local, "gm@demo.example")
         assert local.app.store.outbox_rows("history", "gm@demo.example")
         _send(local, "x@players.example", "LIST\n")
         assert "demo" in _last(local, "x@players.example")
