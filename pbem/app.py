@@ -297,9 +297,7 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     state = engine.start(engine.load_map(source), [p.name for p in seated], cfg.options, row.seed)
     text = engine.dump_state(state)
     now = app.clock.now()
-    from pbem.turns import next_deadline
-
-    deadline = next_deadline(cfg, now)
+    deadline = first_deadline(cfg, now)
     app.store.set_game(
         conn,
         cfg.name,
@@ -312,6 +310,20 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     app.store.start_turn(conn, cfg.name, engine.phase(state)[0], text, now)
     for p in seated:
         start_mail(app, conn, cfg, engine, state, p, seated, deadline)
+
+
+def first_deadline(cfg: GameConfig, now: Any) -> Any:
+    """The first phase's deadline: the first cron time at least half a
+    phase (``min_phase``, or the cron period) away, so a game that starts
+    just before a slot is not over before its players have read the start
+    mail."""
+    from pbem.turns import cron_after
+
+    deadline = cron_after(cfg, now)
+    least = cfg.min_phase if cfg.min_phase is not None else cron_after(cfg, deadline) - deadline
+    while deadline - now < least / 2:
+        deadline = cron_after(cfg, deadline)
+    return deadline
 
 
 def start_mail(

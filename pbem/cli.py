@@ -7,11 +7,12 @@
     pbem preview [FILE]            one offline turn of every configured game
     pbem demo [--dir DIR]          six scripted players play a whole game by mail
     pbem serve [FILE]              the mail server
+    pbem play GAME PLAYER LINE...  send a mail as a player; print the receipt
     pbem inbox, retry N            stored mail; process quarantined mail again
     pbem seat GAME NAME EMAIL      seat a player in a game open for players
     pbem new-token GAME PLAYER     revoke a player's reply addresses
     pbem master GAME ACTION ...    pause, resume, extend, adjudicate, replace, remove, end
-    pbem report GAME [--turn N]    print a kept turn report, write its map picture
+    pbem report GAME [--turn N]    print a kept turn report (--out DIR: its map picture)
     pbem rank                      the scoreboard
 
 Exit status: 0 done, 2 bad input (every problem is printed), 1 a fault.
@@ -30,8 +31,9 @@ import yaml
 
 from adjudicator import GAMES
 from adjudicator.base import Game, GameError, OrderSheet, Rng, TurnResult, turn_seed
+from pbem.app import with_seat
 from pbem.config import ConfigError, load_config
-from pbem.words import say
+from pbem.words import plural, say
 
 
 class InputError(Exception):
@@ -47,29 +49,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pbem: {exc}", file=sys.stderr)
         return 2
     except ConfigError as exc:
-        print(f"pbem: {len(exc.problems)} problem(s):", file=sys.stderr)
+        print(f"pbem: {plural(len(exc.problems), 'problem')}:", file=sys.stderr)
         for p in exc.problems:
             print(f"  {p}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file the user named cannot be read or written
+        if exc.filename is None:
+            raise
+        print(f"pbem: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
+
+
+def _command(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+    """A subcommand whose ``--help`` says what it does (its one-line help
+    as a sentence, when it has no longer description)."""
+    if "description" not in kwargs and kwargs.get("help"):
+        text = kwargs["help"]
+        kwargs["description"] = text[0].upper() + text[1:] + "."
+    return sub.add_parser(name, **kwargs)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pbem", description="A play-by-email game server.")
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
 
-    p = sub.add_parser("check", help="check games.yaml")
+    p = _command(sub, "check", help="check games.yaml")
     p.add_argument("file", nargs="?", default="games.yaml")
     p.set_defaults(run=cmd_check)
 
-    p = sub.add_parser(
+    p = _command(
+        sub,
         "adjudicate",
         help="run one turn from files",
         description="Run one turn from files and write the new state. The "
         "orders file has one order a line, each prefixed by the player's name "
         "or colour: 'ann: Sol attacks Vega'.",
     )
-    p.add_argument("--game", default="officewars", choices=sorted(GAMES))
-    p.add_argument("--map", help="a shipped map or a map file (for a fresh start)")
+    p.add_argument(
+        "--game",
+        choices=sorted(GAMES),
+        help="the game (default: the one the state file is of; officewars for a fresh start)",
+    )
+    p.add_argument(
+        "--map",
+        help="a shipped map or a map file (a fresh start; not needed where the game has one map)",
+    )
     start = p.add_mutually_exclusive_group(required=True)
     start.add_argument("--state", help="the state file to start from")
     start.add_argument("--players", help="a fresh start: player names, comma-separated")
@@ -90,7 +114,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=cmd_adjudicate)
 
-    p = sub.add_parser(
+    p = _command(
+        sub,
         "maps",
         help="list the maps shipped with a game; draw them",
         description="List the maps shipped with a game (every game when none is named). "
@@ -104,26 +129,43 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=cmd_maps)
 
-    p = sub.add_parser("genmap", help="write a random connected Office Wars map")
+    p = _command(sub, "genmap", help="write a random connected Office Wars map")
     p.add_argument("--systems", type=int, required=True)
     p.add_argument("--players", type=int, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="file to write (default: standard output)")
     p.set_defaults(run=cmd_genmap)
 
-    p = sub.add_parser("serve", help="run the mail server (SMTP in, mail out)")
+    p = _command(sub, "serve", help="run the mail server (SMTP in, mail out)")
     p.add_argument("file", nargs="?", default="games.yaml")
     p.add_argument("--host", help="listen on this address (default: games.yaml)")
     p.add_argument("--port", type=int, help="listen on this port (default: games.yaml)")
     p.add_argument("--quiet", action="store_true", help="log warnings only")
     p.set_defaults(run=cmd_serve)
 
-    p = sub.add_parser("retry", help="process a quarantined mail again")
+    p = _command(
+        sub,
+        "play",
+        help="send a mail as a player and print the receipt",
+        description="Send a mail to a running server as one of a game's players (from their "
+        "address, to their own reply address: no password needed), wait for the receipt "
+        "and print it. Each LINE is a line of the mail: orders or commands "
+        '("Sol x Alnitak", STATUS). No LINE: the mail is read from standard input.',
+    )
+    p.add_argument("game")
+    p.add_argument("player", help="the player's name in the game, or their address")
+    p.add_argument("lines", nargs="*", metavar="LINE", help="a line of the mail")
+    p.add_argument("--config", default="games.yaml")
+    p.add_argument("--port", type=int, help="the server's port (default: games.yaml)")
+    p.add_argument("--wait", type=float, default=20.0, help="seconds to wait for the receipt")
+    p.set_defaults(run=cmd_play)
+
+    p = _command(sub, "retry", help="process a quarantined mail again")
     p.add_argument("message", type=int, help="the mail's number (#N in the alert)")
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=cmd_retry)
 
-    p = sub.add_parser("seat", help="seat a player in a game open for players")
+    p = _command(sub, "seat", help="seat a player in a game open for players")
     p.add_argument("game")
     p.add_argument("name")
     p.add_argument("email")
@@ -131,18 +173,19 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=cmd_seat)
 
-    p = sub.add_parser("new-token", help="revoke a player's reply addresses")
+    p = _command(sub, "new-token", help="revoke a player's reply addresses")
     p.add_argument("game")
     p.add_argument("player")
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=cmd_new_token)
 
-    p = sub.add_parser("inbox", help="list stored mail and its state")
+    p = _command(sub, "inbox", help="list stored mail and its state")
     p.add_argument("--config", default="games.yaml")
     p.add_argument("--state", help="only mail in this state (new, applied, refused, ...)")
     p.set_defaults(run=cmd_inbox)
 
-    p = sub.add_parser(
+    p = _command(
+        sub,
         "master",
         help="the game master's commands",
         description="pause, resume, extend DURATION, adjudicate (now), "
@@ -159,11 +202,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=cmd_master)
 
-    p = sub.add_parser("rank", help="the scoreboard: players with points, best first")
+    p = _command(sub, "rank", help="the scoreboard: players with points, best first")
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=cmd_rank)
 
-    p = sub.add_parser("report", help="print a kept turn report and write its map picture")
+    p = _command(
+        sub, "report", help="print a kept turn report (with --out, write its map picture too)"
+    )
     p.add_argument("game")
     p.add_argument("--turn", type=int, help="the turn (default: the last reported)")
     p.add_argument(
@@ -172,15 +217,18 @@ def _parser() -> argparse.ArgumentParser:
         help="a player's name or an observer's address (default: the master's copy)",
     )
     p.add_argument("--html", action="store_true", help="print the HTML part instead of the text")
-    p.add_argument("--out", default=".", help="where to write map-<turn>.png and .svg")
+    p.add_argument(
+        "--out", help="a folder to write the map picture into (map-GAME-TURN.png and .svg)"
+    )
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=cmd_report)
 
-    p = sub.add_parser("preview", help="play one offline turn of every game in games.yaml")
+    p = _command(sub, "preview", help="play one offline turn of every game in games.yaml")
     p.add_argument("file", nargs="?", default="games.yaml")
     p.set_defaults(run=cmd_preview)
 
-    p = sub.add_parser(
+    p = _command(
+        sub,
         "demo",
         help="six scripted players play a whole Office Wars game by mail",
         description="Start a server on 127.0.0.1, let six scripted players join and play a "
@@ -272,17 +320,44 @@ def read_orders_file(game: Game, state: Any, text: str) -> dict[str, str]:
     return {p: "\n".join(ls) for p, ls in per.items()}
 
 
+def _state_game(text: str, path: str) -> str:
+    """The game a state file is of (its ``game`` key)."""
+    try:
+        kind = json.loads(text).get("game")
+    except (ValueError, AttributeError):
+        raise InputError(f"the state file {path} is not a game's state (JSON)") from None
+    if kind not in GAMES:
+        raise InputError(
+            f"the state file {path} names no game pbem knows ({kind!r}); "
+            f"give --game ({', '.join(sorted(GAMES))})"
+        )
+    return str(kind)
+
+
 def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
-    game = GAMES[args.game]
-    if args.position:
-        return _adjudicate_position(game, args, out)
+    if args.position:  # positions as text are Empire's
+        return _adjudicate_position(GAMES[args.game or "empire"], args, out)
     if args.state:
-        state = game.load_state(_read(args.state, "state file"))
+        text = _read(args.state, "state file")
+        game = GAMES[args.game or _state_game(text, args.state)]
+        try:
+            state = game.load_state(text)
+        except (KeyError, TypeError, IndexError, AttributeError) as exc:
+            raise InputError(
+                f"the state file {args.state} is not a whole {game.title} state "
+                f"(missing or wrong: {exc})"
+            ) from None
     else:
-        if not args.map:
-            raise InputError("a fresh start needs --map")
+        game = GAMES[args.game or "officewars"]
+        ref = args.map
+        if not ref and len(game.maps()) == 1:
+            ref = game.maps()[0]
+        if not ref:
+            raise InputError(
+                f"a fresh start needs --map: {game.title} has the maps {', '.join(game.maps())}"
+            )
         players = [p.strip() for p in args.players.split(",") if p.strip()]
-        state = game.start(_load_map(game, args.map), players, {}, args.game_seed)
+        state = game.start(_load_map(game, ref), players, {}, args.game_seed)
     if game.outcome(state) is not None:
         raise InputError("this game is already over")
     texts = read_orders_file(game, state, _read(args.orders, "orders file")) if args.orders else {}
@@ -396,7 +471,7 @@ def write_turn(
         by_player.setdefault(r.order.player, []).append(r)
     sheet_of = {s.player: s for s in sheets}
     for player in sorted(set(by_player) | set(sheet_of)):
-        print(f"\n{player}", file=out)
+        print(f"\n{with_seat(result.state, player)}", file=out)
         for r in by_player.get(player, []):
             text = r.order.canonical() + ("" if r.order.line else " (no order)")
             mark = "ok  " if r.succeeded else "FAIL"
@@ -424,7 +499,7 @@ def write_turn(
     print("\nStandings", file=out)
     for row in view.standings:
         measures = ", ".join(f"{k} {v}" for k, v in row.measures)
-        print(f"  {row.player:<12} {measures} ({row.status})", file=out)
+        print(f"  {with_seat(result.state, row.player):<20} {measures} ({row.status})", file=out)
 
 
 # ----------------------------------------------------------------------------
@@ -550,6 +625,9 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
     )
     logging.getLogger("apscheduler").setLevel(logging.WARNING)  # a line per job run otherwise
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # a line per migration otherwise
+    listen = load_config(args.file).server
+    _port_free(args.host or listen.host, listen.port if args.port is None else args.port)
     app = open_app(args.file)
     if args.host or args.port is not None:
         import dataclasses
@@ -562,6 +640,92 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
         app.config = dataclasses.replace(app.config, server=server)
     serve(app)
     return 0
+
+
+def _port_free(host: str, port: int) -> None:
+    """InputError naming the port, and how to choose another, if something
+    listens on it already."""
+    import errno
+    import socket
+
+    if port == 0:
+        return
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(
+                f"port {port} on {host} is in use (another pbem serve, or another mail "
+                f"server?). Stop it, or choose another port: pbem serve --port {port + 1} "
+                "(or listen: {port: ...} in games.yaml)"
+            ) from None
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    """A mail as a player, through the running server, and its receipt."""
+    import smtplib
+    import time
+    from email.message import EmailMessage
+    from email.utils import make_msgid
+
+    from pbem.app import open_app
+
+    app = open_app(args.config)
+    with app.store.tx(write=False) as conn:
+        seated = [p for p in app.store.players(conn, args.game) if p.status == "active"]
+    who = args.player.lower()
+    player = next((p for p in seated if who in (p.name.lower(), p.email.lower())), None)
+    if player is None:
+        names = ", ".join(p.name for p in seated) or "nobody yet"
+        raise InputError(f"{args.game} has no player {args.player!r} (players: {names})")
+    text = "\n".join(args.lines) if args.lines else sys.stdin.read()
+    mail = EmailMessage()
+    mail["From"] = player.email
+    mail["To"] = app.reply_address(player)
+    mail["Subject"] = f"{args.game}: orders"
+    mail["Message-ID"] = make_msgid(domain=player.email.partition("@")[2] or "localhost")
+    mail.set_content(text + "\n")
+    host = app.config.server.host
+    port = app.config.server.port if args.port is None else args.port
+    try:
+        with smtplib.SMTP(host, port, timeout=30) as smtp:
+            smtp.send_message(mail)
+    except OSError as exc:
+        raise InputError(
+            f"no mail server answers on {host}:{port} ({exc.strerror or exc}): start it with "
+            "`make run` (pbem serve), or give its --port"
+        ) from None
+    print(f"sent as {player.email} to {mail['To']}", file=sys.stderr)
+    until = time.monotonic() + args.wait
+    while time.monotonic() < until:
+        receipt = _receipt_for(app, player.email, str(mail["Message-ID"]))
+        if receipt is not None:
+            print(receipt, file=out, end="")
+            return 0
+        time.sleep(0.2)
+    print(
+        f"no receipt within {args.wait:g} s; it will come to {player.email} "
+        f"({app.config.server.outbound.maildir}/new/ for a Maildir)",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def _receipt_for(app: Any, email_addr: str, message_id: str) -> str | None:
+    """The text of the server's answer to the mail ``message_id``, once it
+    is in the outbox."""
+    import email
+    import email.policy
+
+    for row in reversed(app.store.outbox_rows(None, email_addr)):
+        msg = email.message_from_bytes(row.message, policy=email.policy.default)
+        if msg["In-Reply-To"] == message_id:
+            body = msg.get_body(("plain",))
+            return None if body is None else body.get_content().replace("\r\n", "\n")
+    return None
 
 
 def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
@@ -647,7 +811,12 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     app = open_app(args.config)
     want = {"extend": 1, "replace": 2, "remove": 1}.get(args.action, 0)
     if len(args.args) != want:
-        raise InputError(f"{args.action} takes {want} argument(s), not {len(args.args)}")
+        what = {"extend": "DURATION", "replace": "PLAYER EMAIL", "remove": "PLAYER"}
+        raise InputError(
+            f"{args.action} takes "
+            + (f"{plural(want, 'argument')} ({what[args.action]})" if want else "no arguments")
+            + f", not {len(args.args)}"
+        )
     try:
         if args.action == "adjudicate":
             with app.store.tx(write=False) as conn:
@@ -699,13 +868,19 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     if found is None:
         kept = f"turns kept: {', '.join(map(str, turns))}" if turns else "none is kept yet"
         raise InputError(f"no such report of {args.game} ({kept})")
+    print((found.html if args.html else found.text).replace("\r\n", "\n"), file=out, end="")
+    if args.out is None:
+        print("\n(the map picture: add --out FOLDER to write it)", file=sys.stderr)
+        return 0
     folder = Path(args.out)
-    folder.mkdir(parents=True, exist_ok=True)
     png = folder / f"map-{args.game}-{found.turn}.png"
     svg = folder / f"map-{args.game}-{found.turn}.svg"
-    png.write_bytes(found.png)
-    svg.write_text(found.svg, encoding="utf-8")
-    print(found.html if args.html else found.text, file=out, end="")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        png.write_bytes(found.png)
+        svg.write_text(found.svg, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write the map picture into {folder}: {exc.strerror}") from None
     print(f"\n(map picture: {png} and {svg})", file=sys.stderr)
     return 0
 

@@ -910,7 +910,11 @@ class Processor:
             if name == "HELP":
                 out.append("Commands (one a line, any case; the game's orders between them):")
                 for c in COMMANDS:
-                    out.append(f"  {(c.name + ' ' + c.args).strip():<24} {c.description}")
+                    usage = (c.name + " " + c.args).strip()
+                    if len(usage) > 24:  # a long one: its description on a line of its own
+                        out.append(f"  {usage}")
+                        usage = ""
+                    out.append(f"  {usage:<24} {c.description}")
             elif name == "LIST":
                 now = app.clock.now()
                 rows = [

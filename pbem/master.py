@@ -353,8 +353,14 @@ def status(app: App, conn: Connection, name: str) -> list[str]:
     sent = app.store.submissions_for(conn, name, row.turn, None)
     ready = app.store.ready_players(conn, name, row.turn)
     engine = app.engine(row.kind)
-    phase = engine.phase(engine.load_state(row.state))[1] if row.state else "not started"
-    deadline = f"{row.deadline:%Y-%m-%d %H:%M} UTC" if row.deadline else "none"
+    state = engine.load_state(row.state) if row.state else None
+    phase = engine.phase(state)[1] if state is not None else "not started"
+    cfg = app.game_config(name)
+    deadline = "none"
+    if row.deadline is not None:
+        deadline = f"{row.deadline:%Y-%m-%d %H:%M} UTC"
+        if cfg is not None:
+            deadline += f" ({local(row.deadline, cfg.timezone)})"
     out = [f"{name}: {phase}, {row.status}, deadline {deadline}"]
     for p in app.store.players(conn, name):
         flags = []
@@ -362,8 +368,9 @@ def status(app: App, conn: Connection, name: str) -> list[str]:
             flags.append("orders in")
         if p.name in ready:
             flags.append("READY")
+        label = with_seat(state, p.name) if state is not None else p.name
         out.append(
-            f"  {p.name:<14} {p.email:<28} {p.status:<8} missed {p.missed}"
+            f"  {label:<20} {p.email:<28} {p.status:<8} missed {p.missed}"
             + (f"  ({', '.join(flags)})" if flags else "")
         )
     return out

@@ -37,7 +37,7 @@ def test_check_bad_file_lists_every_problem(capsys, tmp_path):
     bad.write_text(text.replace("map: six", "map: nine").replace("ann@example.org", "ann"))
     code, _, err = run(capsys, "check", str(bad))
     assert code == 2
-    assert "2 problem(s)" in err
+    assert "2 problems:" in err
     assert err.index(f"line {map_line}:") < err.index(f"line {ann_line}:")  # file order
     assert f"line {map_line}: game alpha: map 'nine'" in err
     assert f"line {ann_line}: game alpha: player email 'ann' is not valid" in err
@@ -162,23 +162,27 @@ def test_adjudicate_strict_refuses_refused_lines(capsys, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "content, message",
+    "content, game, message",
     [
-        (None, "cannot read the state file"),
-        ("{not json", "state: not JSON"),
-        ('{"game": "empire", "format": 1}', "a state of 'empire', not of 'officewars'"),
-        ('{"game": "officewars", "format": 99}', "format 99 is not known"),
-        ('{"game": "officewars", "format": 1}', "state: malformed"),
+        (None, None, "cannot read the state file"),
+        ("{not json", None, "is not a game's state (JSON)"),
+        ('{"format": 1}', None, "names no game pbem knows (None); give --game"),
+        ('{"game": "empire", "format": 1}', "officewars", "a state of 'empire', not of"),
+        ('{"game": "empire", "format": 1}', None, "is not a whole Empire state"),
+        ('{"game": "officewars", "format": 99}', None, "format 99 is not known"),
+        ('{"game": "officewars", "format": 1}', None, "state: malformed"),
     ],
 )
-def test_adjudicate_bad_state(capsys, tmp_path, content, message):
+def test_adjudicate_bad_state(capsys, tmp_path, content, game, message):
     path = tmp_path / "state.json"
     if content is not None:
         path.write_text(content)
+    more = ("--game", game) if game else ()
     code, _, err = run(
-        capsys, "adjudicate", "--state", str(path), "--out", str(tmp_path / "s.json")
+        capsys, "adjudicate", "--state", str(path), "--out", str(tmp_path / "s.json"), *more
     )
     assert code == 2 and message in err, err
+    assert "Traceback" not in err
 
 
 def test_adjudicate_bad_map_file(capsys, tmp_path):
@@ -320,3 +324,78 @@ def test_seat_and_new_token(capsys, tmp_path):
     app.store.close()
     code, _, err = run(capsys, "new-token", "gamma", "zed", "--config", config)
     assert code == 2 and "no player called 'zed'" in err
+
+
+def test_every_subcommand_help_says_what_it_does(capsys):
+    from pbem.cli import _parser
+
+    sub = next(a for a in _parser()._actions if a.choices and isinstance(a.choices, dict))
+    for name in sub.choices:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        text = capsys.readouterr().out
+        usage_end = text.index("\n\n") + 2
+        first = text[usage_end:].splitlines()[0]
+        assert first and not first.startswith(("positional", "options")), (name, text)
+
+
+def test_a_busy_port_is_named_with_how_to_choose_another(capsys, tmp_path):
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        (tmp_path / "games.yaml").write_text(
+            (ROOT / "games.yaml").read_text().replace("port: 2525", f"port: {port}")
+        )
+        code, _, err = run(capsys, "serve", str(tmp_path / "games.yaml"))
+    assert code == 2
+    assert f"port {port} on 127.0.0.1 is in use" in err
+    assert f"pbem serve --port {port + 1}" in err and "Traceback" not in err
+
+
+def test_an_empire_state_needs_neither_game_nor_map_and_names_powers(capsys, tmp_path):
+    first = tmp_path / "s1.json"
+    players = "ann,bob,cid,dee,eve,fay,gus"
+    code, out, err = run(
+        capsys, "adjudicate", "--game", "empire", "--players", players, "--out", str(first)
+    )
+    assert code == 0, err
+    powers = json.loads(first.read_text())["players"]
+    ann_power = next(p[1] for p in powers if p[0] == "ann")
+    assert f"\nann ({ann_power})\n" in out
+    assert f"  ann ({ann_power})" in out.split("Standings")[1]
+    code, out, err = run(capsys, "adjudicate", "--state", str(first), "--out", str(tmp_path / "2"))
+    assert code == 0, err
+    assert out.startswith("Empire, F1901M")
+
+
+def test_report_writes_only_where_it_is_told(capsys, tmp_path, monkeypatch):
+    from pbem.clock import FakeClock
+    from pbem.local import LocalServer
+
+    (tmp_path / "games.yaml").write_text(
+        (ROOT / "games.yaml").read_text().replace("port: 2525", "port: 0")
+    )
+    server = LocalServer(tmp_path / "games.yaml")
+    try:
+        assert isinstance(server.app.clock, FakeClock)
+        with server.app.store.tx(write=False) as conn:
+            deadline = server.app.store.game(conn, "alpha").deadline
+        server.clock.set(deadline)
+        server.tick()
+    finally:
+        server.close()
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    config = str(tmp_path / "games.yaml")
+    code, out, err = run(capsys, "report", "alpha", "--config", config)
+    assert code == 0 and "tick 1 results" in out and "add --out FOLDER" in err
+    assert list(work.iterdir()) == []
+    code, _, err = run(capsys, "report", "alpha", "--config", config, "--out", "pics")
+    assert sorted(p.name for p in (work / "pics").iterdir()) == [
+        "map-alpha-1.png",
+        "map-alpha-1.svg",
+    ]

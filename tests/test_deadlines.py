@@ -31,7 +31,8 @@ def yaml_with(**changes: str) -> str:
 NEW_YORK = yaml_with(
     **{
         'deadline: "50 0,12 * * *"\n    timezone: Europe/Oslo': 'deadline: "50 12 * * *"\n'
-        "    timezone: America/New_York\n    observers: [obs@example.org]"
+        "    timezone: America/New_York\n    observers: [obs@example.org]\n"
+        "    min_phase: 5h  # the first phase: at least half of it (2.5 h) from the start"
     }
 )
 
@@ -64,9 +65,21 @@ def test_the_deadline_is_1250_in_the_games_time_zone(ny):
     assert ny.game().turn == 2  # nothing more is due
 
 
+def test_the_first_phase_is_not_cut_short(tmp_path):
+    """A daily game started at 07:00 for a 12:50 deadline gets the next
+    day's 12:50: at least half a phase to read the start mail and answer."""
+    yaml = yaml_with(**{'deadline: "50 0,12 * * *"': 'deadline: "50 12 * * *"'})
+    h = Harness(tmp_path, yaml, start=datetime(2026, 11, 21, 6, 0, tzinfo=UTC))
+    try:
+        assert h.game().deadline == datetime(2026, 11, 22, 11, 50, tzinfo=UTC)
+        assert "Sun 22 Nov 2026 12:50 CET" in h.text(h.outbox("started", ANN)[0])
+    finally:
+        h.close()
+
+
 def test_a_deadline_across_the_autumn_clock_change(tmp_path):
     # Oslo leaves summer time on 25 October 2026: 12:50 is 10:50 UTC before, 11:50 after
-    yaml = yaml_with(**{'deadline: "50 0,12 * * *"': 'deadline: "50 12 * * *"'})
+    yaml = yaml_with(**{'deadline: "50 0,12 * * *"': 'deadline: "50 12 * * *"\n    min_phase: 2h'})
     h = Harness(tmp_path, yaml, start=datetime(2026, 10, 24, 9, 0, tzinfo=UTC))
     try:
         assert h.game().deadline == datetime(2026, 10, 24, 10, 50, tzinfo=UTC)
