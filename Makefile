@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/pbem check games.yaml
-	$(BIN)/pbem serve games.yaml
+	$(BIN)/pbem serve games.yaml $(if $(PORT),--port $(PORT))
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -659,7 +659,7 @@ def _port_free(host: str, port: int) -> None:
             raise InputError(
                 f"port {port} on {host} is in use (another pbem serve, or another mail "
                 f"server?). Stop it, or choose another port: pbem serve --port {port + 1} "
-                "(or listen: {port: ...} in games.yaml)"
+                f"(make run PORT={port + 1}; or listen: {{port: {port + 1}}} in games.yaml)"
             ) from None
         raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
