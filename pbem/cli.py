@@ -258,7 +258,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
             + (
                 f"lobbies of {g.seats} players (JOIN {g.name}), "
                 if g.lobby
-                else f"{len(g.players)} players, "
+                else f"{plural(len(g.players), 'player')}, "
             )
             + f"deadline '{g.deadline}' {g.timezone}",
             file=out,

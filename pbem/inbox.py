@@ -739,7 +739,9 @@ class Processor:
                 and row.finished_at is not None
                 and self.app.clock.now() - row.finished_at > cfg.keep
             ):
-                out.append(f"line {number}: {game} ended more than {cfg.keep.days} days ago")
+                out.append(
+                    f"line {number}: {game} ended more than {plural(cfg.keep.days, 'day')} ago"
+                )
                 continue
             phases = self._kept_phases(conn, game, row)
             turn = None
@@ -1106,7 +1108,8 @@ class Processor:
                 {"subject": f"{sender} reacts", "text": text, "game": game},
                 auto="auto-generated",
             )
-        return f"REACT {game}: sent to {len(to - {sender})} players and spectators"
+        told = plural(len(to - {sender}), "player and spectator", "players and spectators")
+        return f"REACT {game}: sent to {told}"
 
     def _leave(self, conn: Connection, mail: ParsedMail, arg: str) -> str:
         """LEAVE game: give up a seat in a lobby (or open game) not yet started."""
@@ -1121,7 +1124,7 @@ class Processor:
                     store.delete_player(conn, p.id)
                     self._cache = {}
                     left = len(store.players(conn, g.name))
-                    return f"LEAVE {game}: you have left {g.name} ({left} seats taken)"
+                    return f"LEAVE {game}: you have left {g.name} ({plural(left, 'seat')} taken)"
         return (
             f"LEAVE {game}: {sender} has no seat in a game called {game!r} that has not started "
             "(a started game is left with RESIGN)"
@@ -1220,7 +1223,9 @@ def rank_lines(ranking: list[tuple[str, int, int]]) -> list[str]:
         return ["The scoreboard is empty: no player has points yet."]
     out = ["The scoreboard (points over finished games, never below 0):"]
     for i, (email, points, games) in enumerate(ranking, 1):
-        out.append(f"  {i:>3}. {email:<32} {points:>4} points in {games} game(s)")
+        out.append(
+            f"  {i:>3}. {email:<32} {plural(points, 'point'):>11} in {plural(games, 'game')}"
+        )
     return out
 
 

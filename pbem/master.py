@@ -240,7 +240,7 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
     lines = final_words(engine, state, name, why, by_master=why == ENDED_BY_MASTER)
     lines.append("")
     lines.append(
-        f"The game stays readable for {cfg.keep.days} days: HISTORY {name} [phase] mails "
+        f"The game stays readable for {plural(cfg.keep.days, 'day')}: HISTORY {name} [phase] mails "
         "back any report."
     )
     to = [p.email for p in app.store.players(conn, name) if p.status == "active"]

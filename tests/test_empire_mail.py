@@ -84,7 +84,7 @@ def test_a_game_by_mail_with_judge_style_reports_and_the_scoreboard(h):
     assert sorted(line.split()[1] for line in board[:2]) == sorted(
         [f"{germany}@example.org", f"{russia}@example.org"]
     )
-    assert all("4 points in 1 game(s)" in line for line in board[:2])
+    assert all("4 points in 1 game" in line for line in board[:2])
     assert all("3 points" in line for line in board[2:7])
 
 

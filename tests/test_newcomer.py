@@ -244,3 +244,19 @@ def test_a_private_game_is_watched_only_with_its_observer_password(dip):
     assert "sesame-fans" not in reply.as_string()
     dip.send(fan, SERVER, "LIST\n")
     assert "(private)" in dip.last(fan)
+
+
+def test_counts_read_in_good_english():
+    from pbem.words import plural, templates
+
+    assert [plural(n, "system") for n in (0, 1, 2)] == ["0 systems", "1 system", "2 systems"]
+    assert plural(1, "reply") == "1 reply" and plural(3, "reply") == "3 replies"
+    assert plural(2, "day") == "2 days" and plural(2, "match") == "2 matches"
+    assert templates().from_string('{{ 1 | plural("day") }}').render() == "1 day"
+
+
+def test_the_master_status_names_seats_and_the_local_deadline(h):
+    h.send(GM, ALPHA, "PASSWORD gm-secret\nSTATUS\n")
+    text = h.last(GM)
+    assert re.search(r"deadline \d{4}-\d\d-\d\d \d\d:\d\d UTC \(\w{3} .*\(Europe/Oslo\)\)", text)
+    assert re.search(r"\n  ann \(\w+\) +ann@example.org", text)

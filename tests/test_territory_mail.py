@@ -71,7 +71,7 @@ def test_leave_before_the_start_gives_the_seat_back(h):
     join(h, PEOPLE[0])
     join(h, PEOPLE[1])
     h.send(PEOPLE[1], JUDGE, "LEAVE terra\n")
-    assert "you have left terra-1 (1 seats taken)" in h.last(PEOPLE[1])
+    assert "you have left terra-1 (1 seat taken)" in h.last(PEOPLE[1])
     for who in PEOPLE[2:7]:
         join(h, who)
     assert h.game("terra-1").status == "running"  # the sixth seat went to the seventh person
