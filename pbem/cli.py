@@ -88,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--game",
         choices=sorted(GAMES),
-        help="the game (default: the one the state file is of; officewars for a fresh start)",
+        help="the game (default: the state file's; empire for --position; else officewars)",
     )
     p.add_argument(
         "--map",
