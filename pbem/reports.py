@@ -24,7 +24,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection
 
 from adjudicator.base import Game, OrderMode, OrderSheet, TurnResult
-from pbem.app import App
+from pbem.app import App, with_seat
 from pbem.config import GameConfig
 from pbem.mapdraw import picture, to_png, to_svg
 from pbem.outmail import _subject, safe_address
@@ -151,6 +151,7 @@ def context(
         players.append(
             {
                 "name": p.name,
+                "label": with_seat(result.state, p.name),
                 "results": by_player.get(p.name, []),
                 "sent": sub is not None,
                 "missed_now": p.name in missed,
@@ -172,7 +173,12 @@ def context(
         ]
     measures = [m for m, _ in view.standings[0].measures] if view.standings else []
     standings = [
-        {"player": s.player, "cells": [v for _, v in s.measures], "status": s.status}
+        {
+            "player": s.player,
+            "label": with_seat(result.state, s.player),
+            "cells": [v for _, v in s.measures],
+            "status": s.status,
+        }
         for s in view.standings
     ]
     uses_chance = bool(getattr(engine, "uses_chance", False))

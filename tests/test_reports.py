@@ -102,7 +102,7 @@ def test_results_orders_and_the_sealed_hashes(played):
     results = text.split("== What happened ==")[0]
     assert "ann" in results and "Sol attacks Alnitak: conquered Alnitak" in results
     assert "Vega holds: held" in results
-    assert "cid (no orders; turns missed: 1)" in results
+    assert "cid (green): no orders (turns missed: 1)" in results
     assert "ann conquered Alnitak" in text
     with h.app.store.tx(write=False) as conn:
         subs = h.app.store.submissions_for(conn, "alpha", 1, None)
@@ -137,7 +137,7 @@ def test_the_master_sees_missed_turns(played):
     text = played.text(played.report("gm@example.org"))
     table = text.split("== Standings after tick 1 ==")[1].split("==")[0]
     assert "missed" in table
-    assert re.search(r"cid\s+\d+\s+\d+\s+1", table)
+    assert re.search(r"cid \(green\)\s+\d+\s+\d+\s+1", table)
 
 
 def test_history_mails_back_a_kept_report(played):
