@@ -363,7 +363,9 @@ def start_mail(
             "phase": engine.phase(state)[1],
             "deadline": local(deadline, p.timezone or cfg.timezone),
             "options": [(u, compact_options(u, o)) for u, o in view.options.items()],
-            "examples": order_examples(view.options),
+            "examples": order_examples(
+                view.options, lambda o: not engine.read_orders(state, p.name, o).problems
+            ),
             "guide": guide is not None,
             "kind": engine.name,
         },
@@ -373,10 +375,14 @@ def start_mail(
     )
 
 
-def order_examples(options: Mapping[str, Sequence[str]]) -> list[str]:
+def order_examples(
+    options: Mapping[str, Sequence[str]], valid: Any = lambda order: True
+) -> list[str]:
     """Two orders the player's own units may give: preferably a unit doing
-    something other than holding, with two different kinds of order."""
-    flat = [o for opts in options.values() for o in opts]
+    something other than holding, with two different kinds of order. Only
+    options the game reads as orders (``valid``): some games describe a
+    unit's options ("-> any state") rather than list them."""
+    flat = [o for opts in options.values() for o in opts if valid(o)]
     moving = [o for o in flat if not re.search(r"\bholds?$|^hold\b", o, re.I)]
     picked: list[str] = []
     for o in moving + flat:

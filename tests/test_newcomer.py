@@ -8,8 +8,16 @@ import re
 
 import pytest
 
-from tests.mailharness import Harness
+from tests.mailharness import GAMES_YAML, Harness
 
+GAMES_YAML_TERRA = (
+    GAMES_YAML
+    + """\
+  - name: terra
+    game: territory
+    map: france
+"""
+)
 ALPHA = "alpha@judge.example"
 SERVER = "judge@judge.example"
 ANN, BOB, CID, GM = "ann@example.org", "bob@example.org", "cid@example.org", "gm@example.org"
@@ -260,3 +268,17 @@ def test_the_master_status_names_seats_and_the_local_deadline(h):
     text = h.last(GM)
     assert re.search(r"deadline \d{4}-\d\d-\d\d \d\d:\d\d UTC \(\w{3} .*\(Europe/Oslo\)\)", text)
     assert re.search(r"\n  ann \(\w+\) +ann@example.org", text)
+
+
+def test_the_start_mail_examples_are_orders_the_game_reads(tmp_path):
+    """Territory describes a state's options ("-> any state"): the start
+    mail shows no such line as an example."""
+    h = Harness(tmp_path, GAMES_YAML_TERRA)
+    try:
+        for i in range(6):
+            h.send(f"p{i}@example.net", SERVER, "JOIN terra\n")
+        text = body(h, h.outbox("started", "p0@example.net")[-1])
+        assert "any state" not in text.split("your units could give now")[-1].split("\n\n")[0]
+        assert '"Lyon -> Paris"' in text
+    finally:
+        h.close()
