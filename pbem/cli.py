@@ -216,7 +216,11 @@ def _parser() -> argparse.ArgumentParser:
         default="",
         help="a player's name or an observer's address (default: the master's copy)",
     )
-    p.add_argument("--html", action="store_true", help="print the HTML part instead of the text")
+    p.add_argument(
+        "--html",
+        action="store_true",
+        help="print the HTML report, its map inlined, instead of the text",
+    )
     p.add_argument(
         "--out", help="a folder to write the map picture into (map-GAME-TURN.png and .svg)"
     )
@@ -868,7 +872,13 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
     if found is None:
         kept = f"turns kept: {', '.join(map(str, turns))}" if turns else "none is kept yet"
         raise InputError(f"no such report of {args.game} ({kept})")
-    print((found.html if args.html else found.text).replace("\r\n", "\n"), file=out, end="")
+    if args.html:  # a page of its own: the map inlined, not a cid: part no browser shows
+        from pbem.demo import standalone_html
+
+        page = standalone_html(found.html, found.png) if found.png else found.html
+    else:
+        page = found.text
+    print(page.replace("\r\n", "\n"), file=out, end="")
     if args.out is None:
         print("\n(the map picture: add --out FOLDER to write it)", file=sys.stderr)
         return 0

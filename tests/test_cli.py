@@ -394,6 +394,8 @@ def test_report_writes_only_where_it_is_told(capsys, tmp_path, monkeypatch):
     code, out, err = run(capsys, "report", "alpha", "--config", config)
     assert code == 0 and "tick 1 results" in out and "add --out FOLDER" in err
     assert list(work.iterdir()) == []
+    code, out, _ = run(capsys, "report", "alpha", "--config", config, "--html")
+    assert code == 0 and 'src="data:image/png;base64,' in out and "cid:" not in out
     code, _, err = run(capsys, "report", "alpha", "--config", config, "--out", "pics")
     assert sorted(p.name for p in (work / "pics").iterdir()) == [
         "map-alpha-1.png",
