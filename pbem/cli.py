@@ -364,17 +364,7 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
         state = game.start(_load_map(game, ref), players, {}, args.game_seed)
     if game.outcome(state) is not None:
         raise InputError("this game is already over")
-    texts = read_orders_file(game, state, _read(args.orders, "orders file")) if args.orders else {}
-    sheets = [game.read_orders(state, player, text) for player, text in texts.items()]
-    refused = [p for s in sheets for p in s.problems]
-    if args.strict and refused:
-        raise InputError(
-            "\n".join(
-                f"orders file, line {p.line}: {p.text!r}: "
-                + say(game.name, "problems", p.reason, dict(p.facts))
-                for p in refused
-            )
-        )
+    sheets = _order_sheets(game, state, args)
     turn, phase = game.phase(state)
     seed = args.seed if args.seed is not None else turn_seed(state.seed, turn, phase)
     result = game.adjudicate(state, sheets, seed)
@@ -394,12 +384,9 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def _adjudicate_position(game: Game, args: argparse.Namespace, out: TextIO) -> int:
-    """One phase from a position as text: every order's result, then the
-    next position (the game's ``load_position``/``dump_position``)."""
-    if not hasattr(game, "load_position"):
-        raise InputError(f"{game.title} has no positions as text: use --state")
-    state = game.load_position(_read(args.position, "position file"))  # type: ignore[attr-defined]
+def _order_sheets(game: Game, state: Any, args: argparse.Namespace) -> list[Any]:
+    """The orders file read for ``state``, one sheet a player; with
+    ``--strict``, any refused line stops the run with every refusal."""
     texts = read_orders_file(game, state, _read(args.orders, "orders file")) if args.orders else {}
     sheets = [game.read_orders(state, player, text) for player, text in texts.items()]
     refused = [p for s in sheets for p in s.problems]
@@ -411,6 +398,16 @@ def _adjudicate_position(game: Game, args: argparse.Namespace, out: TextIO) -> i
                 for p in refused
             )
         )
+    return sheets
+
+
+def _adjudicate_position(game: Game, args: argparse.Namespace, out: TextIO) -> int:
+    """One phase from a position as text: every order's result, then the
+    next position (the game's ``load_position``/``dump_position``)."""
+    if not hasattr(game, "load_position"):
+        raise InputError(f"{game.title} has no positions as text: use --state")
+    state = game.load_position(_read(args.position, "position file"))  # type: ignore[attr-defined]
+    sheets = _order_sheets(game, state, args)
     turn, phase = game.phase(state)
     result = game.adjudicate(state, sheets, args.seed or 0)
     text = game.dump_position(result.state)  # type: ignore[attr-defined]
