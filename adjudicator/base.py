@@ -32,7 +32,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 # --------------------------------------------------------------------------
 # Orders and the three ways an order line fails
@@ -312,6 +312,12 @@ class Seats:
     maximum: int
     exact: bool = False
 
+    def takes(self) -> str:
+        """How many players, in words: "6 players", "2 to 64 players"."""
+        if self.exact:
+            return f"{self.maximum} players"
+        return f"{self.minimum} to {self.maximum} players"
+
     def can_start(self, count: int) -> bool:
         if self.exact:
             return count == self.maximum
@@ -328,84 +334,169 @@ class GameError(ValueError):
 # The interface
 
 
-@runtime_checkable
-class Game(Protocol):
-    """One rule set. Every method is pure and deterministic."""
+class StateCodec(Protocol):
+    """What writes a game's state as text and reads it back: a game's
+    ``state`` module (``dump(state)``, ``load(text)``)."""
+
+    def dump(self, state: Any) -> str: ...
+
+    def load(self, text: str) -> Any: ...
+
+
+class Game:
+    """One rule set: every game subclasses this. Every method is pure and
+    deterministic.
+
+    The first group of methods every game implements. The optional
+    capabilities below them have a default here that is right for a game
+    without the capability; a game overrides only what it has. The host
+    reads every capability as a plain attribute or method of the game
+    (docs/interface.md lists them), never by probing.
+    """
 
     name: str  # the key in games.yaml ("officewars")
     title: str  # for people ("Office Wars")
     order_mode: OrderMode
     seats: Seats
+    codec: StateCodec  # the default dump_state and load_state use it
+
+    # -- what every game implements ------------------------------------------
 
     def maps(self) -> tuple[str, ...]:
         """The names of the maps shipped with the game."""
-        ...
+        raise NotImplementedError
 
     def load_map(self, source: str) -> Any:
         """A shipped map by name, or a map file's YAML text. Raises
         :class:`GameError` naming every problem of a malformed map."""
-        ...
+        raise NotImplementedError
 
     def start(
         self, board: Any, players: Sequence[str], options: Mapping[str, Any], seed: int
     ) -> Any:
         """The state of a new game for ``players`` (in seat order)."""
-        ...
+        raise NotImplementedError
 
     def phase(self, state: Any) -> tuple[int, str]:
         """The turn number and a name for the phase the state is in."""
-        ...
+        raise NotImplementedError
 
     def read_orders(self, state: Any, player: str, text: str, seq: int = 0) -> OrderSheet:
         """Parse and validate one player's order text against ``state``."""
-        ...
+        raise NotImplementedError
 
     def default_orders(self, state: Any, player: str, orders: Sequence[Order]) -> tuple[Order, ...]:
         """The orders the player's units get for lack of one (holds)."""
-        ...
+        raise NotImplementedError
 
-    def adjudicate(self, state: Any, sheets: Sequence[OrderSheet], seed: int) -> TurnResult:
+    def adjudicate(self, state: Any, sheets: Sequence[OrderSheet], seed: int = 0) -> TurnResult:
         """Resolve one turn. Units without orders get their defaults."""
-        ...
+        raise NotImplementedError
 
     def remove_player(self, state: Any, player: str) -> Any:
         """The state after ``player`` has left the game."""
-        ...
+        raise NotImplementedError
 
     def view(self, state: Any, viewer: str | None) -> View:
         """What ``viewer`` may see (None: the game master, everything)."""
-        ...
+        raise NotImplementedError
 
-    def player_for(self, state: Any, word: str) -> str | None:
-        """The player that a name (or the game's colour, faction or power
-        name) means in ``state``; None if nobody."""
-        ...
+    # -- the same for most games: the state keeps its players and outcome ----
 
     def outcome(self, state: Any) -> Outcome | None:
-        """None while the game goes on."""
-        ...
+        """None while the game goes on; by default the state's ``outcome``."""
+        return state.outcome  # type: ignore[no-any-return]
 
     def dump_state(self, state: Any) -> str:
-        """Canonical JSON: sorted keys, a format version; exact round trip."""
-        ...
+        """Canonical JSON: sorted keys, a format version; exact round trip.
+        By default the game's :attr:`codec` writes it."""
+        return self.codec.dump(state)
 
     def load_state(self, text: str) -> Any:
         """The inverse of :meth:`dump_state`; :class:`GameError` if not ours."""
-        ...
+        return self.codec.load(text)
 
+    def player_for(self, state: Any, word: str) -> str | None:
+        """The player that a name (or the game's colour, faction or power
+        name) means in ``state``; None if nobody. By default a player's
+        name or colour (the state's ``players`` have ``name`` and
+        ``colour``)."""
+        return player_by_name_or_colour(state.players, word)
 
-def to_order(game: Any, state: Any) -> frozenset[str]:
-    """The players who have something to order in ``state``: the host
-    reminds them, waits for their READY, and charges a missed phase only to
-    them. A game that knows better (Empire: a retreat phase concerns only
-    the powers with a dislodged unit) has a method ``to_order(state)``; the
-    default is every player :meth:`Game.view` lists as active, which is
-    right for games where an active player always holds something to
-    order (Office Wars, Implosion, Territory)."""
-    own = getattr(game, "to_order", None)
-    if own is not None:
-        return frozenset(own(state))
-    return frozenset(s.player for s in game.view(state, None).standings if s.status == "active")
+    # -- optional capabilities, with the default of a game without them -------
+
+    default_deadline: str | None = None
+    """The cron expression of the game's turns when games.yaml gives no
+    ``deadline`` (None: games.yaml must give one)."""
+
+    lobby: bool = False
+    """Players JOIN a lobby rather than being listed in games.yaml; the
+    game starts when :attr:`seats` are filled (Territory)."""
+
+    tracks_presence: bool = False
+    """Any mail from a player counts as being there: the host passes a
+    sheet for every player who mailed at all in the turn (the game's
+    absence rules; Territory)."""
+
+    uses_chance: bool = False
+    """The game draws from its seed in adjudication (Implosion): reports
+    say so and name the seed."""
+
+    scoreboard: bool = False
+    """A finished game's scores go onto the server's scoreboard (Empire)."""
+
+    positions: bool = False
+    """The game reads and writes positions as text (:meth:`load_position`,
+    :meth:`dump_position`, :meth:`phase_result`; Empire)."""
+
+    generates_maps: bool = False
+    """The game makes random maps (:meth:`generate_map`; Office Wars)."""
+
+    def to_order(self, state: Any) -> frozenset[str]:
+        """The players who have something to order in ``state``: the host
+        reminds them, waits for their READY, and charges a missed phase only
+        to them. The default is every player :meth:`view` lists as active,
+        which is right for games where an active player always holds
+        something to order (Office Wars, Implosion, Territory); Empire's
+        retreat phase concerns only the powers with a dislodged unit."""
+        return frozenset(s.player for s in self.view(state, None).standings if s.status == "active")
+
+    def end_now(self, state: Any, reason: str = "ended_by_the_game_master") -> Any | None:
+        """The state of the game ended by the game master now, with an
+        outcome that scores the position as it stands (Empire); None (the
+        default) for a game that has no scores before its own end."""
+        return None
+
+    def describe_map(self, board: Any) -> str:
+        """One line about a map (its title and size), for ``pbem maps``."""
+        return f"{board.title}, for {self.seats.takes()}"
+
+    def map_players(self, board: Any) -> int:
+        """How many players a map is made for (its home worlds, its
+        powers); by default the most an exact game takes, else at least six
+        within :attr:`seats`."""
+        seats = self.seats
+        return seats.maximum if seats.exact else max(seats.minimum, 6)
+
+    def generate_map(self, size: int, players: int, seed: int = 0) -> str:
+        """A random map as the YAML text :meth:`load_map` reads: ``size``
+        places and home worlds for ``players``, the same for the same
+        arguments (only if :attr:`generates_maps`)."""
+        raise GameError(f"{self.title} makes no random maps")
+
+    def load_position(self, text: str) -> Any:
+        """A state from a position as text (only if :attr:`positions`);
+        :class:`GameError` names every problem."""
+        raise GameError(f"{self.title} has no positions as text")
+
+    def dump_position(self, state: Any) -> str:
+        """The position of ``state`` as text (only if :attr:`positions`)."""
+        raise GameError(f"{self.title} has no positions as text")
+
+    def phase_result(self, before: Any, result: TurnResult) -> dict[str, Any]:
+        """One phase as JSON-ready data: the orders with their results and
+        both positions (only if :attr:`positions`)."""
+        raise GameError(f"{self.title} has no positions as text")
 
 
 # --------------------------------------------------------------------------

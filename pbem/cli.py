@@ -27,13 +27,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-import yaml
-
 from adjudicator import GAMES
 from adjudicator.base import Game, GameError, OrderSheet, Rng, TurnResult, turn_seed
 from pbem.app import with_seat
 from pbem.config import ConfigError, load_config
 from pbem.words import plural, say
+
+# the defaults where a command names no game: the first game listed, the
+# first with positions as text, the first that makes random maps
+FIRST = next(iter(GAMES.values()))
+POSITIONS = next((g for g in GAMES.values() if g.positions), FIRST)
+MAPMAKER = next((g for g in GAMES.values() if g.generates_maps), FIRST)
 
 
 class InputError(Exception):
@@ -88,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--game",
         choices=sorted(GAMES),
-        help="the game (default: the state file's; empire for --position; else officewars)",
+        help=f"the game (default: the state file's; {POSITIONS.name} for --position; "
+        f"else {FIRST.name})",
     )
     p.add_argument(
         "--map",
@@ -99,8 +104,8 @@ def _parser() -> argparse.ArgumentParser:
     start.add_argument("--players", help="a fresh start: player names, comma-separated")
     start.add_argument(
         "--position",
-        help="a position as text to start from (Empire; docs/rules/empire.md): prints every "
-        "order's result and the next position (--out: write it to a file)",
+        help=f"a position as text to start from ({POSITIONS.title}; docs/rules/): prints "
+        "every order's result and the next position (--out: write it to a file)",
     )
     p.add_argument("--orders", help="the orders file (no orders: every unit holds)")
     p.add_argument("--seed", type=int, help="the turn's seed (default: from the game's seed)")
@@ -129,8 +134,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(run=cmd_maps)
 
-    p = _command(sub, "genmap", help="write a random connected Office Wars map")
-    p.add_argument("--systems", type=int, required=True)
+    p = _command(sub, "genmap", help=f"write a random connected {MAPMAKER.title} map")
+    p.add_argument(
+        "--game",
+        choices=sorted(k for k, g in GAMES.items() if g.generates_maps),
+        help=f"the game (default: {MAPMAKER.name})",
+    )
+    p.add_argument("--systems", type=int, required=True, help="how many places the map has")
     p.add_argument("--players", type=int, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="file to write (default: standard output)")
@@ -339,8 +349,8 @@ def _state_game(text: str, path: str) -> str:
 
 
 def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
-    if args.position:  # positions as text are Empire's
-        return _adjudicate_position(GAMES[args.game or "empire"], args, out)
+    if args.position:
+        return _adjudicate_position(GAMES[args.game] if args.game else POSITIONS, args, out)
     if args.state:
         text = _read(args.state, "state file")
         game = GAMES[args.game or _state_game(text, args.state)]
@@ -352,7 +362,7 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
                 f"(missing or wrong: {exc})"
             ) from None
     else:
-        game = GAMES[args.game or "officewars"]
+        game = GAMES[args.game] if args.game else FIRST
         ref = args.map
         if not ref and len(game.maps()) == 1:
             ref = game.maps()[0]
@@ -404,20 +414,20 @@ def _order_sheets(game: Game, state: Any, args: argparse.Namespace) -> list[Any]
 def _adjudicate_position(game: Game, args: argparse.Namespace, out: TextIO) -> int:
     """One phase from a position as text: every order's result, then the
     next position (the game's ``load_position``/``dump_position``)."""
-    if not hasattr(game, "load_position"):
+    if not game.positions:
         raise InputError(f"{game.title} has no positions as text: use --state")
-    state = game.load_position(_read(args.position, "position file"))  # type: ignore[attr-defined]
+    state = game.load_position(_read(args.position, "position file"))
     sheets = _order_sheets(game, state, args)
     turn, phase = game.phase(state)
     result = game.adjudicate(state, sheets, args.seed or 0)
-    text = game.dump_position(result.state)  # type: ignore[attr-defined]
+    text = game.dump_position(result.state)
     if args.out:
         try:
             Path(args.out).write_text(text, encoding="utf-8")
         except OSError as exc:
             raise InputError(f"cannot write {args.out}: {exc.strerror}") from None
     if args.json:
-        data = game.phase_result(state, result)  # type: ignore[attr-defined]
+        data = game.phase_result(state, result)
         data["refused"] = {
             s.player: [p.to_dict() for p in s.problems] for s in sheets if s.problems
         }
@@ -515,7 +525,7 @@ def cmd_maps(args: argparse.Namespace, out: TextIO) -> int:
             print(f"{kind} ({game.title}):", file=out)
         for name in game.maps():
             board = game.load_map(name)
-            print(("  " if not args.game else "") + f"{name}: {describe_map(game, board)}",
+            print(("  " if not args.game else "") + f"{name}: {game.describe_map(board)}",
                   file=out)  # fmt: skip
             if args.picture:
                 written = draw_start(game, name, board, Path(args.picture), args.players)
@@ -523,38 +533,11 @@ def cmd_maps(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def map_players(game: Game, board: Any) -> int:
-    """How many players a map is made for (its home worlds, its seats)."""
-    homes = getattr(board, "homes", None)
-    if homes:
-        return len(homes)
-    powers = getattr(board, "powers", None)
-    if powers:
-        return len(powers)
-    return game.seats.maximum if game.seats.exact else max(game.seats.minimum, 6)
-
-
-def describe_map(game: Game, board: Any) -> str:
-    """One line about a shipped map, whichever game it is for."""
-    seats = game.seats
-    takes = (f"{seats.maximum} players" if seats.exact
-             else f"{seats.minimum} to {seats.maximum} players")  # fmt: skip
-    if hasattr(board, "systems"):
-        return f"{board.title}, {len(board.systems)} systems, {len(board.homes)} players"
-    if hasattr(board, "states"):
-        return f"{board.title}, {len(board.states)} states, {takes}"
-    if hasattr(board, "provinces"):
-        centres = sum(1 for p in board.provinces if p.supply)
-        return (f"{board.title}, {len(board.provinces)} provinces, {centres} supply centres, "
-                f"{len(board.powers)} powers, {takes}")  # fmt: skip
-    return f"made for each game from its players and seed, {takes}"
-
-
 def draw_start(game: Game, name: str, board: Any, folder: Path, players: int | None) -> str:
     """The map at the start of a game, as reports draw it: PNG and SVG."""
     from pbem.mapdraw import picture, to_png, to_svg
 
-    count = players or map_players(game, board)
+    count = players or game.map_players(board)
     if not game.seats.minimum <= count <= game.seats.maximum:
         seats = game.seats
         takes = (f"exactly {seats.maximum}" if seats.exact
@@ -570,16 +553,11 @@ def draw_start(game: Game, name: str, board: Any, folder: Path, players: int | N
 
 
 def cmd_genmap(args: argparse.Namespace, out: TextIO) -> int:
-    from adjudicator.officewars.board import generate_board
-
-    board = generate_board(args.systems, args.players, args.seed)
-    text = yaml.safe_dump(board.to_dict(), sort_keys=False, width=100)
+    game = GAMES[args.game] if args.game else MAPMAKER
+    text = game.generate_map(args.systems, args.players, args.seed)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
-        print(
-            f"wrote {args.out}: {len(board.systems)} systems, {len(board.connections)} connections",
-            file=out,
-        )
+        print(f"wrote {args.out}: {game.describe_map(game.load_map(text))}", file=out)
     else:
         out.write(text)
     return 0

@@ -439,7 +439,7 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
     tz = c.timezone(raw, "timezone", f"{label}: timezone") or default_tz
     deadline = c.string(raw, "deadline", f"{label}: deadline")
     if deadline is None and engine is not None:
-        deadline = getattr(engine, "default_deadline", None)
+        deadline = engine.default_deadline
         if deadline is None:
             c.add(raw, None, f"{label}: deadline is missing (a cron expression)")
     if deadline is not None:
@@ -456,7 +456,7 @@ def _game(c: _Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | N
     if seats is not None and (not isinstance(seats, int) or isinstance(seats, bool) or seats < 1):
         c.add(raw, "seats", f"{label}: seats must be a whole number, 1 or more")
         seats = None
-    lobby = bool(getattr(engine, "lobby", False))
+    lobby = engine is not None and engine.lobby
     if lobby:  # players JOIN lobbies, each a game of its own (name-1, name-2, ...)
         if raw.get("players"):
             c.add(raw, "players", f"{label}: {engine.title} players JOIN a lobby: list none")

@@ -566,7 +566,7 @@ class Processor:
                 did = True
             else:
                 reply.kept_previous = bool(previous_lines)
-        if received and getattr(engine, "tracks_presence", False) and not reply.added:
+        if received and engine.tracks_presence and not reply.added:
             # any mail from a player counts as being there (the game's absence rules)
             store.add_submission(conn, name, turn, player.name, row.id, PRESENT, row.received_at)
             did = True

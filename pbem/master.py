@@ -227,11 +227,12 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
     engine = app.engine(row.kind)
     state = engine.load_state(row.state)
     now: datetime = app.clock.now()
-    if engine.outcome(state) is None and hasattr(engine, "end_now"):
-        state = engine.end_now(state)  # a game that scores: the scores as they stand
+    ended = engine.end_now(state) if engine.outcome(state) is None else None
+    if ended is not None:  # a game that scores: the scores as they stand
+        state = ended
         app.store.set_game_state(conn, name, engine.dump_state(state))
     outcome = engine.outcome(state)
-    if outcome is not None and getattr(engine, "scoreboard", False):
+    if outcome is not None and engine.scoreboard:
         seated = app.store.players(conn, name)
         app.store.add_scores(
             conn, name, [(p.email, p.name, outcome.scores.get(p.name, 0)) for p in seated], now

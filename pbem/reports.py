@@ -181,7 +181,7 @@ def context(
         }
         for s in view.standings
     ]
-    uses_chance = bool(getattr(engine, "uses_chance", False))
+    uses_chance = engine.uses_chance
     deadline = game.deadline
     return {
         "server": app.config.server,

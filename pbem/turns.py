@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
-from adjudicator.base import OrderMode, OrderSheet, to_order, turn_seed
+from adjudicator.base import OrderMode, OrderSheet, turn_seed
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.cron import cron_trigger
@@ -251,7 +251,7 @@ class TurnRunner:
             store.finish_turn(conn, name, turn, json.dumps(record, sort_keys=True), now)
             if outcome is None:
                 store.start_turn(conn, name, new_number, text, now)
-            elif getattr(engine, "scoreboard", False):
+            elif engine.scoreboard:
                 store.add_scores(
                     conn,
                     name,
@@ -304,9 +304,9 @@ def combined(
 
 def owing(engine: Any, state: Any, seated: list[PlayerRow]) -> dict[str, PlayerRow]:
     """The seated players who owe orders in this phase (the game's
-    :func:`adjudicator.base.to_order`): only they are reminded, waited for
+    :meth:`adjudicator.base.Game.to_order`): only they are reminded, waited for
     with READY, and charged with a missed phase."""
-    owe = to_order(engine, state)
+    owe = engine.to_order(state)
     return {n: p for n, p in playing(engine, state, seated).items() if n in owe}
 
 

@@ -80,3 +80,58 @@ def test_every_data_folder_is_packaged():
                 else mapped[base] + rel[len(base) :].replace("/", ".")
             )
             assert name in packages, f"{rel} is not installed: add {name!r} to packages"
+
+
+# -- the host knows games only through the game interface -------------------------
+
+HOST_FILES = sorted((ROOT / "pbem").rglob("*.py"))
+ENGINE_NAMES = ("engine",)  # what the host calls a game object
+
+
+def game_members() -> set[str]:
+    """Everything the interface declares: methods, attributes, annotations."""
+    return {n for n in dir(Game) if not n.startswith("_")} | set(Game.__annotations__)
+
+
+@pytest.mark.parametrize("path", HOST_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_host_reads_only_declared_capabilities(path):
+    """What the host reads of an engine is declared in adjudicator/base.py,
+    with its default, and never probed with getattr or hasattr."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    declared = game_members()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id in ("getattr", "hasattr") and node.args:
+                first = node.args[0]
+                assert not (isinstance(first, ast.Name) and first.id in ("engine", "game")), (
+                    f"{path.name}:{node.lineno}: {node.func.id} on a game: declare the "
+                    "capability in adjudicator/base.py"
+                )
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in ENGINE_NAMES):  # fmt: skip
+            assert node.attr in declared, (
+                f"{path.name}:{node.lineno}: engine.{node.attr} is not in the game interface"
+            )
+
+
+def test_every_game_is_a_game_and_overrides_only_what_base_declares():
+    """Each game subclasses the interface; a capability it sets (a flag, a
+    deadline, a method the host calls) is one base declares, of its type."""
+    for game in GAMES.values():
+        assert isinstance(game, Game) and type(game).__mro__[1] is Game
+        for name, default in vars(Game).items():
+            if name.startswith("_") or callable(default) or default is None:
+                continue
+            assert type(getattr(game, name)) is type(default), (game.name, name)
+        assert game.default_deadline is None or isinstance(game.default_deadline, str)
+
+
+def test_every_capability_is_documented():
+    """Every member of the interface has a docstring (methods) and is named
+    in docs/interface.md."""
+    text = (ROOT / "docs" / "interface.md").read_text()
+    for name in sorted(game_members()):
+        assert f"`{name}" in text, f"docs/interface.md does not name Game.{name}"
+        member = getattr(Game, name, None)
+        if callable(member):
+            assert member.__doc__, f"Game.{name} has no docstring"

@@ -28,6 +28,7 @@ from typing import Any
 
 from adjudicator.base import (
     Event,
+    Game,
     GameError,
     Order,
     OrderMode,
@@ -137,13 +138,14 @@ class State:
         return tuple(p.name for p in self.board.powers if p.name not in self.lost)
 
 
-class Empire:
+class Empire(Game):
     name = "empire"
     title = "Empire"
     order_mode = OrderMode.SIMULTANEOUS
     seats = Seats(minimum=5, maximum=7)
     default_deadline = "0 20 * * *"  # a phase a day, at 20:00
     scoreboard = True
+    positions = True  # load_position, dump_position, phase_result
 
     def maps(self) -> tuple[str, ...]:
         return ("standard",)
@@ -152,6 +154,14 @@ class Empire:
         if source.strip() != "standard":
             raise GameError("Empire is played on the standard map: map: standard")
         return shipped_board("standard")
+
+    def describe_map(self, board: Board) -> str:
+        centres = sum(1 for p in board.provinces if p.supply)
+        return (f"{board.title}, {len(board.provinces)} provinces, {centres} supply centres, "
+                f"{len(board.powers)} powers, {self.seats.takes()}")  # fmt: skip
+
+    def map_players(self, board: Board) -> int:
+        return len(board.powers)
 
     def start(self, board: Board, players: Sequence[str], options: Mapping[str, Any] | None = None,
               seed: int = 0) -> State:  # fmt: skip
@@ -565,9 +575,6 @@ class Empire:
             elif n < 0:
                 out["removals"] = (f"removes {-n}",)
         return out
-
-    def outcome(self, state: State) -> Outcome | None:
-        return state.outcome
 
     def dump_state(self, state: State) -> str:
         return canonical_json(

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from adjudicator.base import (
+    Game,
     GameError,
     Order,
     OrderMode,
@@ -20,7 +21,6 @@ from adjudicator.base import (
     TurnResult,
     View,
     counted,
-    player_by_name_or_colour,
 )
 from adjudicator.implosion import board as boards
 from adjudicator.implosion import orders as notation
@@ -39,13 +39,14 @@ class BoardSpec:
     name: str = "ring"
 
 
-class Implosion:
+class Implosion(Game):
     name = "implosion"
     title = "Implosion"
     order_mode = OrderMode.RECEIVED
     seats = Seats(minimum=2, maximum=MAX_PLAYERS)
     default_deadline = "0 * * * *"  # a turn an hour: 168 turns, one week
     uses_chance = True
+    codec = states
 
     def maps(self) -> tuple[str, ...]:
         return ("ring",)
@@ -56,6 +57,9 @@ class Implosion:
                 "Implosion boards are generated from the players and the seed: map: ring"
             )
         return BoardSpec()
+
+    def describe_map(self, board: BoardSpec) -> str:
+        return f"made for each game from its players and seed, {self.seats.takes()}"
 
     def start(
         self,
@@ -187,19 +191,6 @@ class Implosion:
         return (f"{node} has {counted(count, 'unit')}",) + tuple(
             f"{node} connects to {there(t)}" for t in state.board.adjacency[node]
         )
-
-    def outcome(self, state: State) -> Outcome | None:
-        return state.outcome
-
-    def dump_state(self, state: State) -> str:
-        return states.dump(state)
-
-    def load_state(self, text: str) -> State:
-        return states.load(text)
-
-    def player_for(self, state: State, word: str) -> str | None:
-        """The player a name or colour means (orders files use either)."""
-        return player_by_name_or_colour(state.players, word)
 
 
 GAME = Implosion()

@@ -9,7 +9,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+import yaml
+
 from adjudicator.base import (
+    Game,
     GameError,
     Order,
     OrderMode,
@@ -20,7 +23,6 @@ from adjudicator.base import (
     TurnResult,
     View,
     VoteInfo,
-    player_by_name_or_colour,
 )
 from adjudicator.officewars import board as boards
 from adjudicator.officewars import orders as notation
@@ -30,11 +32,13 @@ from adjudicator.officewars.state import ACTIVE, REMOVED, State
 from adjudicator.officewars.votes import surrender_vote
 
 
-class OfficeWars:
+class OfficeWars(Game):
     name = "officewars"
     title = "Office Wars"
     order_mode = OrderMode.SIMULTANEOUS
     seats = Seats(minimum=2, maximum=len(states.COLOURS))
+    codec = states
+    generates_maps = True
     default_deadline = "50 0,12 * * *"  # officewars.html: ticks at 00:50 and 12:50
 
     def maps(self) -> tuple[str, ...]:
@@ -72,6 +76,19 @@ class OfficeWars:
         return State(
             board, seated, 0, dict(sorted(homes.items())), dict(sorted(homes.items())), seed
         )
+
+    def describe_map(self, board: boards.Board) -> str:
+        return f"{board.title}, {len(board.systems)} systems, {len(board.homes)} players"
+
+    def map_players(self, board: boards.Board) -> int:
+        return len(board.homes)
+
+    def generate_map(self, size: int, players: int, seed: int = 0) -> str:
+        """A random connected map of ``size`` systems with ``players`` home
+        worlds (:func:`~adjudicator.officewars.board.generate_board`), as
+        the YAML of a map file."""
+        board = boards.generate_board(size, players, seed)
+        return yaml.safe_dump(board.to_dict(), sort_keys=False, width=100)
 
     def phase(self, state: State) -> tuple[int, str]:
         return state.turn + 1, f"tick {state.turn + 1}"
@@ -175,21 +192,8 @@ class OfficeWars:
         out += [f"{system} supports {s}" for s in adj if s in state.units]
         return tuple(out)
 
-    def outcome(self, state: State) -> Outcome | None:
-        return state.outcome
-
-    def dump_state(self, state: State) -> str:
-        return states.dump(state)
-
-    def load_state(self, text: str) -> State:
-        return states.load(text)
-
     def player_colour(self, state: State, player: str) -> str:
         return state.player[player].colour
-
-    def player_for(self, state: State, word: str) -> str | None:
-        """The player a name or colour means (orders files use either)."""
-        return player_by_name_or_colour(state.players, word)
 
 
 GAME = OfficeWars()

@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from adjudicator.base import (
+    Game,
     GameError,
     Order,
     OrderMode,
@@ -21,7 +22,6 @@ from adjudicator.base import (
     TurnResult,
     View,
     counted,
-    player_by_name_or_colour,
 )
 from adjudicator.territory import board as maps
 from adjudicator.territory import orders as notation
@@ -37,7 +37,7 @@ OPTIONS = {
 }
 
 
-class Territory:
+class Territory(Game):
     name = "territory"
     title = "Territory"
     order_mode = OrderMode.RECEIVED
@@ -45,6 +45,7 @@ class Territory:
     default_deadline = "0 * * * *"  # a tick an hour
     lobby = True  # players JOIN a lobby; the sixth starts the match
     tracks_presence = True  # the host passes a sheet for every player who mailed at all
+    codec = states
 
     def maps(self) -> tuple[str, ...]:
         return maps.shipped_maps()
@@ -57,6 +58,9 @@ class Territory:
             if len(parts) == 3 and parts[1].isdigit() and parts[2].isdigit():
                 return maps.generate(int(parts[1]), int(parts[2]))
         return maps.shipped_map(source)
+
+    def describe_map(self, board: maps.Map) -> str:
+        return f"{board.title}, {len(board.states)} states, {self.seats.takes()}"
 
     def start(
         self,
@@ -175,19 +179,6 @@ class Territory:
                     go = f"{counted(n, 'troop')} {'goes' if n == 1 else 'go'}"
                     options[s.name] = (f"{s.name} -> any state ({go})",)
         return View(self.name, state.tick + 1, self.phase(state)[1], standings, (), board, options)
-
-    def outcome(self, state: State) -> Outcome | None:
-        return state.outcome
-
-    def dump_state(self, state: State) -> str:
-        return states.dump(state)
-
-    def load_state(self, text: str) -> State:
-        return states.load(text)
-
-    def player_for(self, state: State, word: str) -> str | None:
-        """The player a name or colour means (orders files use either)."""
-        return player_by_name_or_colour(state.players, word)
 
 
 GAME = Territory()
