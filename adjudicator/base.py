@@ -34,6 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from adjudicator.drawing import Scene
+
 # --------------------------------------------------------------------------
 # Orders and the three ways an order line fails
 
@@ -477,6 +479,13 @@ class Game:
         within :attr:`seats`."""
         seats = self.seats
         return seats.maximum if seats.exact else max(seats.minimum, 6)
+
+    def picture(self, view: View, results: Sequence[OrderResult]) -> Scene:
+        """The map of ``view`` with the orders of ``results`` drawn on it, as
+        neutral drawing primitives (:mod:`adjudicator.drawing`): the host
+        places the wanted names and renders it as SVG and PNG. The default
+        is an empty picture titled with the phase."""
+        return Scene(f"{self.title}, {view.phase}", 40.0)
 
     def generate_map(self, size: int, players: int, seed: int = 0) -> str:
         """A random map as the YAML text :meth:`load_map` reads: ``size``

@@ -10,11 +10,11 @@ import dataclasses
 
 import pytest
 
+from adjudicator.drawing import Text
 from adjudicator.empire import GAME
 from adjudicator.empire.board import province_of
 from adjudicator.empire.game import COLOURS
 from pbem.mapdraw import picture, to_png, to_svg
-from pbem.pictures.scene import Text
 from tests.maps_svg import assert_readable, overlap
 
 POWERS = ("Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey")

@@ -13,12 +13,12 @@ import pytest
 
 from adjudicator.base import Rng
 from adjudicator.implosion import GAME as IMPLOSION
+from adjudicator.implosion.picture import Polar
 from adjudicator.officewars import GAME as OFFICEWARS
 from adjudicator.territory import GAME as TERRITORY
 from pbem.cli import main
 from pbem.demo import standalone_html
 from pbem.mapdraw import picture, to_png, to_svg
-from pbem.pictures.implosion import Polar
 from tests.maps_svg import assert_readable
 
 SIX = ["ann", "bob", "cid", "dee", "eve", "fay"]

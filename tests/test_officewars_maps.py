@@ -115,3 +115,14 @@ def load_board_from(board):
     from adjudicator.officewars.board import board_from_data
 
     return board_from_data(board.to_dict())
+
+
+def test_a_map_with_more_home_worlds_than_colours_takes_as_many_players_as_there_are_colours():
+    board = generate_board(100, 20, 1)
+    most = GAME.seats.maximum
+    assert len(board.homes) > most
+    with pytest.raises(GameError, match=f"takes 2 to {most} players, not 20"):
+        GAME.start(board, [f"p{i}" for i in range(20)], {}, 0)
+    state = GAME.start(board, [f"p{i}" for i in range(most)], {}, 0)
+    assert len({p.colour for p in state.players}) == most
+    assert GAME.map_players(board) == most

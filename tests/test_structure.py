@@ -135,3 +135,33 @@ def test_every_capability_is_documented():
         member = getattr(Game, name, None)
         if callable(member):
             assert member.__doc__, f"Game.{name} has no docstring"
+
+
+def game_packages() -> set[str]:
+    """adjudicator's packages, one a game (a folder with an __init__.py)."""
+    return {p.parent.name for p in (ROOT / "adjudicator").glob("*/__init__.py")}
+
+
+@pytest.mark.parametrize("path", HOST_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_host_imports_no_game_and_names_none(path):
+    """The host finds games only in adjudicator.GAMES: no module under pbem/
+    imports a game's package (also inside a function), and none names a
+    game in its code (a string that is a game's key or title)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    packages = game_packages()
+    names = {k.lower() for k in GAMES} | {g.title.lower() for g in GAMES.values()}
+    for node in ast.walk(tree):
+        modules = []
+        if isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+        for module in modules:
+            parts = module.split(".")
+            assert not (parts[0] == "adjudicator" and len(parts) > 1 and parts[1] in packages), (
+                f"{path.name}:{node.lineno} imports {module}: reach games through GAMES"
+            )
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            assert node.value.strip().lower() not in names, (
+                f"{path.name}:{node.lineno} names the game {node.value!r}"
+            )

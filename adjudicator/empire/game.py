@@ -46,6 +46,7 @@ from adjudicator.base import (
     outcome_from_dict,
     outcome_to_dict,
 )
+from adjudicator.drawing import Scene
 from adjudicator.empire import position
 from adjudicator.empire.board import Board, province_of, shipped_board
 from adjudicator.empire.orders import Convoy, Hold, Move, Support, read
@@ -62,6 +63,7 @@ from adjudicator.empire.phases import (
     resolve_retreats,
     retreat_options,
 )
+from adjudicator.empire.picture import empire_picture
 from adjudicator.empire.resolve import Resolver, after_movement
 
 FORMAT = 1
@@ -533,6 +535,10 @@ class Empire(Game):
             "centres_by_power": centres_by_power(state),
         }
         return View(self.name, state.turn + 1, state.code, standings, (), data, options)
+
+    def picture(self, view: View, results: Sequence[OrderResult]) -> Scene:
+        """Provinces, centres, units, the phase's orders, dislodged units."""
+        return empire_picture(view, results)
 
     def retreats(self, state: State) -> dict[str, dict[str, Any]]:
         """The dislodged units of a retreat phase, as data: province ->

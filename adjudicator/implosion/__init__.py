@@ -14,6 +14,7 @@ from adjudicator.base import (
     GameError,
     Order,
     OrderMode,
+    OrderResult,
     OrderSheet,
     Outcome,
     Seats,
@@ -22,10 +23,12 @@ from adjudicator.base import (
     View,
     counted,
 )
+from adjudicator.drawing import Scene
 from adjudicator.implosion import board as boards
 from adjudicator.implosion import orders as notation
 from adjudicator.implosion import resolve
 from adjudicator.implosion import state as states
+from adjudicator.implosion.picture import implosion_picture
 from adjudicator.implosion.state import ACTIVE, REMOVED, State
 
 MAX_PLAYERS = 64
@@ -176,6 +179,10 @@ class Implosion(Game):
             "colours": {p.name: p.colour for p in state.players},
         }
         return View(self.name, state.turn + 1, self.phase(state)[1], standings, (), board, options)
+
+    def picture(self, view: View, results: Sequence[OrderResult]) -> Scene:
+        """The rings round the centre, units counted, this turn's moves."""
+        return implosion_picture(view, results)
 
     def _unit_options(self, state: State, node: str) -> tuple[str, ...]:
         """The viewer's units at ``node`` and where they may go: every

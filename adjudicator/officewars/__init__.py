@@ -16,6 +16,7 @@ from adjudicator.base import (
     GameError,
     Order,
     OrderMode,
+    OrderResult,
     OrderSheet,
     Outcome,
     Seats,
@@ -24,10 +25,12 @@ from adjudicator.base import (
     View,
     VoteInfo,
 )
+from adjudicator.drawing import Scene
 from adjudicator.officewars import board as boards
 from adjudicator.officewars import orders as notation
 from adjudicator.officewars import resolve
 from adjudicator.officewars import state as states
+from adjudicator.officewars.picture import officewars_picture
 from adjudicator.officewars.state import ACTIVE, REMOVED, State
 from adjudicator.officewars.votes import surrender_vote
 
@@ -64,10 +67,10 @@ class OfficeWars(Game):
         names = list(players)
         if len(set(names)) != len(names):
             raise GameError("a player is listed twice")
-        if not self.seats.minimum <= len(names) <= len(board.homes):
+        most = min(len(board.homes), self.seats.maximum)  # a home world and a colour each
+        if not self.seats.minimum <= len(names) <= most:
             raise GameError(
-                f"map {board.name} takes {self.seats.minimum} to "
-                f"{len(board.homes)} players, not {len(names)}"
+                f"map {board.name} takes {self.seats.minimum} to {most} players, not {len(names)}"
             )
         seated = tuple(
             states.Player(n, states.COLOURS[i], board.homes[i]) for i, n in enumerate(names)
@@ -81,7 +84,7 @@ class OfficeWars(Game):
         return f"{board.title}, {len(board.systems)} systems, {len(board.homes)} players"
 
     def map_players(self, board: boards.Board) -> int:
-        return len(board.homes)
+        return min(len(board.homes), self.seats.maximum)
 
     def generate_map(self, size: int, players: int, seed: int = 0) -> str:
         """A random connected map of ``size`` systems with ``players`` home
@@ -180,6 +183,10 @@ class OfficeWars(Game):
         return View(
             self.name, state.turn + 1, self.phase(state)[1], standings, votes, board, options
         )
+
+    def picture(self, view: View, results: Sequence[OrderResult]) -> Scene:
+        """Systems coloured by owner, units, this tick's moves and attacks."""
+        return officewars_picture(view, results)
 
     def unit_options(self, state: State, system: str) -> tuple[str, ...]:
         """Every legal order of the unit at ``system``, canonical text."""

@@ -14,6 +14,7 @@ from adjudicator.base import (
     GameError,
     Order,
     OrderMode,
+    OrderResult,
     OrderSheet,
     Outcome,
     Rng,
@@ -23,10 +24,12 @@ from adjudicator.base import (
     View,
     counted,
 )
+from adjudicator.drawing import Scene
 from adjudicator.territory import board as maps
 from adjudicator.territory import orders as notation
 from adjudicator.territory import resolve
 from adjudicator.territory import state as states
+from adjudicator.territory.picture import territory_picture
 from adjudicator.territory.state import ABSENT, CONTINUE, HOLD, REMOVED, State
 
 OPTIONS = {
@@ -61,6 +64,10 @@ class Territory(Game):
 
     def describe_map(self, board: maps.Map) -> str:
         return f"{board.title}, {len(board.states)} states, {self.seats.takes()}"
+
+    def picture(self, view: View, results: Sequence[OrderResult]) -> Scene:
+        """States coloured by owner with their troops, this tick's armies."""
+        return territory_picture(view, results)
 
     def start(
         self,

@@ -11,25 +11,23 @@ drawn over something.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from pbem.pictures.scene import Circle, Item, Line, Text, overlaps
+from adjudicator.drawing import (
+    ALWAYS,
+    NONE_LEFT_OUT,
+    SOME_LEFT_OUT,
+    Circle,
+    Item,
+    Line,
+    Scene,
+    Text,
+    Want,
+)
+from pbem.pictures.measure import bounds, text_size
 
 CELL = 40.0
 # (dx, dy) unit offsets, in order of preference: below, above, right, left, corners
 DIRECTIONS = ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1))
-
-
-@dataclass(frozen=True)
-class Want:
-    """A label wanted at (x, y): ``clear`` pixels from its centre are the
-    mark's own (the label goes outside them)."""
-
-    x: float
-    y: float
-    clear: float
-    text: str
-    size: float = 11.0
 
 
 class Grid:
@@ -54,6 +52,19 @@ class Grid:
         return found
 
 
+def place_names(scene: Scene) -> int:
+    """Place the scene's wanted names last, around everything drawn, and
+    keep the legend entries that say whether some were left out only where
+    that is so; returns how many names found no free place."""
+    labels, missing = place(scene.names, scene.items, scene.width, scene.height)
+    scene.add(*labels)
+    scene.names = []
+    shown = {ALWAYS, SOME_LEFT_OUT if missing else NONE_LEFT_OUT}
+    scene.legend = [(head, [e for e in entries if e.when in shown])
+                    for head, entries in scene.legend]  # fmt: skip
+    return len(missing)
+
+
 def place(wants: Sequence[Want], items: Sequence[Item], width: float, height: float,
           ) -> tuple[list[Text], list[Want]]:  # fmt: skip
     """Labels for ``wants`` among ``items``: (placed labels, left out)."""
@@ -67,7 +78,7 @@ def place(wants: Sequence[Want], items: Sequence[Item], width: float, height: fl
         elif isinstance(item, Circle) and item.role == "mark":
             grid.add("circle", item.box(), (item.x, item.y, item.r))
         elif item.role in ("mark", "label"):
-            grid.add(item.role, item.box())
+            grid.add(item.role, bounds(item))
     placed: list[Text] = []
     missing: list[Want] = []
     for want in wants:
@@ -76,13 +87,12 @@ def place(wants: Sequence[Want], items: Sequence[Item], width: float, height: fl
             missing.append(want)
             continue
         placed.append(best)
-        grid.add("label", best.box())
+        grid.add("label", bounds(best))
     return placed, missing
 
 
 def _best(want: Want, grid: Grid, width: float, height: float) -> Text | None:
-    probe = Text(0, 0, want.text, want.size)
-    w, h = probe.w, probe.h
+    w, h = text_size(Text(0, 0, want.text, want.size))
     best: tuple[float, Text] | None = None
     for ring, gap in enumerate((2.0, 7.0, 14.0)):
         for rank, (dx, dy) in enumerate(DIRECTIONS):
@@ -91,7 +101,7 @@ def _best(want: Want, grid: Grid, width: float, height: float) -> Text | None:
             x = want.x + dx * (d * k + w / 2)
             y = want.y + dy * (d * k + h / 2)
             label = Text(x, y, want.text, want.size)
-            box = label.box()
+            box = bounds(label)
             if box[0] < 1 or box[1] < 1 or box[2] > width - 1 or box[3] > height - 1:
                 continue
             penalty, clash = 0.0, False
@@ -121,6 +131,10 @@ def _best(want: Want, grid: Grid, width: float, height: float) -> Text | None:
         if best is not None and best[0] < (ring + 1) * 6:
             break
     return best[1] if best else None
+
+
+def overlaps(a: tuple[float, ...], b: tuple[float, ...], pad: float = 0.0) -> bool:
+    return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
 
 
 def circle_meets(circle: tuple[float, ...], box: tuple[float, ...], pad: float = 0.0) -> bool:

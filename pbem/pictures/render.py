@@ -1,4 +1,5 @@
-"""A :class:`~pbem.pictures.scene.Scene` written as SVG text and as PNG.
+"""A :class:`~adjudicator.drawing.Scene` written as SVG text and as PNG,
+its legend laid out under the map.
 
 The SVG carries each item's role and kind as its class (``mark army``,
 ``label``, ``order move failed``...), so a test (or a curious reader) can
@@ -10,17 +11,73 @@ from __future__ import annotations
 
 import io
 from html import escape
-from math import hypot
+from math import atan2, cos, hypot, sin
 
 from PIL import Image, ImageDraw
 
-from pbem.pictures.scene import Box, Circle, Item, Line, Scene, Text, font, head_points
+from adjudicator.drawing import MARGIN, Box, Circle, Item, Line, Point, Scene, Text
+from pbem.pictures.measure import bounds, font, text_size, text_width
 
 SS = 2  # the PNG is drawn at this many times its size, then scaled down
 
 
+def laid_out(scene: Scene) -> tuple[list[Item], float]:
+    """Every item to draw, the legend placed under the map, and the
+    picture's whole height."""
+    out = list(scene.items)
+    y = scene.height + 8
+    out.append(Line(((MARGIN, y), (scene.width - MARGIN, y)), "#bbbbbb", "rule", role="legend"))
+    y += 10
+    for heading, entries in scene.legend:
+        if not entries:
+            continue
+        out.append(_legend_text(MARGIN, y + 8, heading + ":", left=True))
+        x = MARGIN + text_width(heading + ":", 12) + 14
+        for entry in entries:
+            need = 36 + text_width(entry.text, 12) + 18
+            if x + need > scene.width - MARGIN and x > MARGIN + 100:
+                x, y = MARGIN + 24, y + 22
+            out.extend(shifted(item, x, y) for item in entry.sample)
+            out.append(_legend_text(x + 36, y + 8, entry.text, left=True))
+            x += need
+        y += 24
+    return out, y + 4
+
+
+def _legend_text(x: float, y: float, text: str, left: bool) -> Text:
+    w = text_width(text, 12) + 4
+    return Text(x + w / 2 if left else x, y, text, 12, "legend-text", halo=None, role="legend")
+
+
+def shifted(item: Item, dx: float, dy: float) -> Item:
+    """A legend sample moved to its place; drawn as legend, not as map."""
+    if isinstance(item, Line):
+        pts = tuple((x + dx, y + dy) for x, y in item.points)
+        return Line(pts, item.stroke, item.kind, item.width, item.dash, item.head, "legend")
+    if isinstance(item, Circle):
+        return Circle(item.x + dx, item.y + dy, item.r, item.fill, item.kind, item.stroke,
+                      item.width, "legend")  # fmt: skip
+    if isinstance(item, Box):
+        return Box(item.x + dx, item.y + dy, item.w, item.h, item.fill, item.kind, item.stroke,
+                   item.width, "legend")  # fmt: skip
+    return Text(item.x + dx, item.y + dy, item.text, item.size, item.kind, item.fill,
+                item.halo, "legend")  # fmt: skip
+
+
+def head_points(line: Line, scale: float = 1.0) -> list[Point]:
+    """The arrow head polygon at a line's end (scaled for the PNG)."""
+    (x1, y1), (x2, y2) = line.points[-2], line.points[-1]
+    angle = atan2(y2 - y1, x2 - x1)
+    size = (7 + 2 * line.width) * scale
+    return [
+        (x2, y2),
+        (x2 - size * cos(angle - 0.42), y2 - size * sin(angle - 0.42)),
+        (x2 - size * cos(angle + 0.42), y2 - size * sin(angle + 0.42)),
+    ]
+
+
 def to_svg(scene: Scene) -> str:
-    items, height = scene.laid_out()
+    items, height = laid_out(scene)
     w, h = f"{scene.width:.0f}", f"{height:.0f}"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
@@ -84,7 +141,7 @@ def _svg_line(line: Line) -> str:
 
 
 def _svg_text(t: Text) -> str:
-    x0, y0, x1, y1 = t.box()
+    x0, y0, x1, y1 = bounds(t)
     halo = (
         f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{y1 - y0:.1f}" '
         f'fill="{t.halo}" fill-opacity="0.85" rx="2"/>'
@@ -92,16 +149,17 @@ def _svg_text(t: Text) -> str:
         else ""
     )
     # textLength: the width Pillow measured, so the text fits its box in any font
+    length = text_size(t)[0] - 4
     return (
         f'<g {_cls(t)} data-box="{x0:.1f} {y0:.1f} {x1:.1f} {y1:.1f}">{halo}'
         f'<text x="{t.x:.1f}" y="{t.y + t.size * 0.36:.1f}" font-size="{t.size:g}" '
         f'font-family="sans-serif" text-anchor="middle" fill="{t.fill}" '
-        f'textLength="{t.w - 4:.1f}" lengthAdjust="spacingAndGlyphs">{escape(t.text)}</text></g>'
+        f'textLength="{length:.1f}" lengthAdjust="spacingAndGlyphs">{escape(t.text)}</text></g>'
     )
 
 
 def to_png(scene: Scene) -> bytes:
-    items, height = scene.laid_out()
+    items, height = laid_out(scene)
     size = (round(scene.width), round(height))
     image = Image.new("RGB", (size[0] * SS, size[1] * SS), "#ffffff")
     draw = ImageDraw.Draw(image, "RGBA")
@@ -129,7 +187,7 @@ def _png(draw: ImageDraw.ImageDraw, item: Item) -> None:
         _png_line(draw, item)
     else:
         if item.halo:
-            x0, y0, x1, y1 = (v * SS for v in item.box())
+            x0, y0, x1, y1 = (v * SS for v in bounds(item))
             draw.rounded_rectangle([x0, y0, x1, y1], 2 * SS, fill=_rgba(item.halo, 217))
         draw.text((item.x * SS, item.y * SS), item.text, fill=item.fill,
                   font=font(item.size * SS), anchor="mm")  # fmt: skip

@@ -18,21 +18,29 @@ from math import atan2, cos, pi, sin, tau
 from typing import Any
 
 from adjudicator.base import OrderResult, View
-from pbem.pictures.graph import (
+from adjudicator.drawing import (
     DASH,
+    INK,
+    MARGIN,
     NEUTRAL,
+    WIDTH,
+    Circle,
+    LegendEntry,
+    Line,
+    Point,
+    Scene,
+    Text,
+    Want,
     colour,
     failed_entry,
     ink_on,
-    label_all,
+    left_out_entries,
     player_entries,
     sample_line,
     sample_node,
     trim,
     used,
 )
-from pbem.pictures.labels import Want
-from pbem.pictures.scene import INK, MARGIN, WIDTH, Circle, LegendEntry, Line, Point, Scene, Text
 
 RINGS = 12
 LINK = "#b0b0b0"
@@ -95,7 +103,7 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
     big = len(board["nodes"]) > LABELS_UP_TO  # then only the occupied nodes are named
     wants = [Want(*polar.node(n["name"]), r + 1, n["name"], 10) for n in board["nodes"]
              if not big or n["occupant"]]  # fmt: skip
-    left_out = label_all(scene, wants)
+    scene.names.extend(wants)
     marks = [
         LegendEntry("node: its occupant's colour and unit count (capacity: its ring number)",
                     sample_node(NEUTRAL, "node", text="3"), frozenset({"node"})),
@@ -105,16 +113,8 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
         LegendEntry("link", sample_line("link", LINK, width=1, head=""), frozenset({"link"})),
         LegendEntry("move", sample_line("move"), frozenset({"move"})),
     ]  # fmt: skip
-    if left_out or big:
-        marks.append(
-            LegendEntry(
-                "names of "
-                + ("empty nodes" if big and not left_out else "nodes")
-                + " left out for room: see STATUS",
-                (),
-                frozenset(),
-            )
-        )
+    marks += left_out_entries("names of {} left out for room: see STATUS", "nodes",
+                              "empty nodes" if big else None)  # fmt: skip
     scene.legend = [
         ("Players", player_entries(colours)),
         ("Map", used(marks, scene) + failed_entry(scene, "dashed: repelled")),

@@ -8,21 +8,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adjudicator.base import OrderResult, View
-from pbem.pictures.graph import (
+from adjudicator.drawing import (
     EDGE,
+    INK,
     NEUTRAL,
+    Box,
+    Circle,
+    LegendEntry,
+    Line,
+    Scene,
+    Want,
     arrow,
     colour,
     failed_entry,
     fit,
-    label_all,
+    left_out_entries,
     player_entries,
     sample_line,
     sample_node,
     used,
 )
-from pbem.pictures.labels import Want
-from pbem.pictures.scene import INK, Box, Circle, LegendEntry, Line, Scene
 
 LABELS_UP_TO = 200  # systems; a bigger map is drawn without names
 
@@ -63,7 +68,7 @@ def officewars_picture(view: View, results: Sequence[OrderResult]) -> Scene:
     big = len(where) > LABELS_UP_TO  # then only home worlds and systems with a unit are named
     wants = [Want(*where[s["name"]], r + (3 if s["home_of"] else 0), s["name"])
              for s in board["systems"] if not big or s["unit"] or s["home_of"]]  # fmt: skip
-    left_out = label_all(scene, wants)
+    scene.names.extend(wants)
     marks = [
         LegendEntry("system (its owner's colour; grey: nobody's)",
                     sample_node(NEUTRAL, "system"), frozenset({"system"})),
@@ -75,10 +80,8 @@ def officewars_picture(view: View, results: Sequence[OrderResult]) -> Scene:
         LegendEntry("move", sample_line("move", width=2.0), frozenset({"move"})),
         LegendEntry("attack", sample_line("attack", width=3.0), frozenset({"attack"})),
     ]  # fmt: skip
-    if left_out or big:
-        what = "other systems" if big and not left_out else "systems"
-        marks.append(LegendEntry(f"names of {what} left out for room: see STATUS", (),
-                                 frozenset()))  # fmt: skip
+    marks += left_out_entries("names of {} left out for room: see STATUS", "systems",
+                              "other systems" if big else None)  # fmt: skip
     scene.legend = [("Players", player_entries(colours)),
                     ("Map", used(marks, scene) + failed_entry(scene))]  # fmt: skip
     return scene

@@ -8,21 +8,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from adjudicator.base import OrderResult, View
-from pbem.pictures.graph import (
+from adjudicator.drawing import (
+    INK,
     NEUTRAL,
+    Circle,
+    LegendEntry,
+    Scene,
+    Text,
+    Want,
     arrow,
     colour,
     failed_entry,
     fit,
     ink_on,
-    label_all,
+    left_out_entries,
     player_entries,
     sample_line,
     sample_node,
     used,
 )
-from pbem.pictures.labels import Want
-from pbem.pictures.scene import INK, Circle, LegendEntry, Scene, Text
 
 R = 13.0
 GOT_THROUGH = ("transferred", "conquered", "met_won")
@@ -52,14 +56,13 @@ def territory_picture(view: View, results: Sequence[OrderResult]) -> Scene:
             Circle(x, y, R, fill, "state", INK, 1.0, title=title),
             Text(x, y, str(s["troops"]), 10, "state", ink_on(fill), None, "glyph"),
         )
-    left_out = label_all(scene, [Want(*where[s["name"]], R, s["name"]) for s in board["states"]])
+    scene.names.extend(Want(*where[s["name"]], R, s["name"]) for s in board["states"])
     marks = [
         LegendEntry("state: its owner's colour (grey: neutral), its troops",
                     sample_node(NEUTRAL, "state", text="12"), frozenset({"state"})),
         LegendEntry("troops sent", sample_line("send"), frozenset({"send"})),
     ]  # fmt: skip
-    if left_out:
-        marks.append(LegendEntry("names left out for room: see STATUS", (), frozenset()))
+    marks += left_out_entries("names left out for room: see STATUS")
     scene.legend = [("Players", player_entries(colours)),
                     ("Map", used(marks, scene) + failed_entry(scene, "dashed: did not get through"))
                     ]  # fmt: skip

@@ -13,19 +13,28 @@ from math import atan2, pi, tau
 from typing import Any
 
 from adjudicator.base import OrderResult, View
-from pbem.pictures.graph import (
+from adjudicator.drawing import (
     DASH,
+    INK,
+    Box,
+    Circle,
+    LegendEntry,
+    Line,
+    Point,
+    Scene,
+    Text,
+    Want,
     arrow,
     failed_entry,
     fit,
     ink_on,
-    label_all,
+    left_out_entries,
     player_entries,
     sample_line,
+    shorten,
     used,
 )
-from pbem.pictures.labels import Want
-from pbem.pictures.scene import INK, Box, Circle, LegendEntry, Line, Point, Scene, Text, shorten
+from adjudicator.empire.board import shipped_board
 
 R = 13.0  # a province
 U = 8.0  # half a unit's square
@@ -79,8 +88,8 @@ def empire_picture(view: View, results: Sequence[OrderResult]) -> Scene:
     scene.add(*place.above)
     wants = [Want(*at[p["abbr"]], R + (3 if p["supply"] else 0), _name(p), 11)
              for p in board["provinces"]]  # fmt: skip
-    left_out = label_all(scene, wants)
-    scene.legend = _legend(scene, board, colours, left_out)
+    scene.names.extend(wants)
+    scene.legend = _legend(scene, board, colours)
     return scene
 
 
@@ -129,8 +138,6 @@ def _links(scene: Scene, board: Mapping[str, Any], at: Mapping[str, Point]) -> N
 def _fleet_links(board: Mapping[str, Any]) -> Sequence[Sequence[str]]:
     if "fleet_links" in board:
         return board["fleet_links"]
-    from adjudicator.empire.board import shipped_board
-
     return shipped_board(board["name"]).fleet_links
 
 
@@ -246,7 +253,7 @@ def _cross(scene: Scene, xy: Point, kind: str) -> None:
     )
 
 
-def _legend(scene: Scene, board: Mapping[str, Any], colours: Mapping[str, str], left_out: int,
+def _legend(scene: Scene, board: Mapping[str, Any], colours: Mapping[str, str],
             ) -> list[tuple[str, list[LegendEntry]]]:  # fmt: skip
     player = {power: name for name, power in board["powers"].items()}
     powers = player_entries(colours, lambda p: f"{p} ({player.get(p, 'neutral')})")
@@ -288,8 +295,7 @@ def _legend(scene: Scene, board: Mapping[str, Any], colours: Mapping[str, str], 
         e("removed", _cross_sample("removed"), frozenset({"removed"})),
         e("disbanded", _cross_sample("disbanded"), frozenset({"disbanded"})),
     ]  # fmt: skip
-    if left_out:
-        marks.append(e("names left out for room", (), frozenset()))
+    marks += left_out_entries("names left out for room")
     groups = [("Powers", powers), ("Map", used(marks, scene))]
     shown = used(orders, scene) + failed_entry(scene, "dashed: failed")
     if shown:
