@@ -18,6 +18,11 @@ Deadlines missed while the server was down: each overdue game resolves one
 turn when the server starts (not one per missed deadline), its report says
 that it ran late, and the next deadline is the first cron time at least
 half a normal turn away, so players have time to answer.
+
+Missed turns: a player who owes orders and sent none is charged a missed
+turn only when the deadline passed. A turn the master runs early
+(ADJUDICATE) or that everyone's READY starts before the deadline charges
+no one: they still had time; their units take the default orders.
 """
 
 from __future__ import annotations
@@ -211,7 +216,15 @@ class TurnRunner:
             new_state = result.state
             new_number, new_phase = engine.phase(new_state)
             outcome = engine.outcome(new_state)
-            missed = [p.name for p in active if p.name not in subs and p.name not in ready]
+            # a missed turn is charged only to those whose time ran out: a turn
+            # the master (or READY) ran before the deadline charges no one who
+            # still had time (their units take the default orders all the same)
+            out_of_time = why == "deadline" or row.deadline is None or now >= row.deadline
+            missed = [
+                p.name
+                for p in active
+                if out_of_time and p.name not in subs and p.name not in ready
+            ]
             store.add_missed(conn, name, missed)
             late = why == "deadline" and row.deadline is not None and now - row.deadline > LATE
             deadline = None

@@ -113,7 +113,10 @@ def test_the_command_line_does_the_same(h, capsys):
     assert "tick 1 resolved" in capsys.readouterr().out
     assert h.game().turn == 2
     assert main(["master", "alpha", "status", "--config", config]) == 0
-    assert "missed 1" in capsys.readouterr().out
+    # no one is charged a missed turn: the master ran the turn before its
+    # deadline, when every player still had time to send orders
+    out = capsys.readouterr().out
+    assert "missed 0" in out and "missed 1" not in out
     assert main(["master", "alpha", "extend", "--config", config]) == 2
 
 
@@ -127,3 +130,30 @@ def test_guessing_the_master_password_is_cut_off(h):
     h.clock.advance(hours=1, minutes=1)
     h.send(GM, ALPHA, "PASSWORD gm-secret\nPAUSE\n")
     assert h.game().status == "paused"
+
+
+def _missed(h: Harness) -> dict[str, int]:
+    with h.app.store.tx(write=False) as conn:
+        return {p.name: p.missed for p in h.app.store.players(conn, "alpha")}
+
+
+def test_a_turn_cut_short_charges_no_missed_turn_to_those_with_time_left(h):
+    """The master's ADJUDICATE before the deadline: bob and cid, who sent
+    nothing, had time left, so no missed turn is charged (their units hold);
+    at the next real deadline, silence is charged as always."""
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol attacks Alnitak\n")
+    assert "resolved now" in gm(h, "ADJUDICATE")
+    wait_for(lambda: h.game().turn == 2, 10, "the forced turn")
+    h.settle()
+    assert _missed(h) == {"ann": 0, "bob": 0, "cid": 0}
+    report = h.text(h.report(BOB))
+    assert "bob (" in report and "turns missed" not in report
+    status = gm(h, "STATUS")
+    assert "missed 1" not in status and "missed 0" in status
+    # turn 2 runs out with no orders from anyone: now everyone is charged
+    h.clock.set(h.game().deadline)
+    h.tick()
+    h.settle()
+    assert h.game().turn == 3
+    assert _missed(h) == {"ann": 1, "bob": 1, "cid": 1}
+    assert "turns missed: 1" in h.text(h.report(BOB))
