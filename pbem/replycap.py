@@ -72,23 +72,62 @@ def release_held(app: App) -> int:
     return made
 
 
+# The closing paragraphs of held replies that only make sense in a mail of
+# their own ("reply to this mail"): a digest drops them from each held reply
+# and ends with one closing of its own (templates/mail/receipt.txt.j2,
+# notice.txt.j2).
+CLOSINGS = (
+    "To add orders, reply to this mail",
+    "To change your orders, reply to this mail",
+    "Reply to this mail to send orders",
+)
+ONE_HELD = (
+    "Here it is, as it was written then (a deadline in it may have passed "
+    "since). The mail it answers was processed when it came; orders in it "
+    "were recorded then."
+)
+MANY_HELD = (
+    "Here they are, oldest first, as they were written then (a deadline in "
+    "them may have passed since). The mails they answer were processed when "
+    "they came; orders in them were recorded then."
+)
+SEVERAL_GAMES = (
+    "These replies concern more than one game, so this mail has no reply "
+    "address: to send orders, reply to the latest report or receipt of that "
+    "game (no password needed), or mail the game's address with a line "
+    "PASSWORD <your password>."
+)
+
+
 def _digest(app: App, conn: Connection, rows: Sequence[OutboxRow]) -> None:
-    parts, reply_to = [], None
+    parts, reply_tos, closings = [], [], {}
     for n, row in enumerate(rows, 1):
         mail = email.message_from_bytes(row.message, policy=email.policy.default)
-        reply_to = mail["Reply-To"] or reply_to
+        text, closing = substance(_body(mail))
+        if mail["Reply-To"]:
+            reply_tos.append(str(mail["Reply-To"]))
+            if closing:
+                closings[str(mail["Reply-To"])] = closing
         when = row.created_at.strftime("%Y-%m-%d %H:%M UTC")
         if n <= DIGEST_MOST:
-            parts.append(f"=== {n}. {mail['Subject']} ({when}) ===\n\n{_body(mail).strip()}\n")
+            parts.append(f"=== {n}. {mail['Subject']} ({when}) ===\n\n{text}\n")
         else:
             parts.append(f"=== {n}. {mail['Subject']} ({when}) (not shown)")
     days = sorted({day(r.created_at) for r in rows})
+    held = f"{len(rows)} repl{'y' if len(rows) == 1 else 'ies'}"
+    reply_to = reply_tos[-1] if len(set(reply_tos)) == 1 else None
+    if reply_to:
+        end = closings.get(reply_to, "")
+    else:
+        end = SEVERAL_GAMES if reply_tos else ""
     text = (
-        f"The daily cap on replies held {len(rows)} mail(s) to you on "
-        f"{', '.join(days)}. Here they are, oldest first. Everything they answer was "
-        "processed when it came; orders in them were recorded then.\n\n" + "\n".join(parts)
+        f"The daily cap on replies held {held} to you on {', '.join(days)}. "
+        + (ONE_HELD if len(rows) == 1 else MANY_HELD)
+        + "\n\n"
+        + "\n".join(parts)
+        + (f"\n\n{end}\n" if end else "")
     )
-    subject = f"{len(rows)} held repl{'y' if len(rows) == 1 else 'ies'} from {', '.join(days)}"
+    subject = f"{held} held from {', '.join(days)}"
     app.queue(
         conn,
         "digest",
@@ -96,17 +135,33 @@ def _digest(app: App, conn: Connection, rows: Sequence[OutboxRow]) -> None:
         subject,
         "alert",
         {"subject": subject, "text": text, "game": None},
-        reply_to=str(reply_to) if reply_to else None,
+        reply_to=reply_to,
         auto="auto-replied",
     )
     digest_id = app.store.last_outbox_id(conn)
     app.store.mark_digested(conn, [r.id for r in rows], digest_id)
 
 
+def substance(body: str) -> tuple[str, str | None]:
+    """A held reply's text without what made sense only as a mail of its
+    own: the note that the cap was reached and the closing "reply to this
+    mail" paragraph. Returns the text and that closing (None if none)."""
+    note = LAST_NOTE.split("{to}")[0]
+    if (cut := body.find(note)) >= 0:
+        body = body[:cut]
+    body = body.rstrip()
+    for opener in CLOSINGS:
+        at = body.rfind("\n\n" + opener)
+        if at >= 0:
+            return body[:at].rstrip(), body[at:].strip()
+    return body, None
+
+
 def _body(mail: Any) -> str:
     try:
         part = mail.get_body(("plain",))
-        return part.get_content() if part is not None else ""
+        text = part.get_content() if part is not None else ""
+        return text.replace("\r\n", "\n")
     except Exception:
         return ""
 

@@ -221,9 +221,7 @@ class TurnRunner:
             # still had time (their units take the default orders all the same)
             out_of_time = why == "deadline" or row.deadline is None or now >= row.deadline
             missed = [
-                p.name
-                for p in active
-                if out_of_time and p.name not in subs and p.name not in ready
+                p.name for p in active if out_of_time and p.name not in subs and p.name not in ready
             ]
             store.add_missed(conn, name, missed)
             late = why == "deadline" and row.deadline is not None and now - row.deadline > LATE

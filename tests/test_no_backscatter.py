@@ -160,7 +160,7 @@ def test_fifty_forged_and_fifty_token_mails_give_the_player_at_most_the_cap(judg
     digests = [r for r in _capped(judge, ANN) if r.kind == "digest"]
     assert len(digests) == 1 and digests[0].status in ("pending", "sent")
     text = _text(digests[0].message)
-    assert "held 91 mail(s) to you" in text
+    assert "held 91 replies to you" in text
     assert "Understood: line 2: Sol attacks Alnitak" in text  # the held receipt, in full
     assert "Re: my real orders" in text
     assert {r.status for r in _capped(judge, ANN) if r.kind != "digest"} == {"sent", "digested"}
