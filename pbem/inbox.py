@@ -46,6 +46,9 @@ CLAIM_SECONDS = 60.0  # how long a claim on a mail lasts
 CHECKPOINT_SECONDS = 0.5  # how often the worker checkpoints the spool while mail flows
 FAILURES_BEFORE_ALERT = 5  # wrong credentials from one address in an hour
 BLOCK_AFTER = 20  # failures in an hour after which passwords from it are not checked
+# (the slow hash is not run for that address for a while: no guessing at
+# speed). The address is told once, with the time checks resume; its
+# reply addresses (checked without a password) keep working.
 # hold the write lock of the main file at most about this long at a time
 # (the SMTP side writes only to the spool, a file of its own, so it never
 # waits on this: longer transactions mean fewer fsyncs per mail)
@@ -73,6 +76,8 @@ class GameReply:
     status: list[str] = field(default_factory=list)
     deadline: str = ""
     error: str = ""  # the whole section was refused
+    paused: bool = False  # refused: password checks from the sender are paused
+    quiet: bool = False  # refused again during that pause: not answered (told once)
 
 
 class _MailFailed(Exception):
@@ -313,6 +318,9 @@ class Processor:
             applied = applied or did
 
         server_lines = self._server_commands(conn, mail, read.server_commands, default_game)
+        if replies and all(r.quiet for r in replies) and not server_lines:
+            return final("refused", "password checks from this address are paused")
+        replies = [r for r in replies if not r.quiet]
 
         if not replies and not server_lines:
             if mail.notes:  # nothing could be read: say so, if the sender plays here
@@ -452,6 +460,9 @@ class Processor:
             )
             return reply, False
         if not (token_ok(player) or password_ok(player)):
+            if store.recent_auth_failures(conn, mail.from_addr, now) >= BLOCK_AFTER:
+                reply.error, reply.quiet = "password checks from this address are paused", True
+                return reply, False  # told once, when the pause began
             failures = store.add_auth_failure(conn, mail.from_addr, name, now)
             if failures == FAILURES_BEFORE_ALERT:
                 app.alert_master(
@@ -462,6 +473,10 @@ class Processor:
                     f"{player.email} ({player.name}) without the right password "
                     "or reply address. Nothing was applied.",
                 )
+            if failures >= BLOCK_AFTER:
+                reply.error = self._paused(conn, mail.from_addr, player, cfg.timezone)
+                reply.paused = True
+                return reply, False
             reply.error = (
                 "nothing was applied: the password is missing or wrong. Put a "
                 "line PASSWORD <your password> in the mail, or reply to a mail "
@@ -661,8 +676,12 @@ class Processor:
         if blocked or not any(
             hmac.compare_digest(p, cfg.master_password or "") for p in passwords[:3]
         ):
-            if not blocked:
-                app.store.add_auth_failure(conn, sender, name, now)
+            if blocked:
+                reply.error, reply.quiet = "password checks from this address are paused", True
+                return reply, False  # told once, when the pause began
+            if app.store.add_auth_failure(conn, sender, name, now) >= BLOCK_AFTER:
+                reply.error = self._paused(conn, sender, None, cfg.timezone)
+                return reply, False
             reply.error = (
                 "nothing was applied: the game master's password is missing or wrong "
                 "(a line PASSWORD <password>, as in games.yaml)"
@@ -1138,12 +1157,31 @@ class Processor:
                 return p.email
         return sender
 
+    def _paused(self, conn: Connection, sender: str, player: PlayerRow | None, tz: str = "") -> str:
+        """The one refusal that says password checks from ``sender`` are
+        paused, until when, and what still works."""
+        times = self.app.store.auth_failure_times(conn, sender, self.app.clock.now())
+        until = times[max(0, len(times) - BLOCK_AFTER)] + timedelta(hours=1)
+        when = local(until, (player.timezone if player else "") or tz or "UTC")
+        way = (
+            "Replying to this mail, or to any mail from this server, still works: "
+            "its reply address is checked without the password."
+            if player
+            else "The command line on the server (pbem master) still works."
+        )
+        return (
+            f"nothing was applied: {BLOCK_AFTER} mails in the last hour came from this "
+            "address with a wrong password (or none), so password checks from it are "
+            f"paused until {when}. Mails with a password sent before then are not "
+            f"answered. {way} If you did not send those mails, someone else used your address."
+        )
+
     def _reply_to(
         self, conn: Connection, players: list[PlayerRow], replies: list[GameReply]
     ) -> str | None:
         """The player's reply address for the first game answered (read
         again if this mail asked for a new token)."""
-        games = [r.game for r in replies if r.game and not r.error]
+        games = [r.game for r in replies if r.game and (not r.error or r.paused)]
         for p in players:
             if games and p.game == games[0] and p.status == "active":
                 if any("new reply address" in m for r in replies for m in r.messages):

@@ -123,10 +123,15 @@ def test_the_command_line_does_the_same(h, capsys):
 def test_guessing_the_master_password_is_cut_off(h):
     for i in range(20):
         h.send(GM, ALPHA, f"PASSWORD guess{i}\nPAUSE\n")
-    # from now on even the right password is not checked for a while (the
-    # replies stopped at the daily cap of 10: the game's state tells)
+    # the 20th refusal says so, once (held by the daily cap of 10 like any reply)
+    paused = [m for m in h.outbox(to=GM) if "password checks from it are paused" in h.text(m)]
+    assert len(paused) == 1 and "pbem master" in h.text(paused[0])
+    # from now on even the right password is not checked for a while, and
+    # mails are not answered (the game's state tells)
+    replies = len(h.outbox(to=GM))
     h.send(GM, ALPHA, "PASSWORD gm-secret\nPAUSE\n")
     assert h.game().status == "running"
+    assert len(h.outbox(to=GM)) == replies
     h.clock.advance(hours=1, minutes=1)
     h.send(GM, ALPHA, "PASSWORD gm-secret\nPAUSE\n")
     assert h.game().status == "paused"

@@ -1089,6 +1089,18 @@ class Store:
             _AUTH_RECENT, {"address": address.lower(), "since": at - timedelta(hours=1)}
         ).scalar_one()
 
+    def auth_failure_times(self, conn: Connection, address: str, at: datetime) -> list[datetime]:
+        """When the failures from ``address`` in the hour before ``at`` came, oldest first."""
+        rows = conn.execute(
+            select(auth_failures.c.at)
+            .where(
+                auth_failures.c.address == address.lower(),
+                auth_failures.c.at > at - timedelta(hours=1),
+            )
+            .order_by(auth_failures.c.at)
+        ).all()
+        return [t for r in rows if (t := _aware(r[0])) is not None]
+
     # -- outbox ---------------------------------------------------------------------------
 
     def queue_mail(
