@@ -20,7 +20,7 @@ from pbem.clock import Clock, SystemClock
 from pbem.config import Config, GameConfig, load_config
 from pbem.outmail import compose
 from pbem.store import PlayerRow, Store
-from pbem.words import templates
+from pbem.words import colour_name, templates
 
 
 @dataclass(frozen=True)
@@ -276,7 +276,8 @@ def seat_of(state: Any, player: str) -> str | None:
     with each player: Empire's ``power``, the others' ``colour``)."""
     for p in getattr(state, "players", ()):
         if getattr(p, "name", None) == player:
-            return getattr(p, "power", None) or getattr(p, "colour", None)
+            seat = getattr(p, "power", None) or getattr(p, "colour", None)
+            return colour_name(seat) if seat else None
     return None
 
 

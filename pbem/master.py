@@ -77,11 +77,11 @@ def resume(app: App, conn: Connection, name: str) -> str:
         deadline = next_deadline(cfg, now, deadline)
     app.store.set_game(conn, name, status="running", deadline=deadline, reminded_for=None)
     tell_players(app, conn, name, "the game runs again", f"The game master has resumed {name}.")
-    return f"{name} runs again; the deadline is {deadline:%Y-%m-%d %H:%M} UTC"
+    return f"{name} runs again; the deadline is {_when(deadline, cfg)}"
 
 
 def extend(app: App, conn: Connection, name: str, how_long: str) -> str:
-    row, _ = _game(app, conn, name)
+    row, cfg = _game(app, conn, name)
     delta = parse_duration(how_long)
     if not delta:
         raise MasterError(f"EXTEND needs a duration such as 12h or 2d, not {how_long!r}")
@@ -96,7 +96,12 @@ def extend(app: App, conn: Connection, name: str, how_long: str) -> str:
         "the deadline is extended",
         f"The game master has extended the deadline of {name} by {_duration(delta)}.",
     )
-    return f"the deadline of {name} is now {deadline:%Y-%m-%d %H:%M} UTC"
+    return f"the deadline of {name} is now {_when(deadline, cfg)}"
+
+
+def _when(deadline: datetime, cfg: GameConfig) -> str:
+    """A deadline as the game master reads it: the game's time zone, and UTC."""
+    return f"{local(deadline, cfg.timezone)}, {deadline:%H:%M} UTC"
 
 
 def check_adjudicate(app: App, conn: Connection, name: str) -> int:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection
 
 from pbem.store import ClaimLost, OutboxRow
+from pbem.words import wrap
 
 if TYPE_CHECKING:
     from pbem.app import App
@@ -120,13 +121,12 @@ def _digest(app: App, conn: Connection, rows: Sequence[OutboxRow]) -> None:
         end = closings.get(reply_to, "")
     else:
         end = SEVERAL_GAMES if reply_tos else ""
-    text = (
-        f"The daily cap on replies held {held} to you on {', '.join(days)}. "
-        + (ONE_HELD if len(rows) == 1 else MANY_HELD)
-        + "\n\n"
-        + "\n".join(parts)
-        + (f"\n\n{end}\n" if end else "")
+    intro = f"The daily cap on replies held {held} to you on {', '.join(days)}. " + (
+        ONE_HELD if len(rows) == 1 else MANY_HELD
     )
+    if end and not reply_to:
+        end = wrap(end, hang="")
+    text = wrap(intro, hang="") + "\n\n" + "\n".join(parts) + (f"\n\n{end}\n" if end else "")
     subject = f"{held} held from {', '.join(days)}"
     app.queue(
         conn,

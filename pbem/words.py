@@ -6,6 +6,7 @@ A code with no phrase is shown as the code and its facts, never dropped.
 
 from __future__ import annotations
 
+import colorsys
 import string
 import textwrap
 from functools import cache
@@ -15,6 +16,30 @@ import jinja2
 import yaml
 
 from pbem.paths import templates_dir
+
+HUES = (
+    "red", "orange", "yellow", "lime", "green", "mint",
+    "cyan", "sky blue", "blue", "violet", "magenta", "pink",
+)  # fmt: skip
+
+
+def colour_name(colour: str) -> str:
+    """A player's colour in words: a name stays as it is, and an
+    ``#rrggbb`` (Implosion's generated colours) is named by its hue, "dark"
+    when it is the darker of the game's two brightnesses."""
+    if len(colour) != 7 or not colour.startswith("#"):
+        return colour
+    try:
+        rgb = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    except ValueError:
+        return colour
+    hue, saturation, value = colorsys.rgb_to_hsv(*rgb)
+    if saturation < 0.2:
+        return "grey"
+    # twelve hue bands of 30 degrees from red (0): evenly spread colours of
+    # up to 24 players get distinct names (two to a band, one of them dark)
+    name = HUES[int(hue * 12 + 0.01) % 12]
+    return f"dark {name}" if value < 0.8 else name
 
 
 @cache

@@ -43,9 +43,11 @@ def test_a_digest_has_one_closing_line_and_its_reply_to_works(judge):
         [(ALPHA, f"PASSWORD {pw}\nSol attacks Alnitak\n"), (ALPHA, f"PASSWORD {pw}\nSol hodls\n")],
     )
     digest = _digest(judge)
-    text = judge.text(digest)
+    text = judge.text(digest).replace("\r\n", "\n")
     assert text.startswith("2 replies held from ")
-    assert "The daily cap on replies held 2 replies to you" in text
+    assert "The daily cap on replies held 2 replies to you" in " ".join(text.split())
+    intro = text.split("\n\n")[1]  # after the subject line: wrapped for a mail window
+    assert intro.startswith("The daily cap") and max(map(len, intro.splitlines())) <= 72
     assert "mail(s)" not in text
     # each held receipt's substance, in order
     first, second = text.index("=== 1. Re: held 0"), text.index("=== 2. Re: held 1")
@@ -72,7 +74,7 @@ def test_a_digest_for_two_games_promises_no_reply_address(judge):
         [(ALPHA, f"PASSWORD {pw_alpha}\nSol holds\n"), (BETA, f"PASSWORD {pw_beta}\nSol holds\n")],
     )
     digest = _digest(judge)
-    text = judge.text(digest)
+    text = judge.text(digest).replace("\r\n", "\n")
     assert digest["Reply-To"] is None
     assert not re.search(r"reply to this mail", text, re.I)
     assert " ".join(SEVERAL_GAMES.split()) in " ".join(text.split())
@@ -84,7 +86,7 @@ def test_a_digest_of_refusals_only_makes_no_promise(judge):
     neither does their digest, and it says nothing about replying."""
     _fill_the_cap(judge, [(ALPHA, "Sol holds\n"), (ALPHA, "PASSWORD wrong\nSol holds\n")])
     digest = _digest(judge)
-    text = judge.text(digest)
+    text = judge.text(digest).replace("\r\n", "\n")
     assert digest["Reply-To"] is None
     assert "the password is missing or wrong" in text
     assert not re.search(r"reply to this mail", text, re.I)

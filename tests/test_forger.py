@@ -26,8 +26,12 @@ def _forge(judge: Harness, n: int) -> None:
     judge.settle(60)
 
 
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _notices(judge: Harness) -> list[str]:
-    return [judge.text(m) for m in judge.outbox(to=BOB) if PAUSED in judge.text(m)]
+    return [_flat(judge.text(m)) for m in judge.outbox(to=BOB) if PAUSED in _flat(judge.text(m))]
 
 
 def test_forged_mails_cannot_lock_the_real_player_out(judge):
@@ -36,7 +40,7 @@ def test_forged_mails_cannot_lock_the_real_player_out(judge):
     # told once, when the pause began (held by the daily cap like any reply)
     notices = _notices(judge)
     assert len(notices) == 1
-    notice = " ".join(notices[0].split())
+    notice = notices[0]
     until = re.search(PAUSED + r" (.+?)\. ", notice)[1]
     resume = (start + timedelta(hours=1)).astimezone(ZoneInfo("America/New_York"))
     assert until == f"{resume:%a %d %b %Y %H:%M} {resume.tzname()} (America/New_York)"
@@ -49,7 +53,7 @@ def test_forged_mails_cannot_lock_the_real_player_out(judge):
     replies = judge.app.store.outbox_rows(to_addr=BOB)
     assert len([r for r in replies if r.kind in ("receipt", "refusal")]) == BLOCK_AFTER
     # the notice's Reply-To is bob's reply address: orders sent to it count
-    notice_mail = next(m for m in judge.outbox(to=BOB) if PAUSED in judge.text(m))
+    notice_mail = next(m for m in judge.outbox(to=BOB) if PAUSED in _flat(judge.text(m)))
     reply_to = str(notice_mail["Reply-To"])
     assert reply_to.startswith("alpha+bob.")
     judge.send(BOB, reply_to, "Vega holds\n", subject="Re: orders")

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.mailharness import GAMES_YAML, Harness
+from tests.mailharness import GAMES_YAML, Harness, wait_for
 
 GAMES_YAML_TERRA = (
     GAMES_YAML
@@ -219,7 +219,6 @@ def test_history_names_phases_as_the_game_does(dip):
     pw = dip.password(ANN, "dip")
     dip.send(GM, "dip@judge.example", "PASSWORD gm-secret\nADJUDICATE\n")
     dip.wait_turn = None
-    from tests.mailharness import wait_for
 
     wait_for(lambda: dip.game("dip").turn == 2, 10, "the forced phase")
     dip.send(GM, "dip@judge.example", "PASSWORD gm-secret\nADJUDICATE\n")
@@ -282,3 +281,67 @@ def test_the_start_mail_examples_are_orders_the_game_reads(tmp_path):
         assert '"Lyon -> Paris"' in text
     finally:
         h.close()
+
+
+IMPLOSION_YAML = """\
+server:
+  domain: judge.example
+  listen: {host: 127.0.0.1, port: 0}
+  storage: var/pbem.sqlite
+  outbound: {from: judge@judge.example, maildir: var/mail}
+games:
+  - name: ring
+    game: implosion
+    map: ring
+    timezone: Europe/Oslo
+    players:
+      - {name: ann, email: ann@example.org}
+      - {name: bob, email: bob@example.org}
+      - {name: cid, email: cid@example.org}
+    master: {email: gm@example.org, password: gm-secret}
+"""
+
+
+def test_implosion_players_are_named_by_a_colour_in_words(tmp_path):
+    """Implosion's colours are generated (#rrggbb): the start mail, STATUS
+    and the report name them in words a player can match to the map."""
+    h = Harness(tmp_path, IMPLOSION_YAML)
+    try:
+        started = h.outbox("started", ANN)[0]
+        assert "you play ann (red)" in started["Subject"]
+        text = body(h, started)
+        assert "Players, in seat order: ann (red), bob (dark green), cid (blue)." in text
+        reply(h, started, ANN, "STATUS\n")
+        status = h.last(ANN)
+        assert "you play ann (red)" in status and "bob (dark green)" in status
+        assert not re.search(r"#[0-9a-f]{6}", status)
+        h.send(GM, "ring@judge.example", "PASSWORD gm-secret\nADJUDICATE\n")
+        wait_for(lambda: h.outbox("report", ANN), 10, "the report")
+        report = h.text(h.report(ANN, "ring"))
+        assert "cid (blue)" in report and not re.search(r"#[0-9a-f]{6}", report)
+    finally:
+        h.close()
+
+
+def test_a_refusal_reads_in_a_mail_window(h):
+    """A refused password's explanation is wrapped like the rest of the
+    receipt, not one line of 150 characters."""
+    h.send(BOB, ALPHA, "PASSWORD nope\nVega holds\n")
+    refusal = h.last(BOB).replace("\r\n", "\n")
+    assert "the password is missing or wrong" in " ".join(refusal.split())
+    assert max(len(line) for line in refusal.splitlines()) <= 72
+
+
+def test_the_masters_extend_and_resume_say_the_deadline_in_the_games_zone(h):
+    extended = " ".join(gm_says(h, "EXTEND 12h").split())
+    deadline = h.game().deadline
+    assert re.search(r"the deadline of alpha is now \w{3} \d\d \w{3} \d{4} \d\d:\d\d CET", extended)
+    assert f"(Europe/Oslo), {deadline:%H:%M} UTC" in extended
+    gm_says(h, "PAUSE")
+    resumed = " ".join(gm_says(h, "RESUME").split())
+    assert "alpha runs again; the deadline is" in resumed and "(Europe/Oslo)" in resumed
+
+
+def gm_says(h: Harness, lines: str) -> str:
+    h.send(GM, ALPHA, f"PASSWORD gm-secret\n{lines}\n")
+    return h.last(GM)
