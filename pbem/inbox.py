@@ -475,7 +475,8 @@ class Processor:
                 )
             if failures >= BLOCK_AFTER:
                 reply.error = self._paused(conn, mail.from_addr, player, cfg.timezone)
-                reply.paused = True
+                reply.paused = True  # its Reply-To works: the closing says how, per game
+                reply.received = engine.order_mode is OrderMode.RECEIVED
                 return reply, False
             reply.error = (
                 "nothing was applied: the password is missing or wrong. Put a "
@@ -1169,11 +1170,12 @@ class Processor:
             if player
             else "The command line on the server (pbem master) still works."
         )
-        return (
+        return wrap(  # a paragraph of its own, wrapped for a mail window
             f"nothing was applied: {BLOCK_AFTER} mails in the last hour came from this "
             "address with a wrong password (or none), so password checks from it are "
             f"paused until {when}. Mails with a password sent before then are not "
-            f"answered. {way} If you did not send those mails, someone else used your address."
+            f"answered. {way} If you did not send those mails, someone else used your address.",
+            hang="",
         )
 
     def _reply_to(

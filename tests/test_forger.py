@@ -72,3 +72,37 @@ def test_nineteen_wrong_passwords_pause_nothing(judge):
     assert _notices(judge) == []
     judge.send(BOB, ALPHA, f"PASSWORD {judge.password(BOB)}\nVega holds\n")
     assert judge.app.store.mails()[-1].state == "applied"
+
+
+RING_YAML = """\
+server:
+  domain: judge.example
+  listen: {host: 127.0.0.1, port: 0}
+  storage: var/pbem.sqlite
+  outbound: {from: judge@judge.example, maildir: var/mail}
+  limits: {replies_per_day: 100}
+games:
+  - name: ring
+    game: implosion
+    map: ring
+    timezone: Europe/Oslo
+    players:
+      - {name: ann, email: ann@example.org}
+      - {name: bob, email: bob@example.org}
+"""
+
+
+def test_the_notice_ends_with_the_games_own_way_of_replying(tmp_path):
+    """In Implosion a mail adds orders: the notice's last lines say so, not
+    that a reply replaces the orders sent before."""
+    judge = Harness(tmp_path, RING_YAML)
+    try:
+        with judge.smtp() as s:
+            for i in range(BLOCK_AFTER):
+                s.send_message(judge.message(BOB, "ring@judge.example", f"PASSWORD g{i}\n"))
+        judge.settle(60)
+        (notice,) = _notices(judge)
+        assert "To add orders, reply to this mail with them" in notice
+        assert "replaces the orders" not in notice
+    finally:
+        judge.close()

@@ -323,15 +323,6 @@ def test_implosion_players_are_named_by_a_colour_in_words(tmp_path):
         h.close()
 
 
-def test_a_refusal_reads_in_a_mail_window(h):
-    """A refused password's explanation is wrapped like the rest of the
-    receipt, not one line of 150 characters."""
-    h.send(BOB, ALPHA, "PASSWORD nope\nVega holds\n")
-    refusal = h.last(BOB).replace("\r\n", "\n")
-    assert "the password is missing or wrong" in " ".join(refusal.split())
-    assert max(len(line) for line in refusal.splitlines()) <= 72
-
-
 def test_the_masters_extend_and_resume_say_the_deadline_in_the_games_zone(h):
     extended = " ".join(gm_says(h, "EXTEND 12h").split())
     deadline = h.game().deadline
