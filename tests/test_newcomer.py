@@ -336,3 +336,17 @@ def test_the_masters_extend_and_resume_say_the_deadline_in_the_games_zone(h):
 def gm_says(h: Harness, lines: str) -> str:
     h.send(GM, ALPHA, f"PASSWORD gm-secret\n{lines}\n")
     return h.last(GM)
+
+
+def test_the_reminder_says_what_silence_costs_and_its_reply_works(h):
+    from datetime import timedelta
+
+    h.clock.set(h.game().deadline - timedelta(hours=1, minutes=59))
+    h.tick()
+    (reminder,) = [m for m in h.outbox("reminder", BOB) if "[alpha]" in m["Subject"]]
+    text = " ".join(body(h, reminder).split())
+    assert "(America/New_York)" in text  # bob's own time zone
+    assert "your units hold, and a missed turn is counted" in text
+    assert "with a line PASSWORD and your password" in text
+    reply(h, reminder, BOB, "Vega holds\n")  # "Reply to this mail ... (no password needed)"
+    assert "line 1: Vega holds" in h.last(BOB)
