@@ -165,3 +165,14 @@ def test_the_host_imports_no_game_and_names_none(path):
             assert node.value.strip().lower() not in names, (
                 f"{path.name}:{node.lineno} names the game {node.value!r}"
             )
+
+
+@pytest.mark.parametrize("path", ENGINE_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_engine_functions_stay_short(path):
+    """A rule engine's steps are small named functions: none runs much
+    over 60 lines (split where the parts have names)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            assert length <= 70, f"{path.name}: {node.name} is {length} lines"

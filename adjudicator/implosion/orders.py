@@ -79,80 +79,70 @@ def parse_line(text: str) -> tuple[str | None, str, str] | None:
 def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
     orders: list[Order] = []
     problems: list[Problem] = []
-
-    def refuse(n: int, line: str, reason: str, kind: ProblemKind, **facts: Any) -> None:
-        suggestions = tuple(facts.pop("suggest", ()))
-        problems.append(Problem(n, line.strip(), kind, reason, facts, suggestions))
-
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.strip().startswith("#"):
             continue
-        if state.outcome is not None:
-            refuse(n, line, "game_over", ProblemKind.NOT_ALLOWED)
-            continue
-        p = state.player.get(player)
-        if p is None or p.status != ACTIVE:
-            refuse(n, line, "not_in_game", ProblemKind.NOT_ALLOWED)
-            continue
-        parsed = parse_line(line)
-        if parsed is None and is_absence_line(line):
-            refuse(n, line, "no_absence", ProblemKind.NOT_ALLOWED)
-            continue
-        if parsed is None:
-            refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD)
-            continue
-        many, a, b = parsed
-        origin, target = state.board.lookup(a), state.board.lookup(b)
-        bad = next((w for w, node in ((a, origin), (b, target)) if node is None), None)
-        if bad is not None:
-            near = (
-                _yours(state, player) if bad == a else state.board.adjacency.get(origin or "", ())
-            )
-            refuse(
-                n, line, "no_such_node", ProblemKind.NOT_UNDERSTOOD, name=bad,
-                suggest=closest_names(bad, near) or closest_names(bad, state.board.node),
-                **_hint(state, bad),
-            )  # fmt: skip
-            continue
-        assert origin is not None and target is not None
-        count = None if many in (None, "all") else int(many)
-        if count is not None and not 1 <= count <= MAX_COUNT:
-            refuse(n, line, "bad_count", ProblemKind.NOT_ALLOWED, count=count)
-            continue
-        if target not in state.board.adjacency[origin]:
-            refuse(
-                n,
-                line,
-                "not_connected",
-                ProblemKind.NOT_ALLOWED,
-                origin=origin,
-                target=target,
-                neighbours=list(state.board.adjacency[origin]),
-                suggest=[
-                    f"{origin} -> {t}" for t in closest_names(b, state.board.adjacency[origin])
-                ],
-            )
-            continue
-        who = state.units.get(origin)
-        if who is None or who[0] != player:
-            refuse(
-                n,
-                line,
-                "no_units_there",
-                ProblemKind.NOT_ALLOWED,
-                origin=origin,
-                owner=who[0] if who else None,
-                suggest=[
-                    f"{o} -> {target}"
-                    for o in _yours(state, player)
-                    if target in state.board.adjacency[o]
-                ][:3],
-            )
-            continue
-        orders.append(
-            Transfer(player=player, seq=seq, line=n, origin=origin, target=target, count=count)
-        )
+        read = _read_line(state, player, n, line, seq)
+        (orders if isinstance(read, Transfer) else problems).append(read)
     return OrderSheet(player, tuple(orders), tuple(problems))
+
+
+def _refuse(n: int, line: str, reason: str, kind: ProblemKind, **facts: Any) -> Problem:
+    suggestions = tuple(facts.pop("suggest", ()))
+    return Problem(n, line.strip(), kind, reason, facts, suggestions)
+
+
+def _read_line(state: State, player: str, n: int, line: str, seq: int) -> Transfer | Problem:
+    """One order line: the transfer it gives, or why it is refused."""
+    if state.outcome is not None:
+        return _refuse(n, line, "game_over", ProblemKind.NOT_ALLOWED)
+    p = state.player.get(player)
+    if p is None or p.status != ACTIVE:
+        return _refuse(n, line, "not_in_game", ProblemKind.NOT_ALLOWED)
+    parsed = parse_line(line)
+    if parsed is None and is_absence_line(line):
+        return _refuse(n, line, "no_absence", ProblemKind.NOT_ALLOWED)
+    if parsed is None:
+        return _refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD)
+    many, a, b = parsed
+    origin, target = state.board.lookup(a), state.board.lookup(b)
+    bad = next((w for w, node in ((a, origin), (b, target)) if node is None), None)
+    if bad is not None:
+        near = _yours(state, player) if bad == a else state.board.adjacency.get(origin or "", ())
+        return _refuse(
+            n, line, "no_such_node", ProblemKind.NOT_UNDERSTOOD, name=bad,
+            suggest=closest_names(bad, near) or closest_names(bad, state.board.node),
+            **_hint(state, bad),
+        )  # fmt: skip
+    assert origin is not None and target is not None
+    count = None if many in (None, "all") else int(many)
+    if count is not None and not 1 <= count <= MAX_COUNT:
+        return _refuse(n, line, "bad_count", ProblemKind.NOT_ALLOWED, count=count)
+    return _refuse_move(state, player, n, line, origin, target, b) or Transfer(
+        player=player, seq=seq, line=n, origin=origin, target=target, count=count
+    )
+
+
+def _refuse_move(state: State, player: str, n: int, line: str, origin: str, target: str,
+                 typed: str) -> Problem | None:  # fmt: skip
+    """Why a transfer between two known nodes cannot be: not connected, or
+    no units of the player's at its origin; None if it can."""
+    adjacency = state.board.adjacency
+    if target not in adjacency[origin]:
+        return _refuse(
+            n, line, "not_connected", ProblemKind.NOT_ALLOWED, origin=origin, target=target,
+            neighbours=list(adjacency[origin]),
+            suggest=[f"{origin} -> {t}" for t in closest_names(typed, adjacency[origin])],
+        )  # fmt: skip
+    who = state.units.get(origin)
+    if who is None or who[0] != player:
+        return _refuse(
+            n, line, "no_units_there", ProblemKind.NOT_ALLOWED, origin=origin,
+            owner=who[0] if who else None,
+            suggest=[f"{o} -> {target}" for o in _yours(state, player)
+                     if target in adjacency[o]][:3],
+        )  # fmt: skip
+    return None
 
 
 def _yours(state: State, player: str) -> list[str]:

@@ -62,67 +62,19 @@ def battle(attackers: int, defenders: int, roll: Callable[[], bool]) -> tuple[in
 
 
 def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int) -> TurnResult:
-    rng = Rng(seed)
-    board = state.board
     active = set(state.active)
-    units: dict[str, list[Any]] = {k: [v[0], v[1]] for k, v in state.units.items()}
-    may_move = {k: v[1] for k, v in state.units.items()}  # units there since the turn began
     orders = sorted(
         (o for s in sheets for o in s.orders if isinstance(o, Transfer) and o.player in active),
         key=lambda o: (o.seq, o.line, o.player),
     )
-    results: list[OrderResult] = []
-    events: list[Event] = []
-
-    def done(o: Transfer, reason: Reason, **facts: Any) -> None:
-        results.append(OrderResult(o, reason in SUCCEEDED, reason.value, facts))
-
+    turn = _Turn(state, Rng(seed))
     for o in orders:
-        here = units.get(o.origin)
-        free = min(may_move.get(o.origin, 0), here[1]) if here and here[0] == o.player else 0
-        wanted = free if o.count is None else min(o.count, free)
-        if wanted == 0:
-            done(o, Reason.NOTHING_TO_MOVE, origin=o.origin)
-            continue
-        there = units.get(o.target)
-        cap = board.node[o.target].capacity
-        if there is None or there[0] == o.player:
-            present = there[1] if there else 0
-            going = min(wanted, cap - present)
-            if going == 0:
-                done(o, Reason.NO_ROOM, target=o.target, capacity=cap)
-                continue
-            _leave(units, may_move, o.origin, going)
-            units[o.target] = [o.player, present + going]
-            reason = Reason.MOVED if going == (o.count or wanted) else Reason.MOVED_PART
-            done(o, reason, moved=going, asked=o.count or "all", target=o.target, capacity=cap)
-            continue
-        # a battle: at most as many attack as the node holds
-        going = min(wanted, cap)
-        defender, defending = there
-        left, kept, shots = battle(going, defending, rng.coin)
-        _leave(units, may_move, o.origin, going)
-        facts = {
-            "attackers": going,
-            "defender": defender,
-            "defenders": defending,
-            "shots": shots,
-            "target": o.target,
-        }
-        if left > 0:
-            units[o.target] = [o.player, left]
-            may_move[o.target] = 0  # they arrived this turn
-            done(o, Reason.CONQUERED, survivors=left, **facts)
-            events.append(Event("conquered", {"by": o.player, "node": o.target, "from": defender}))
-        else:
-            units[o.target] = [defender, kept]
-            if o.target in may_move:  # losses fall on units that arrived this turn first
-                may_move[o.target] = min(may_move[o.target], kept)
-            done(o, Reason.REPELLED, survivors=kept, **facts)
+        turn.transfer(o)
+    results, events = turn.results, turn.events
     new = replace(
         state,
         turn=state.turn + 1,
-        units={k: (v[0], v[1]) for k, v in sorted(units.items()) if v[1] > 0},
+        units={k: (v[0], v[1]) for k, v in sorted(turn.units.items()) if v[1] > 0},
     )
     outcome = _end(new)
     if outcome is not None:
@@ -131,6 +83,72 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int) -> TurnRes
     new, produced = start_of_turn(new)
     events += produced
     return TurnResult(new, tuple(results), tuple(events))
+
+
+class _Turn:
+    """What the transfers change as they run, one at a time: the units on
+    each node, how many of them may still move (those there since the turn
+    began), and the results and events so far."""
+
+    def __init__(self, state: State, rng: Rng) -> None:
+        self.board = state.board
+        self.rng = rng
+        self.units: dict[str, list[Any]] = {k: [v[0], v[1]] for k, v in state.units.items()}
+        self.may_move = {k: v[1] for k, v in state.units.items()}
+        self.results: list[OrderResult] = []
+        self.events: list[Event] = []
+
+    def done(self, o: Transfer, reason: Reason, **facts: Any) -> None:
+        self.results.append(OrderResult(o, reason in SUCCEEDED, reason.value, facts))
+
+    def transfer(self, o: Transfer) -> None:
+        """One transfer: a move to an empty or own node, or a battle."""
+        here = self.units.get(o.origin)
+        free = min(self.may_move.get(o.origin, 0), here[1]) if here and here[0] == o.player else 0
+        wanted = free if o.count is None else min(o.count, free)
+        if wanted == 0:
+            self.done(o, Reason.NOTHING_TO_MOVE, origin=o.origin)
+            return
+        there = self.units.get(o.target)
+        cap = self.board.node[o.target].capacity
+        if there is None or there[0] == o.player:
+            self.move(o, wanted, there[1] if there else 0, cap)
+        else:
+            self.battle(o, min(wanted, cap), there)  # at most as many attack as the node holds
+
+    def move(self, o: Transfer, wanted: int, present: int, cap: int) -> None:
+        going = min(wanted, cap - present)
+        if going == 0:
+            self.done(o, Reason.NO_ROOM, target=o.target, capacity=cap)
+            return
+        _leave(self.units, self.may_move, o.origin, going)
+        self.units[o.target] = [o.player, present + going]
+        reason = Reason.MOVED if going == (o.count or wanted) else Reason.MOVED_PART
+        self.done(o, reason, moved=going, asked=o.count or "all", target=o.target, capacity=cap)
+
+    def battle(self, o: Transfer, going: int, there: list[Any]) -> None:
+        defender, defending = there
+        left, kept, shots = battle(going, defending, self.rng.coin)
+        _leave(self.units, self.may_move, o.origin, going)
+        facts = {
+            "attackers": going,
+            "defender": defender,
+            "defenders": defending,
+            "shots": shots,
+            "target": o.target,
+        }
+        if left > 0:
+            self.units[o.target] = [o.player, left]
+            self.may_move[o.target] = 0  # they arrived this turn
+            self.done(o, Reason.CONQUERED, survivors=left, **facts)
+            self.events.append(
+                Event("conquered", {"by": o.player, "node": o.target, "from": defender})
+            )
+        else:
+            self.units[o.target] = [defender, kept]
+            if o.target in self.may_move:  # losses fall on units that arrived this turn first
+                self.may_move[o.target] = min(self.may_move[o.target], kept)
+            self.done(o, Reason.REPELLED, survivors=kept, **facts)
 
 
 def _leave(units: dict[str, list[Any]], may_move: dict[str, int], node: str, n: int) -> None:

@@ -151,15 +151,23 @@ class Board:
 # Loading and checking
 
 
+class _Problems:
+    """The problems found in a map, each with its line where known."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.found: list[str] = []
+
+    def __call__(self, where: Any, key: Any, message: str) -> None:
+        line = yamltext.line_of(where, key)
+        self.found.append(f"{self.source}, line {line}: {message}" if line
+                          else f"{self.source}: {message}")  # fmt: skip
+
+
 def board_from_data(data: Any, source: str = "map") -> Board:
     """Check map data (from YAML or JSON) and build the board. Raises
     GameError listing every problem, each with its line where known."""
-    problems: list[str] = []
-
-    def problem(where: Any, key: Any, message: str) -> None:
-        line = yamltext.line_of(where, key)
-        problems.append(f"{source}, line {line}: {message}" if line else f"{source}: {message}")
-
+    problem = _Problems(source)
     if not isinstance(data, dict):
         raise GameError(f"{source}: a map is a mapping with systems, connections and homes")
     for key in data:
@@ -169,7 +177,27 @@ def board_from_data(data: Any, source: str = "map") -> Board:
             )
     name = str(data.get("name") or "map")
     title = str(data.get("title") or name)
+    systems = _systems(data, problem)
+    known = {s.name for s in systems}
+    pairs = _connections(data, known, problem)
+    homes = _homes(data, known, problem)
+    if systems and pairs and not problem.found:
+        unreached = _unreached([s.name for s in systems], pairs)
+        if unreached:
+            shown = ", ".join(sorted(unreached)[:10])
+            more = f" and {len(unreached) - 10} more" if len(unreached) > 10 else ""
+            problem(
+                data,
+                "connections",
+                f"the map is not connected: no path from {systems[0].name} to {shown}{more}",
+            )
+    if problem.found:
+        raise GameError("\n".join(problem.found))
+    return Board.of(name, title, systems, pairs, homes)
 
+
+def _systems(data: dict[str, Any], problem: _Problems) -> list[System]:
+    """The systems, each with its aliases and place; no name used twice."""
     systems: list[System] = []
     raw_systems = data.get("systems")
     if not isinstance(raw_systems, dict) or not raw_systems:
@@ -184,27 +212,7 @@ def board_from_data(data: Any, source: str = "map") -> Board:
                 sname,
                 f"system name {sname_s!r}: use letters, digits, spaces, dots and apostrophes",
             )
-        entry = entry if entry is not None else {}
-        if not isinstance(entry, dict):
-            problem(raw_systems, sname, f"system {sname_s}: expected a mapping (aliases, at)")
-            entry = {}
-        for key in entry:
-            if key not in ("aliases", "at"):
-                problem(entry, key, f"system {sname_s}: unknown key {key!r}")
-        aliases = entry.get("aliases") or []
-        if isinstance(aliases, str):
-            aliases = [aliases]
-        if not isinstance(aliases, list):
-            problem(entry, "aliases", f"system {sname_s}: aliases must be a list")
-            aliases = []
-        at = entry.get("at", [0, 0])
-        if (
-            not isinstance(at, list)
-            or len(at) != 2
-            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in at)
-        ):
-            problem(entry, "at", f"system {sname_s}: 'at' must be two numbers [x, y]")
-            at = [0, 0]
+        aliases, at = _system_entry(sname_s, raw_systems, sname, entry, problem)
         for word in [sname_s, *map(str, aliases)]:
             low = " ".join(word.lower().split())
             if low in taken:
@@ -216,8 +224,40 @@ def board_from_data(data: Any, source: str = "map") -> Board:
             else:
                 taken[low] = sname_s
         systems.append(System(sname_s, tuple(str(a) for a in aliases), float(at[0]), float(at[1])))
-    known = {s.name for s in systems}
+    return systems
 
+
+def _system_entry(sname_s: str, raw_systems: Any, sname: Any, entry: Any, problem: _Problems,
+                  ) -> tuple[list[Any], list[Any]]:  # fmt: skip
+    """One system's aliases and its place [x, y]."""
+    entry = entry if entry is not None else {}
+    if not isinstance(entry, dict):
+        problem(raw_systems, sname, f"system {sname_s}: expected a mapping (aliases, at)")
+        entry = {}
+    for key in entry:
+        if key not in ("aliases", "at"):
+            problem(entry, key, f"system {sname_s}: unknown key {key!r}")
+    aliases = entry.get("aliases") or []
+    if isinstance(aliases, str):
+        aliases = [aliases]
+    if not isinstance(aliases, list):
+        problem(entry, "aliases", f"system {sname_s}: aliases must be a list")
+        aliases = []
+    at = entry.get("at", [0, 0])
+    if (
+        not isinstance(at, list)
+        or len(at) != 2
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in at)
+    ):
+        problem(entry, "at", f"system {sname_s}: 'at' must be two numbers [x, y]")
+        at = [0, 0]
+    return aliases, at
+
+
+def _connections(data: dict[str, Any], known: set[str], problem: _Problems,
+                 ) -> set[tuple[str, str]]:  # fmt: skip
+    """The connections as (a, b) pairs in name order, each between two
+    known systems, none listed twice."""
     pairs: set[tuple[str, str]] = set()
     raw_conn = data.get("connections")
     if not isinstance(raw_conn, list) or not raw_conn:
@@ -246,7 +286,11 @@ def board_from_data(data: Any, source: str = "map") -> Board:
         if pair in pairs:
             problem(raw_conn, i, f"connection {a} - {b} is listed twice")
         pairs.add(pair)
+    return pairs
 
+
+def _homes(data: dict[str, Any], known: set[str], problem: _Problems) -> list[str]:
+    """The home worlds, one a player: known systems, each once, two or more."""
     homes: list[str] = []
     raw_homes = data.get("homes")
     if not isinstance(raw_homes, list) or not raw_homes:
@@ -262,20 +306,7 @@ def board_from_data(data: Any, source: str = "map") -> Board:
             homes.append(h)
     if len(homes) < 2 and raw_homes:
         problem(data, "homes", "homes: at least two home worlds are needed")
-
-    if systems and pairs and not problems:
-        unreached = _unreached([s.name for s in systems], pairs)
-        if unreached:
-            shown = ", ".join(sorted(unreached)[:10])
-            more = f" and {len(unreached) - 10} more" if len(unreached) > 10 else ""
-            problem(
-                data,
-                "connections",
-                f"the map is not connected: no path from {systems[0].name} to {shown}{more}",
-            )
-    if problems:
-        raise GameError("\n".join(problems))
-    return Board.of(name, title, systems, pairs, homes)
+    return homes
 
 
 def _unreached(names: Iterable[str], pairs: Iterable[tuple[str, str]]) -> set[str]:

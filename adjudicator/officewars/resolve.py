@@ -28,7 +28,7 @@ from adjudicator.officewars.state import ACTIVE, OUT, State
 from adjudicator.officewars.votes import surrender_vote
 
 
-class Reason(enum.Enum):
+class Reason(enum.StrEnum):
     """Stable result codes; the value is what reports and JSON carry."""
 
     # succeeded

@@ -25,13 +25,13 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from adjudicator.base import Event, OrderResult, OrderSheet, Outcome, TurnResult
 from adjudicator.territory.orders import Away, Back, Send
-from adjudicator.territory.state import ABSENT, ACTIVE, HOLD, REMOVED, State
+from adjudicator.territory.state import ABSENT, ACTIVE, HOLD, REMOVED, Player, State
 
 
 class Reason(enum.StrEnum):
@@ -53,159 +53,161 @@ SUCCEEDED = {Reason.TRANSFERRED, Reason.CONQUERED, Reason.MET_WON, Reason.AWAY, 
 
 
 def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> TurnResult:
-    opts = state.options
-    tick = state.tick + 1
-    events: list[Event] = []
-    results: list[OrderResult] = []
-    owners = dict(state.owners)
-    troops = dict(state.troops)
-    sent = {s.player for s in sheets}
-    away = _away(sheets)
-
-    # 1. presence
-    players = []
-    for p in state.players:
-        if p.status == REMOVED:
-            players.append(p)
-            continue
-        if p.name in away:
-            if p.status != ABSENT:
-                events.append(Event("away", {"player": p.name, "timer": opts["absent_timer"]}))
-            p = replace(
-                p,
-                status=ABSENT,
-                silent=0,
-                absent_since=tick if p.status != ABSENT else p.absent_since,
-            )
-        elif p.name in sent:
-            if p.status == ABSENT:
-                events.append(Event("back", {"player": p.name}))
-            p = replace(p, status=ACTIVE, silent=0)
-        else:
-            p = replace(p, silent=p.silent + 1)
-            if p.status == ACTIVE and p.silent >= opts["absent_after"]:
-                p = replace(p, status=ABSENT, absent_since=tick)
-                events.append(
-                    Event(
-                        "absent",
-                        {"player": p.name, "ticks": p.silent, "timer": opts["absent_timer"]},
-                    )
-                )
-        if p.status == ABSENT and tick - p.absent_since >= opts["absent_timer"]:
-            p = replace(p, status=REMOVED)
-            released = sorted(s for s, who in owners.items() if who == p.name)
-            for s in released:
-                del owners[s]
-            kind = "removed" if released else "removed_stateless"
-            events.append(Event(kind, {"player": p.name, "states": released}))
-        players.append(p)
-    orders = sorted(
-        (o for s in sheets for o in s.orders),
-        key=lambda o: (o.seq, o.line, o.player),
-    )
-    held = opts["absence"] == HOLD and any(p.status == ABSENT for p in players)
-    if held:
-        events.append(
+    tick = Tick(state.tick + 1, dict(state.owners), dict(state.troops))
+    players = [_presence(p, tick, state.options, {s.player for s in sheets}, _away(sheets))
+               for p in state.players]  # fmt: skip
+    orders = sorted((o for s in sheets for o in s.orders), key=lambda o: (o.seq, o.line, o.player))
+    if state.options["absence"] == HOLD and any(p.status == ABSENT for p in players):
+        tick.events.append(
             Event("on_hold", {"absent": sorted(p.name for p in players if p.status == ABSENT)})
         )
-        results = [
+        tick.results = [
             _presence_result(o) or OrderResult(o, False, Reason.ON_HOLD.value) for o in orders
         ]
-        new = replace(state, players=tuple(players), tick=tick, owners=owners, troops=troops)
-        return TurnResult(_ended(new, events), tuple(results), tuple(events))
+    else:
+        _produce(state, tick)
+        live = {p.name for p in players if p.status != REMOVED}
+        tick.results += [r for r in map(_presence_result, orders) if r is not None]
+        tick.commands([o for o in orders if isinstance(o, Send) and o.player in live])
+    new = replace(state, players=tuple(players), tick=tick.number, owners=tick.owners,
+                  troops=tick.troops)  # fmt: skip
+    return TurnResult(_ended(new, tick.events), tuple(tick.results), tuple(tick.events))
 
-    # 2. production
-    for place in state.map.states:
-        if place.name in owners:
-            troops[place.name] += place.production
-        elif troops[place.name] < place.troops:
-            troops[place.name] = min(place.troops, troops[place.name] + place.production)
 
-    # 3. commands
-    live = {p.name for p in players if p.status != REMOVED}
-    pending = [o for o in orders if isinstance(o, Send) and o.player in live]
-    done: set[int] = set()
+@dataclass
+class Tick:
+    """What a tick changes as it runs: the owners and troops of the states,
+    and the results and events so far."""
 
-    def result(o: Send, reason: Reason, **facts: Any) -> None:
-        results.append(OrderResult(o, reason in SUCCEEDED, reason.value, facts))
+    number: int
+    owners: dict[str, str]
+    troops: dict[str, int]
+    events: list[Event] = field(default_factory=list)
+    results: list[OrderResult] = field(default_factory=list)
 
-    results += [r for r in map(_presence_result, orders) if r is not None]
-    for i, o in enumerate(pending):
-        if i in done:
-            continue
+    def result(self, o: Send, reason: Reason, **facts: Any) -> None:
+        self.results.append(OrderResult(o, reason in SUCCEEDED, reason.value, facts))
+
+    def commands(self, pending: list[Send]) -> None:
+        """Step 3: each command in the order received; a bilateral attack's
+        later command is resolved with the earlier one."""
+        done: set[int] = set()
+        for i, o in enumerate(pending):
+            if i in done:
+                continue
+            j = self.send(o, pending, i, done)
+            if j is not None:
+                done.add(j)
+
+    def send(self, o: Send, pending: list[Send], i: int, done: set[int]) -> int | None:
+        """One command; the index of the command it met, if it did."""
+        owners, troops = self.owners, self.troops
         if owners.get(o.origin) != o.player:
-            result(o, Reason.NOT_YOURS, owner=owners.get(o.origin))
-            continue
+            self.result(o, Reason.NOT_YOURS, owner=owners.get(o.origin))
+            return None
         if troops[o.origin] < 2:
-            result(o, Reason.TOO_FEW, troops=troops[o.origin])
-            continue
+            self.result(o, Reason.TOO_FEW, troops=troops[o.origin])
+            return None
         before = {"origin_before": troops[o.origin], "target_before": troops[o.target]}
         army = troops[o.origin] - 1
         troops[o.origin] = 1
         defender = owners.get(o.target)
         if defender == o.player:
             troops[o.target] += army
-            result(o, Reason.TRANSFERRED, army=army, **before, target_after=troops[o.target])
-            continue
-        # a bilateral attack: the defender sends from the target to this
-        # origin later in the tick, and could send it now
-        j = next(
-            (
-                j
-                for j in range(i + 1, len(pending))
-                if j not in done
-                and pending[j].player == defender
-                and pending[j].origin == o.target
-                and pending[j].target == o.origin
-            ),
-            None,
-        )
+            self.result(o, Reason.TRANSFERRED, army=army, **before, target_after=troops[o.target])
+            return None
+        j = _counter_attack(pending, i, done, defender, o)
         if j is not None and defender is not None and troops[o.target] >= 2:
-            other = pending[j]
-            done.add(j)
-            counter = troops[o.target] - 1
-            troops[o.target] = 1
-            left = army - counter
-            facts = {"army": army, "other_army": counter, "other": defender, **before}
-            if left > 0:
-                taken = _direct(owners, troops, o.player, o.target, left, events)
-                result(
-                    o,
-                    Reason.MET_WON,
-                    remainder=left,
-                    taken=taken,
-                    target_after=troops[o.target],
-                    **facts,
-                )
-                results.append(OrderResult(other, False, Reason.MET.value, {"with": o.canonical()}))
-            elif left < 0:
-                taken = _direct(owners, troops, defender, o.origin, -left, events)
-                result(
-                    o,
-                    Reason.MET_LOST,
-                    remainder=-left,
-                    taken=taken,
-                    target_after=troops[o.origin],
-                    **facts,
-                )
-                results.append(
-                    OrderResult(other, True, Reason.MET.value, {"with": o.canonical(), "won": True})
-                )
-            else:
-                result(o, Reason.MET_EVEN, **facts)
-                results.append(OrderResult(other, False, Reason.MET.value, {"with": o.canonical()}))
-            continue
-        taken = _direct(owners, troops, o.player, o.target, army, events)
-        result(
-            o,
-            Reason.CONQUERED if taken else Reason.DEFENDED,
-            army=army,
-            defender=defender,
-            **before,
-            target_after=troops[o.target],
-        )
-    new = replace(state, players=tuple(players), tick=tick, owners=owners, troops=troops)
-    return TurnResult(_ended(new, events), tuple(results), tuple(events))
+            self.meet(o, pending[j], army, defender, before)
+            return j
+        taken = _direct(owners, troops, o.player, o.target, army, self.events)
+        self.result(o, Reason.CONQUERED if taken else Reason.DEFENDED, army=army,
+                    defender=defender, **before, target_after=troops[o.target])  # fmt: skip
+        return None
+
+    def meet(self, o: Send, other: Send, army: int, defender: str,
+             before: dict[str, int]) -> None:  # fmt: skip
+        """A bilateral attack: the later army is subtracted from the earlier,
+        and the remainder goes on as a direct attack."""
+        troops = self.troops
+        counter = troops[o.target] - 1
+        troops[o.target] = 1
+        left = army - counter
+        facts = {"army": army, "other_army": counter, "other": defender, **before}
+        met = {"with": o.canonical()}
+        if left > 0:
+            taken = _direct(self.owners, troops, o.player, o.target, left, self.events)
+            self.result(o, Reason.MET_WON, remainder=left, taken=taken,
+                        target_after=troops[o.target], **facts)  # fmt: skip
+            self.results.append(OrderResult(other, False, Reason.MET.value, met))
+        elif left < 0:
+            taken = _direct(self.owners, troops, defender, o.origin, -left, self.events)
+            self.result(o, Reason.MET_LOST, remainder=-left, taken=taken,
+                        target_after=troops[o.origin], **facts)  # fmt: skip
+            self.results.append(OrderResult(other, True, Reason.MET.value, {**met, "won": True}))
+        else:
+            self.result(o, Reason.MET_EVEN, **facts)
+            self.results.append(OrderResult(other, False, Reason.MET.value, met))
+
+
+def _counter_attack(pending: list[Send], i: int, done: set[int], defender: str | None,
+                    o: Send) -> int | None:  # fmt: skip
+    """The defender's command from the target to this origin later in the
+    tick, which it could send now: then the two armies meet."""
+    return next(
+        (
+            j
+            for j in range(i + 1, len(pending))
+            if j not in done
+            and pending[j].player == defender
+            and pending[j].origin == o.target
+            and pending[j].target == o.origin
+        ),
+        None,
+    )
+
+
+def _presence(p: Player, tick: Tick, opts: Mapping[str, Any], sent: set[str],
+              away: set[str]) -> Player:  # fmt: skip
+    """Step 1 for one player: present, away, absent, or removed (their
+    states released) when the absence timer runs out."""
+    if p.status == REMOVED:
+        return p
+    events, number = tick.events, tick.number
+    if p.name in away:
+        if p.status != ABSENT:
+            events.append(Event("away", {"player": p.name, "timer": opts["absent_timer"]}))
+        since = number if p.status != ABSENT else p.absent_since
+        p = replace(p, status=ABSENT, silent=0, absent_since=since)
+    elif p.name in sent:
+        if p.status == ABSENT:
+            events.append(Event("back", {"player": p.name}))
+        p = replace(p, status=ACTIVE, silent=0)
+    else:
+        p = replace(p, silent=p.silent + 1)
+        if p.status == ACTIVE and p.silent >= opts["absent_after"]:
+            p = replace(p, status=ABSENT, absent_since=number)
+            events.append(Event("absent", {"player": p.name, "ticks": p.silent,
+                                           "timer": opts["absent_timer"]}))  # fmt: skip
+    if p.status == ABSENT and number - p.absent_since >= opts["absent_timer"]:
+        p = replace(p, status=REMOVED)
+        released = sorted(s for s, who in tick.owners.items() if who == p.name)
+        for s in released:
+            del tick.owners[s]
+        kind = "removed" if released else "removed_stateless"
+        events.append(Event(kind, {"player": p.name, "states": released}))
+    return p
+
+
+def _produce(state: State, tick: Tick) -> None:
+    """Step 2: owned states grow without limit; neutral ones regenerate up
+    to their starting troops."""
+    owners, troops = tick.owners, tick.troops
+    for place in state.map.states:
+        if place.name in owners:
+            troops[place.name] += place.production
+        elif troops[place.name] < place.troops:
+            troops[place.name] = min(place.troops, troops[place.name] + place.production)
 
 
 def _away(sheets: Sequence[OrderSheet]) -> set[str]:
