@@ -54,8 +54,8 @@ SUCCEEDED = {Reason.TRANSFERRED, Reason.CONQUERED, Reason.MET_WON, Reason.AWAY, 
 
 def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> TurnResult:
     tick = Tick(state.tick + 1, dict(state.owners), dict(state.troops))
-    players = [_presence(p, tick, state.options, {s.player for s in sheets}, _away(sheets))
-               for p in state.players]  # fmt: skip
+    sent, away = {s.player for s in sheets}, _away(sheets)
+    players = [_presence(p, tick, state.options, sent, away) for p in state.players]
     orders = sorted((o for s in sheets for o in s.orders), key=lambda o: (o.seq, o.line, o.player))
     if state.options["absence"] == HOLD and any(p.status == ABSENT for p in players):
         tick.events.append(
