@@ -32,10 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adjudicator.base import Rng  # noqa: E402
 from pbem.app import open_app  # noqa: E402
-from pbem.clock import FakeClock  # noqa: E402
 from pbem.mapdraw import picture, to_png, to_svg  # noqa: E402
 from pbem.reports import context, readers, render  # noqa: E402
-from pbem.turns import TurnRunner  # noqa: E402
+from pbem.turns.clock import FakeClock  # noqa: E402
+from pbem.turns.runner import TurnRunner  # noqa: E402
 
 PLAYERS = [f"p{i:02d}" for i in range(12)]
 GAMES = """\

@@ -15,11 +15,11 @@ from sqlalchemy import Connection
 
 from adjudicator import GAMES
 from adjudicator.base import Game
-from pbem import auth, replycap
-from pbem.clock import Clock, SystemClock
 from pbem.config import Config, GameConfig, load_config
-from pbem.outmail import compose
+from pbem.mail import auth, replycap
+from pbem.mail.compose import compose
 from pbem.store import PlayerRow, Store
+from pbem.turns.clock import Clock, SystemClock
 from pbem.words import colour_name, templates
 
 
@@ -318,7 +318,7 @@ def first_deadline(cfg: GameConfig, now: Any) -> Any:
     phase (``min_phase``, or the cron period) away, so a game that starts
     just before a slot is not over before its players have read the start
     mail."""
-    from pbem.turns import cron_after
+    from pbem.turns.runner import cron_after
 
     deadline = cron_after(cfg, now)
     least = cfg.min_phase if cfg.min_phase is not None else cron_after(cfg, deadline) - deadline

@@ -37,7 +37,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from adjudicator import GAMES, yamltext
 from adjudicator.base import GameError
-from pbem.cron import cron_trigger
+from pbem.turns.cron import cron_trigger
 
 EMAIL = re.compile(r"^[^@\s<>\"]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 DOMAIN = re.compile(r"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")

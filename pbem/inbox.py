@@ -26,16 +26,17 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy import Connection
 
 from adjudicator.base import OrderMode
-from pbem import auth, master
+from pbem import master
 from pbem.app import App, Recipient, with_seat
 from pbem.commands import COMMANDS, Section, read_commands, subject_password
 from pbem.faults import die
-from pbem.lease import identity
-from pbem.mailparse import ParsedMail, is_daemon, parse_mail
-from pbem.outmail import BadAddress, safe_address
+from pbem.mail import auth
+from pbem.mail.compose import BadAddress, safe_address
+from pbem.mail.parse import ParsedMail, is_daemon, parse_mail
 from pbem.reports import compact_options, local, report_mail
+from pbem.serving.lease import identity
 from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow, StoreError
-from pbem.turns import cron_after
+from pbem.turns.runner import cron_after
 from pbem.words import plural, say, wrap
 
 log = logging.getLogger("pbem.inbox")

@@ -27,12 +27,12 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from pbem import auth
 from pbem.app import App, with_seat
 from pbem.config import EMAIL, GameConfig, parse_duration
+from pbem.mail import auth
 from pbem.reports import local
 from pbem.store import GameRow
-from pbem.turns import next_deadline
+from pbem.turns.runner import next_deadline
 from pbem.words import plural
 
 

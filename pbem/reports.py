@@ -26,8 +26,8 @@ from sqlalchemy import Connection
 from adjudicator.base import Game, OrderMode, OrderSheet, TurnResult
 from pbem.app import App, with_seat
 from pbem.config import GameConfig
+from pbem.mail.compose import _subject, safe_address
 from pbem.mapdraw import picture, to_png, to_svg
-from pbem.outmail import _subject, safe_address
 from pbem.store import GameRow, PlayerRow, ReportRow
 from pbem.words import say, templates
 

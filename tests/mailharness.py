@@ -12,7 +12,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from pbem.local import LocalServer, wait_for
+from pbem.cli.local import LocalServer, wait_for
 
 __all__ = ["GAMES_YAML", "Harness", "wait_for"]
 

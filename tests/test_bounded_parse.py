@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from pbem.mailparse import parse_mail, within
+from pbem.mail.parse import parse_mail, within
 from tests.mailharness import GAMES_YAML, Harness, wait_for
 
 ANN = "ann@example.org"
@@ -68,7 +68,7 @@ def test_depth_headers_and_decoded_size_are_limited():
 def test_the_time_budget_interrupts_a_slow_read():
     """In the worker process's main thread the read is interrupted after
     its budget (elsewhere the limits alone bound it)."""
-    from pbem.mailparse import ReadTimeout
+    from pbem.mail.parse import ReadTimeout
 
     started = time.monotonic()
     with pytest.raises(ReadTimeout):

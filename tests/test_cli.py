@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from adjudicator.officewars import GAME
-from pbem.cli import main
+from pbem.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = "ann,bob,cid,dee,eve,fay"
@@ -327,7 +327,7 @@ def test_seat_and_new_token(capsys, tmp_path):
 
 
 def test_every_subcommand_help_says_what_it_does(capsys):
-    from pbem.cli import _parser
+    from pbem.cli.main import _parser
 
     sub = next(a for a in _parser()._actions if a.choices and isinstance(a.choices, dict))
     for name in sub.choices:
@@ -372,8 +372,8 @@ def test_an_empire_state_needs_neither_game_nor_map_and_names_powers(capsys, tmp
 
 
 def test_report_writes_only_where_it_is_told(capsys, tmp_path, monkeypatch):
-    from pbem.clock import FakeClock
-    from pbem.local import LocalServer
+    from pbem.cli.local import LocalServer
+    from pbem.turns.clock import FakeClock
 
     (tmp_path / "games.yaml").write_text(
         (ROOT / "games.yaml").read_text().replace("port: 2525", "port: 0")

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from pbem.config import ConfigError, load_config, parse_config
-from pbem.cron import cron_trigger
+from pbem.turns.cron import cron_trigger
 
 ROOT = Path(__file__).resolve().parent.parent
 

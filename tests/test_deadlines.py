@@ -11,9 +11,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from pbem.app import open_app
-from pbem.clock import FakeClock
 from pbem.config import GameConfig
-from pbem.turns import TurnRunner, cron_after, next_deadline
+from pbem.turns.clock import FakeClock
+from pbem.turns.runner import TurnRunner, cron_after, next_deadline
 from tests.mailharness import GAMES_YAML, Harness, wait_for
 
 ALPHA = "alpha@judge.example"

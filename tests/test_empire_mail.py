@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pbem.cli import main
+from pbem.cli.main import main
 from pbem.store import Store
 from tests.mailharness import Harness
 

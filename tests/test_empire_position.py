@@ -13,7 +13,7 @@ import pytest
 from adjudicator.base import GameError
 from adjudicator.empire import GAME
 from adjudicator.empire.game import Player, State
-from pbem.cli import main
+from pbem.cli.main import main
 from tests.empire_cases import BOARD, load_cases, place
 
 CASES = load_cases()

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import func, select
 
-from pbem.lease import process_gone
+from pbem.serving.lease import process_gone
 from pbem.store import ClaimLost, Store
 from pbem.store.schema import spool
 from tests.mailharness import GAMES_YAML, wait_for

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbem.app import open_app
-from pbem.clock import FakeClock
 from pbem.inbox import Processor
+from pbem.turns.clock import FakeClock
 from tests.mailharness import GAMES_YAML
 
 FINAL = {"applied", "refused", "ignored", "bounce", "duplicate"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbem.auth import relay_verified
+from pbem.mail.auth import relay_verified
 from tests.mailharness import GAMES_YAML, Harness
 
 ANN = "ann@example.org"

@@ -16,8 +16,8 @@ from adjudicator.implosion import GAME as IMPLOSION
 from adjudicator.implosion.picture import Polar
 from adjudicator.officewars import GAME as OFFICEWARS
 from adjudicator.territory import GAME as TERRITORY
-from pbem.cli import main
-from pbem.demo import standalone_html
+from pbem.cli.demo import standalone_html
+from pbem.cli.main import main
 from pbem.mapdraw import picture, to_png, to_svg
 from tests.maps_svg import assert_readable
 

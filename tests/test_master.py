@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 
-from pbem.cli import main
+from pbem.cli.main import main
 from tests.mailharness import Harness, wait_for
 
 ALPHA = "alpha@judge.example"

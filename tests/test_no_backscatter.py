@@ -10,7 +10,7 @@ import email.policy
 
 import pytest
 
-from pbem.replycap import CAPPED
+from pbem.mail.replycap import CAPPED
 from tests.mailharness import Harness
 
 ANN = "ann@example.org"

@@ -9,8 +9,8 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from pbem.app import open_app
-from pbem.clock import FakeClock
-from pbem.outbox import Sender
+from pbem.mail.outbox import Sender
+from pbem.turns.clock import FakeClock
 from tests.mailharness import GAMES_YAML
 
 

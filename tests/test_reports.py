@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 import pytest
 from PIL import Image
 
-from pbem.cli import main
+from pbem.cli.main import main
 from tests.mailharness import Harness
 
 ALPHA = "alpha@judge.example"

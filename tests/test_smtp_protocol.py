@@ -198,7 +198,7 @@ def test_the_fast_path_parser_reads_addresses_as_aiosmtpd_does(path):
     SMTP); the answer is always the stock parser's."""
     from aiosmtpd.smtp import SMTP
 
-    from pbem.smtp import protocol_class
+    from pbem.mail.smtp import protocol_class
 
     ours, stock = protocol_class(SMTP).__new__(protocol_class(SMTP)), SMTP.__new__(SMTP)
     ours.local_part_limit = stock.local_part_limit = 64

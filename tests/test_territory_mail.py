@@ -146,7 +146,7 @@ def _local(when, zone):
 
 
 def test_away_and_back_give_the_dates_in_the_player_s_time_zone(h):
-    from pbem.turns import cron_after
+    from pbem.turns.runner import cron_after
 
     g = full_lobby(h)
     pw = h.password(PEOPLE[0], "terra-1")

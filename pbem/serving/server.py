@@ -25,11 +25,11 @@ from typing import Any
 from pbem.app import App
 from pbem.faults import CHILD
 from pbem.inbox import Processor
-from pbem.lease import RENEW, Lease, die_with_parent
-from pbem.outbox import Sender
-from pbem.schedule import Deadlines
-from pbem.smtp import Committer, Gate, Handler, smtp_factory
-from pbem.turns import TurnRunner
+from pbem.mail.outbox import Sender
+from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
+from pbem.serving.lease import RENEW, Lease, die_with_parent
+from pbem.turns.runner import TurnRunner
+from pbem.turns.schedule import Deadlines
 
 log = logging.getLogger("pbem.server")
 

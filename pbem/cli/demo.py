@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TextIO
 
 from adjudicator.base import Rng
-from pbem.local import LocalServer
+from pbem.cli.local import LocalServer
 
 PLAYERS = ("ann", "bob", "cid", "dee", "eve", "fay")
 DOMAIN = "demo.example"

@@ -39,10 +39,10 @@ from sqlalchemy import Connection
 from adjudicator.base import OrderMode, OrderSheet, turn_seed
 from pbem.app import App
 from pbem.config import GameConfig
-from pbem.cron import cron_trigger
 from pbem.faults import die
 from pbem.reports import local, sealed_hash, write_reports
 from pbem.store import GameRow, PlayerRow
+from pbem.turns.cron import cron_trigger
 
 log = logging.getLogger("pbem.turns")
 

@@ -28,7 +28,7 @@ from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
 from pbem.app import App
-from pbem.clock import Clock
+from pbem.turns.clock import Clock
 
 log = logging.getLogger("pbem.schedule")
 

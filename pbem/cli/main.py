@@ -564,7 +564,7 @@ def cmd_genmap(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem import demo
+    from pbem.cli import demo
 
     return demo.main(args.dir, out, args.seed)
 
@@ -597,7 +597,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     import logging
 
     from pbem.app import open_app
-    from pbem.server import serve
+    from pbem.serving.server import serve
 
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
@@ -785,7 +785,7 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     """The game master's commands, as by mail."""
     from pbem import master
     from pbem.app import open_app
-    from pbem.turns import TurnRunner
+    from pbem.turns.runner import TurnRunner
 
     app = open_app(args.config)
     want = {"extend": 1, "replace": 2, "remove": 1}.get(args.action, 0)
@@ -848,7 +848,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
         kept = f"turns kept: {', '.join(map(str, turns))}" if turns else "none is kept yet"
         raise InputError(f"no such report of {args.game} ({kept})")
     if args.html:  # a page of its own: the map inlined, not a cid: part no browser shows
-        from pbem.demo import standalone_html
+        from pbem.cli.demo import standalone_html
 
         page = standalone_html(found.html, found.png) if found.png else found.html
     else:
@@ -887,7 +887,3 @@ def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
     states = app.store.mail_states()
     print("; ".join(f"{k} {v}" for k, v in sorted(states.items())) or "no mail", file=out)
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from pbem.app import App, open_app
-from pbem.clock import FakeClock
-from pbem.server import Server, ThreadWorker
+from pbem.serving.server import Server, ThreadWorker
+from pbem.turns.clock import FakeClock
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:

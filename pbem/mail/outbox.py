@@ -25,9 +25,9 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-from pbem import replycap
 from pbem.app import App
-from pbem.lease import identity
+from pbem.mail import replycap
+from pbem.serving.lease import identity
 from pbem.store import OutboxRow
 
 log = logging.getLogger("pbem.outbox")
