@@ -322,8 +322,8 @@ def run_processing_alone(n: int) -> None:
     import hashlib
 
     sys.path.insert(0, str(ROOT))
-    from pbem.app import open_app
     from pbem.inbox import Processor
+    from pbem.lifecycle.opening import open_app
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

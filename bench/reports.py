@@ -31,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adjudicator.base import Rng  # noqa: E402
-from pbem.app import open_app  # noqa: E402
+from pbem.lifecycle.opening import open_app  # noqa: E402
 from pbem.mapdraw import picture, to_png, to_svg  # noqa: E402
 from pbem.reports import context, readers, render  # noqa: E402
 from pbem.turns.clock import FakeClock  # noqa: E402

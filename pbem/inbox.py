@@ -27,16 +27,20 @@ from sqlalchemy import Connection
 
 from adjudicator.base import OrderMode
 from pbem import master
-from pbem.app import App, Recipient, with_seat
+from pbem.app import App, Recipient
 from pbem.commands import COMMANDS, Section, read_commands, subject_password
+from pbem.config import PLAYER_NAME
 from pbem.faults import die
+from pbem.lifecycle.seats import add_player, with_seat
+from pbem.lifecycle.start import start_game
 from pbem.mail import auth
 from pbem.mail.compose import BadAddress, safe_address
 from pbem.mail.parse import ParsedMail, is_daemon, parse_mail
-from pbem.reports import compact_options, local, report_mail
+from pbem.reports import compact_options, report_mail
 from pbem.serving.lease import identity
 from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow, StoreError
-from pbem.turns.runner import cron_after
+from pbem.turns.deadlines import cron_after
+from pbem.turns.localtime import local
 from pbem.words import plural, say, wrap
 
 log = logging.getLogger("pbem.inbox")
@@ -1023,9 +1027,6 @@ class Processor:
 
     def _join(self, conn: Connection, mail: ParsedMail, arg: str) -> str:
         """JOIN game [as name]: take a seat in a game that is open."""
-        from pbem.app import add_player, start_game
-        from pbem.config import PLAYER_NAME
-
         app, store = self.app, self.app.store
         words = arg.split()
         game = words[0].lower() if words else ""

@@ -27,12 +27,13 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from pbem.app import App, with_seat
+from pbem.app import App
 from pbem.config import EMAIL, GameConfig, parse_duration
+from pbem.lifecycle.seats import with_seat
 from pbem.mail import auth
-from pbem.reports import local
 from pbem.store import GameRow
-from pbem.turns.runner import next_deadline
+from pbem.turns.deadlines import next_deadline
+from pbem.turns.localtime import local
 from pbem.words import plural
 
 

@@ -15,20 +15,19 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from email.message import EmailMessage
-from email.policy import SMTP as SMTP_POLICY
-from email.utils import format_datetime, make_msgid
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
 from adjudicator.base import Game, OrderMode, OrderSheet, TurnResult
-from pbem.app import App, with_seat
+from pbem.app import App
 from pbem.config import GameConfig
-from pbem.mail.compose import _subject, safe_address
+from pbem.lifecycle.seats import with_seat
+from pbem.mail.compose import compose_report
 from pbem.mapdraw import picture, to_png, to_svg
 from pbem.store import GameRow, PlayerRow, ReportRow
+from pbem.turns.localtime import local
 from pbem.words import say, templates
 
 OBSERVER = "#observer"  # the viewer name observers are shown as: no player has it
@@ -61,14 +60,6 @@ def readers(
     if cfg.master_email:
         out.append(Reader("", cfg.master_email, None, "master", cfg.timezone))
     return out
-
-
-def local(when: datetime | None, tz: str) -> str:
-    if when is None:
-        return "none"
-    zone = ZoneInfo(tz)
-    t = when.astimezone(zone)
-    return f"{t:%a %d %b %Y %H:%M} {t.tzname()} ({zone.key})"
 
 
 def compact_options(unit: str, options: Sequence[str]) -> str:
@@ -294,25 +285,18 @@ def report_mail(
 ) -> tuple[str, bytes]:
     """multipart/mixed: multipart/alternative (text; HTML related to the
     inline PNG), then the map as SVG and the deadline as .ics."""
-    message_id = make_msgid(idstring="pbem", domain=app.domain)
-    msg = EmailMessage()
-    msg["From"] = f"pbem <{safe_address(app.config.server.address)}>"
-    msg["To"] = safe_address(to)
-    msg["Subject"] = _subject(subject)
-    msg["Date"] = format_datetime(when)
-    msg["Message-ID"] = message_id
-    msg["Auto-Submitted"] = "auto-generated"
-    msg["X-Pbem-Server"] = app.domain
-    if reply_to:
-        msg["Reply-To"] = safe_address(reply_to)
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
-    html_part = msg.get_payload()[1]
-    html_part.add_related(png, "image", "png", cid="<map@pbem>", filename=f"map-{turn}.png")
-    msg.add_attachment(svg.encode("utf-8"), "image", "svg+xml", filename=f"map-{turn}.svg")
+    files = [(svg.encode("utf-8"), "image/svg+xml", f"map-{turn}.svg", {})]
     if calendar is not None:
-        msg.add_attachment(
-            calendar, "text", "calendar", filename="deadline.ics", params={"method": "PUBLISH"}
-        )
-    # CRLF line ends: a relay reads a mail of bare LFs as one line too long
-    return message_id, msg.as_bytes(policy=SMTP_POLICY)
+        files.append((calendar, "text/calendar", "deadline.ics", {"method": "PUBLISH"}))
+    return compose_report(
+        sender=app.config.server.address,
+        to=to,
+        subject=subject,
+        domain=app.domain,
+        when=when,
+        reply_to=reply_to,
+        text=text,
+        html=html,
+        inline=(png, "<map@pbem>", f"map-{turn}.png"),
+        files=files,
+    )

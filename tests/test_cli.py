@@ -250,7 +250,7 @@ def test_inbox_and_retry_commands(capsys, tmp_path):
     code, out, _ = run(capsys, "inbox", "--config", config)
     assert code == 0 and out.strip().endswith("no mail")
 
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
 
     app = open_app(config)
     ((inbox_id, _),) = app.store.store_mails(
@@ -281,7 +281,7 @@ def test_inbox_and_retry_commands(capsys, tmp_path):
 
 
 def test_seat_and_new_token(capsys, tmp_path):
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
     from tests.mailharness import GAMES_YAML
     from tests.test_mail_join import OPEN_GAME
 

@@ -10,10 +10,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from pbem.app import open_app
 from pbem.config import GameConfig
+from pbem.lifecycle.opening import open_app
 from pbem.turns.clock import FakeClock
-from pbem.turns.runner import TurnRunner, cron_after, next_deadline
+from pbem.turns.deadlines import cron_after, next_deadline
+from pbem.turns.runner import TurnRunner
 from tests.mailharness import GAMES_YAML, Harness, wait_for
 
 ALPHA = "alpha@judge.example"

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbem.app import open_app
 from pbem.inbox import Processor
+from pbem.lifecycle.opening import open_app
 from pbem.turns.clock import FakeClock
 from tests.mailharness import GAMES_YAML
 

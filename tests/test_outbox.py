@@ -8,7 +8,7 @@ import socket
 import pytest
 from aiosmtpd.controller import Controller
 
-from pbem.app import open_app
+from pbem.lifecycle.opening import open_app
 from pbem.mail.outbox import Sender
 from pbem.turns.clock import FakeClock
 from tests.mailharness import GAMES_YAML

@@ -140,13 +140,13 @@ def test_away_and_any_mail_bringing_a_player_back(h):
 
 
 def _local(when, zone):
-    from pbem.reports import local
+    from pbem.turns.localtime import local
 
     return local(when, zone)
 
 
 def test_away_and_back_give_the_dates_in_the_player_s_time_zone(h):
-    from pbem.turns.runner import cron_after
+    from pbem.turns.deadlines import cron_after
 
     g = full_lobby(h)
     pw = h.password(PEOPLE[0], "terra-1")

@@ -9,8 +9,8 @@ import email.policy
 import io
 from datetime import timedelta
 
-from pbem.cli.local import LocalServer
 from pbem.cli import demo
+from pbem.cli.local import LocalServer
 
 
 def test_six_players_play_a_whole_game_by_mail(tmp_path):

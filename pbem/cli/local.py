@@ -14,7 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from pbem.app import App, open_app
+from pbem.app import App
+from pbem.lifecycle.opening import open_app
 from pbem.serving.server import Server, ThreadWorker
 from pbem.turns.clock import FakeClock
 

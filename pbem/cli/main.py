@@ -29,8 +29,8 @@ from typing import Any, TextIO
 
 from adjudicator import GAMES
 from adjudicator.base import Game, GameError, OrderSheet, Rng, TurnResult, turn_seed
-from pbem.app import with_seat
 from pbem.config import ConfigError, load_config
+from pbem.lifecycle.seats import with_seat
 from pbem.words import plural, say
 
 # the defaults where a command names no game: the first game listed, the
@@ -596,7 +596,7 @@ def cmd_preview(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     import logging
 
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
     from pbem.serving.server import serve
 
     logging.basicConfig(
@@ -650,7 +650,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     from email.message import EmailMessage
     from email.utils import make_msgid
 
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
 
     app = open_app(args.config)
     with app.store.tx(write=False) as conn:
@@ -708,7 +708,7 @@ def _receipt_for(app: Any, email_addr: str, message_id: str) -> str | None:
 
 
 def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
 
     app = open_app(args.config)
     if not app.store.retry_mail(args.message):
@@ -724,8 +724,10 @@ def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
     mail goes out; the last seat starts the game."""
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-    from pbem.app import add_player, open_app, start_game
     from pbem.config import EMAIL, PLAYER_NAME
+    from pbem.lifecycle.opening import open_app
+    from pbem.lifecycle.seats import add_player
+    from pbem.lifecycle.start import start_game
 
     if not PLAYER_NAME.match(args.name):
         raise InputError(f"{args.name!r} cannot be a player's name")
@@ -763,7 +765,7 @@ def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
 
     app = open_app(args.config)
     with app.store.tx() as conn:
@@ -784,7 +786,7 @@ def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     """The game master's commands, as by mail."""
     from pbem import master
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
     from pbem.turns.runner import TurnRunner
 
     app = open_app(args.config)
@@ -827,8 +829,8 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.app import open_app
     from pbem.inbox import rank_lines
+    from pbem.lifecycle.opening import open_app
 
     app = open_app(args.config)
     with app.store.tx(write=False) as conn:
@@ -838,7 +840,7 @@ def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
 
     app = open_app(args.config)
     with app.store.tx(write=False) as conn:
@@ -871,7 +873,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
 
     app = open_app(args.config)
     for row in app.store.mails(args.state):

@@ -1,4 +1,6 @@
-"""Mail the server writes: the headers every one of them carries.
+"""Every mail the server writes is composed here: the receipts, refusals,
+notices and alerts (``Composer.queue``, rendered from templates/mail/), and
+the turn reports (``report``), all with the same headers.
 
 Every mail has a Message-ID and a Date, ``Auto-Submitted`` (so that other
 robots do not answer it), and ``X-Pbem-Server`` (so that a copy coming back
@@ -10,12 +12,21 @@ command: CR, LF, <, >, spaces and the like are refused.
 from __future__ import annotations
 
 import binascii
+import email
+import email.policy
 import re
 from collections.abc import Sequence
 from datetime import datetime
 from email.header import Header
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
+from typing import Any
+
+from sqlalchemy import Connection
+
+from pbem.app import App
+from pbem.mail import replycap
+from pbem.words import templates
 
 SAFE_ADDRESS = re.compile(r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 
@@ -30,6 +41,41 @@ def safe_address(address: str) -> str:
     if not SAFE_ADDRESS.match(address or "") or len(address) > 254:
         raise BadAddress(f"{address!r} is not a plain email address")
     return address
+
+
+def headers(
+    *,
+    sender: str,
+    to: str,
+    subject: str,
+    domain: str,
+    when: datetime,
+    reply_to: str | None = None,
+    in_reply_to: str | None = None,
+    references: Sequence[str] = (),
+    auto: str = "auto-replied",
+    sender_name: str = "pbem",
+) -> tuple[str, list[tuple[str, str]]]:
+    """(Message-ID, the headers) every mail of the server carries, in order."""
+    message_id = make_msgid(idstring="pbem", domain=domain)
+    out = [
+        ("From", f"{sender_name} <{safe_address(sender)}>"),
+        ("To", safe_address(to)),
+        ("Subject", _subject(subject)),
+        ("Date", format_datetime(when)),
+        ("Message-ID", message_id),
+        ("Auto-Submitted", auto),
+        ("X-Pbem-Server", domain),
+    ]
+    if reply_to:
+        out.append(("Reply-To", safe_address(reply_to)))
+    if in_reply_to and _MSGID.fullmatch(in_reply_to):
+        refs = [r for r in references if _MSGID.fullmatch(r)][-10:]
+        if in_reply_to not in refs:
+            refs.append(in_reply_to)
+        out.append(("In-Reply-To", in_reply_to))
+        out.append(("References", "\r\n ".join(refs)))  # folded: lines stay short
+    return message_id, out
 
 
 def compose(
@@ -50,27 +96,21 @@ def compose(
     """(Message-ID, the mail's bytes). A text-only mail is written directly
     (quoted-printable UTF-8): the email package's header objects cost more
     than everything else a receipt needs."""
-    message_id = make_msgid(idstring="pbem", domain=domain)
-    headers = [
-        ("From", f"{sender_name} <{safe_address(sender)}>"),
-        ("To", safe_address(to)),
-        ("Subject", _subject(subject)),
-        ("Date", format_datetime(when)),
-        ("Message-ID", message_id),
-        ("Auto-Submitted", auto),
-        ("X-Pbem-Server", domain),
-    ]
-    if reply_to:
-        headers.append(("Reply-To", safe_address(reply_to)))
-    if in_reply_to and _MSGID.fullmatch(in_reply_to):
-        refs = [r for r in references if _MSGID.fullmatch(r)][-10:]
-        if in_reply_to not in refs:
-            refs.append(in_reply_to)
-        headers.append(("In-Reply-To", in_reply_to))
-        headers.append(("References", "\r\n ".join(refs)))  # folded: lines stay short
+    message_id, head_lines = headers(
+        sender=sender,
+        to=to,
+        subject=subject,
+        domain=domain,
+        when=when,
+        reply_to=reply_to,
+        in_reply_to=in_reply_to,
+        references=references,
+        auto=auto,
+        sender_name=sender_name,
+    )
     if html is None:
         body = binascii.b2a_qp(text.replace("\r\n", "\n").encode("utf-8")).replace(b"\n", b"\r\n")
-        head = "".join(f"{k}: {v}\r\n" for k, v in headers)
+        head = "".join(f"{k}: {v}\r\n" for k, v in head_lines)
         head += (
             "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
             "Content-Transfer-Encoding: quoted-printable\r\n\r\n"
@@ -79,11 +119,51 @@ def compose(
             b"" if body.endswith(b"\r\n") else b"\r\n"
         )
     msg = EmailMessage()
-    for k, v in headers:
+    for k, v in head_lines:
         msg[k] = v
     msg.set_content(text)
     msg.add_alternative(html, subtype="html")
     return message_id, msg.as_bytes()
+
+
+def compose_report(
+    *,
+    sender: str,
+    to: str,
+    subject: str,
+    domain: str,
+    when: datetime,
+    reply_to: str | None,
+    text: str,
+    html: str,
+    inline: tuple[bytes, str, str],
+    files: Sequence[tuple[bytes, str, str, dict[str, str]]] = (),
+) -> tuple[str, bytes]:
+    """A turn report: multipart/mixed of multipart/alternative (text; HTML
+    related to the inline PNG ``inline``: bytes, content id, file name),
+    then ``files`` (bytes, MIME type, file name, parameters) attached."""
+    message_id, head_lines = headers(
+        sender=sender,
+        to=to,
+        subject=subject,
+        domain=domain,
+        when=when,
+        reply_to=reply_to,
+        auto="auto-generated",
+    )
+    msg = EmailMessage()
+    for k, v in head_lines:
+        msg[k] = v
+    msg.set_content(text)
+    msg.add_alternative(html, subtype="html")
+    html_part = msg.get_payload()[1]
+    png, cid, filename = inline
+    html_part.add_related(png, "image", "png", cid=cid, filename=filename)
+    for data, mime, name, params in files:
+        maintype, _, subtype = mime.partition("/")
+        msg.add_attachment(data, maintype, subtype, filename=name, params=params)
+    # CRLF line ends: a relay reads a mail of bare LFs as one line too long
+    return message_id, msg.as_bytes(policy=email.policy.SMTP)
 
 
 _MSGID = re.compile(r"<[^<>\s]{1,500}>")
@@ -94,3 +174,114 @@ def _subject(subject: str) -> str:
     if subject.isascii():
         return subject
     return Header(subject, "utf-8").encode()
+
+
+class Composer:
+    """Renders the server's mails and commits them to the outbox (the
+    context hands it out as ``app.queue`` and ``app.alert_master``)."""
+
+    def queue(
+        self,
+        app: App,
+        conn: Connection,
+        kind: str,
+        to: str,
+        subject: str,
+        template: str,
+        data: dict[str, Any],
+        *,
+        reply_to: str | None = None,
+        in_reply_to: str | None = None,
+        references: tuple[str, ...] = (),
+        inbox_id: int | None = None,
+        auto: str = "auto-replied",
+        attachments: Sequence[tuple[bytes, str, str]] = (),
+        hide: Sequence[str] = (),
+    ) -> str:
+        """Render a mail from templates/mail/<template>.txt.j2 and commit it
+        to the outbox in the caller's transaction. Returns its Message-ID.
+
+        The template is told ``reply_to``: a mail may say "reply to this
+        mail" only when a reply does what it says (comes back to the
+        player's own reply address). ``attachments``: (bytes, MIME type,
+        file name) each. ``hide``: secrets (the passwords a mail carried)
+        that the reply never repeats, in its subject or its text. Replies count
+        toward the daily cap on replies (pbem/replycap.py): the last one says
+        so, and those over it are held for a digest."""
+        text = (
+            templates()
+            .get_template(f"mail/{template}.txt.j2")
+            .render(server=app.config.server, **{"reply_to": reply_to, **data})
+        )
+        subject, text = hidden(subject, hide), hidden(text, hide)
+        slot = replycap.slot(app, conn, kind, to)  # the daily cap on replies
+        if slot == "last":
+            text += replycap.LAST_NOTE.format(to=to)
+        message_id, raw = compose(
+            sender=app.config.server.address,
+            to=to,
+            subject=subject,
+            text=text,
+            domain=app.domain,
+            when=app.clock.now(),
+            reply_to=reply_to,
+            in_reply_to=in_reply_to,
+            references=references,
+            auto=auto,
+        )
+        if attachments:
+            raw = _attach(raw, attachments)
+        app.store.queue_mail(
+            conn,
+            kind,
+            to,
+            message_id,
+            raw,
+            app.clock.now(),
+            inbox_id,
+            status="held" if slot == "held" else "pending",
+        )
+        return message_id
+
+    def alert_master(
+        self, app: App, conn: Connection, game: str | None, subject: str, text: str
+    ) -> None:
+        """Tell the game master (of ``game``, or of every game)."""
+        masters = {
+            g.master_email
+            for g in app.config.games
+            if g.master_email and (game is None or g.name == game)
+        }
+        for address in sorted(masters):
+            self.queue(
+                app,
+                conn,
+                "alert",
+                address,
+                f"[pbem] {subject}",
+                "alert",
+                {"subject": subject, "text": text, "game": game},
+                auto="auto-generated",
+            )
+
+
+def hidden(text: str, secrets_: Sequence[str]) -> str:
+    """``text`` with every secret in it (a whole word, any case) written as
+    ********. Words under six characters are left: no password the server
+    makes is that short, and a wrong guess such as "wrong" is a word our
+    own sentences use."""
+    for secret in sorted({x for x in secrets_ if len(x) >= 6}, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "********", text, flags=re.I)
+    return text
+
+
+def _attach(raw: bytes, attachments: Sequence[tuple[bytes, str, str]]) -> bytes:
+    """A composed text mail with files attached (multipart/mixed)."""
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    for data, mime, filename in attachments:
+        maintype, _, subtype = mime.partition("/")
+        if maintype == "text":
+            msg.add_attachment(data.decode("utf-8"), subtype=subtype, filename=filename)
+        else:
+            msg.add_attachment(data, maintype, subtype, filename=filename)
+    return msg.as_bytes(policy=email.policy.SMTP)  # CRLF: relays refuse bare LF

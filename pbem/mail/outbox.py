@@ -115,10 +115,7 @@ class Sender:
             else:
                 self.app.store.mark_retry(row.id, str(exc), self._next_try(row), self.holder)
             return
-        if "after_send" in self.app.faults:
-            from pbem.faults import die
-
-            die()
+        self.app.fault("after_send")
         self.app.store.mark_sent(row.id, self.app.clock.now(), self.holder)
 
     def _next_try(self, row: OutboxRow) -> datetime:

@@ -19,15 +19,13 @@ import email
 import email.policy
 from collections.abc import Sequence
 from datetime import datetime, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Connection
 
+from pbem.app import App
 from pbem.store import ClaimLost, OutboxRow
 from pbem.words import wrap
-
-if TYPE_CHECKING:
-    from pbem.app import App
 
 CAPPED = frozenset({"receipt", "refusal", "alert", "digest"})
 LAST_NOTE = (

@@ -26,7 +26,6 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbem.app import App
-from pbem.faults import die
 from pbem.store import SpoolWriter, Store, StoreError
 
 log = logging.getLogger("pbem.smtp")
@@ -93,8 +92,7 @@ class Committer:
         if not batch:
             return
         try:
-            if "store_down" in self.app.faults:
-                raise StoreError("fault injected: store_down")
+            self.app.fault("store_down", StoreError("fault injected: store_down"))
             ids = self.spool.try_store([m for m, _ in batch])
         except Exception as exc:  # every session of the group answers 451
             log.error("storing %d mail(s) failed: %s", len(batch), exc)
@@ -173,14 +171,12 @@ class Handler:
             "sha256": hashlib.sha256(raw).hexdigest(),
             "message_id": m[1].decode("ascii", "replace") if m else None,
         }
-        if "before_commit" in self.app.faults:
-            die()
+        self.app.fault("before_commit")
         try:
             inbox_id, _new = await self.committer.submit(mail)
         except Exception:
             return self._status(envelope, TEMPFAIL)
-        if "after_commit" in self.app.faults:
-            die()
+        self.app.fault("after_commit")
         self.wake()
         return self._status(envelope, f"250 2.0.0 OK queued as #{inbox_id}")
 

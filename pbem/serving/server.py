@@ -168,7 +168,7 @@ def _child_main(config_path: str, wake_fd: Any, parent: int) -> None:  # pragma:
     # a sender waits on every 250; nobody waits on a receipt a few
     # milliseconds longer: under load the SMTP side goes first
     os.nice(19)
-    from pbem.app import open_app
+    from pbem.lifecycle.opening import open_app
 
     app = open_app(config_path)
     fd = wake_fd.fileno()

@@ -30,62 +30,19 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
 from adjudicator.base import OrderMode, OrderSheet, turn_seed
 from pbem.app import App
-from pbem.config import GameConfig
-from pbem.faults import die
-from pbem.reports import local, sealed_hash, write_reports
+from pbem.reports import sealed_hash, write_reports
 from pbem.store import GameRow, PlayerRow
-from pbem.turns.cron import cron_trigger
+from pbem.turns.deadlines import LATE, next_deadline
+from pbem.turns.localtime import local
 
 log = logging.getLogger("pbem.turns")
-
-LATE = timedelta(minutes=2)  # a turn resolved this long after its deadline ran late
-
-
-def cron_after(cfg: GameConfig, after: datetime) -> datetime:
-    """The first time of the game's cron expression strictly after ``after``
-    (in UTC), once a day on the days clocks change: a wall-clock time that
-    does not exist (spring forward) is taken an hour later, as APScheduler
-    does; one that happens twice (fall back) counts once, the first time."""
-    trigger = cron_trigger(cfg.deadline, ZoneInfo(cfg.timezone))
-    zone = trigger.timezone
-    start = after + timedelta(seconds=1)
-    for _ in range(10_000):
-        fire = trigger.get_next_fire_time(None, start.astimezone(zone).replace(microsecond=0))
-        assert fire is not None, "a cron expression always fires again"
-        wall = fire.astimezone(zone).replace(tzinfo=None)
-        if fire > after and wall != after.astimezone(zone).replace(tzinfo=None):
-            return fire.astimezone(after.tzinfo)
-        start = max(start, fire) + timedelta(minutes=1)  # the repeated hour: on past it
-    raise RuntimeError(f"no deadline found after {after} for {cfg.deadline!r}")
-
-
-def next_deadline(
-    cfg: GameConfig, now: datetime, missed: datetime | None = None, early: bool = False
-) -> datetime:
-    """The deadline of a turn that starts ``now``. After a turn that ran late
-    (``missed`` is its deadline), the first cron time at least half a
-    normal turn away. After one resolved early (``early``: ADJUDICATE, or
-    every player READY), the first cron time at least the game's
-    ``min_phase`` away (by default a normal turn: the cron period), so
-    the next phase is never cut to what was left until the next slot."""
-    nxt = cron_after(cfg, now)
-    if missed is not None and now - missed > LATE:
-        period = cron_after(cfg, missed) - missed
-        while nxt - now < period / 2:
-            nxt = cron_after(cfg, nxt)
-    if early:
-        least = cfg.min_phase if cfg.min_phase is not None else cron_after(cfg, nxt) - nxt
-        while nxt - now < least:
-            nxt = cron_after(cfg, nxt)
-    return nxt
 
 
 @dataclass(frozen=True)
@@ -293,8 +250,7 @@ class TurnRunner:
                     "players": seated,
                 },
             )
-            if "during_turn" in app.faults:
-                die()  # resolved, reported, not committed
+            app.fault("during_turn")  # resolved, reported, not committed
         log.info("%s: %s resolved (%s)", name, phase, why)
         return TurnDone(name, turn, phase, why, outcome is not None)
 

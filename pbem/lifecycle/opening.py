@@ -1,0 +1,51 @@
+"""Opening the server on games.yaml: the context every part of the host is
+handed (pbem/app.py), and the games of games.yaml set up in storage."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from pbem.app import App
+from pbem.config import load_config
+from pbem.faults import from_environment
+from pbem.lifecycle.seats import add_player
+from pbem.lifecycle.start import start_game
+from pbem.mail import auth
+from pbem.mail.compose import Composer
+from pbem.store import Store
+from pbem.turns.clock import Clock, SystemClock
+
+
+def open_app(
+    config_path: str | Path, clock: Clock | None = None, store: Store | None = None
+) -> App:
+    """Load games.yaml, open and migrate storage, set up new games."""
+    config = load_config(config_path)
+    store = store or Store.at(config.server.storage)
+    store.migrate()
+    secret = store.setting("reply_secret", auth.new_secret)
+    assert secret is not None
+    app = App(config, store, clock or SystemClock(), secret, Composer(), from_environment())
+    sync_games(app)
+    return app
+
+
+def sync_games(app: App) -> None:
+    """Set up the games of games.yaml that storage does not have yet: each
+    listed player is mailed a password; a game with every seat taken
+    starts, one with open seats waits for JOINs. Running games keep their
+    state and players: games.yaml never rewinds a game."""
+    now = app.clock.now()
+    with app.store.tx() as conn:
+        for cfg in app.config.games:
+            if cfg.lobby:
+                continue  # its lobbies are opened by JOIN
+            if app.store.game(conn, cfg.name) is not None:
+                continue  # a running game's players change by the game master's commands
+            seed = cfg.seed if cfg.seed is not None else secrets.randbits(48)
+            app.store.add_game(conn, cfg.name, cfg.game, "", 0, seed, now, status="forming")
+            for p in cfg.players:
+                add_player(app, conn, cfg, p.name, p.email, p.timezone, cfg.open_seats)
+            if not cfg.open_seats:
+                start_game(app, conn, cfg)

@@ -1,0 +1,135 @@
+"""Starting a game: every seat is taken, the engine sets up the board, the
+first deadline is set and every player is mailed the start mail."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection
+
+from adjudicator.base import Game
+from pbem.app import App
+from pbem.config import GameConfig
+from pbem.lifecycle.seats import seat_of, with_seat
+from pbem.mapdraw import picture, to_png
+from pbem.reports import compact_options
+from pbem.store import PlayerRow
+from pbem.turns.deadlines import cron_after
+from pbem.turns.localtime import local
+
+
+def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
+    """Every seat is taken: the game starts, players in the order they were
+    seated, and each is mailed the start mail."""
+    engine = app.engine(cfg.game)
+    row = app.store.game(conn, cfg.name)
+    assert row is not None
+    seated = [p for p in app.store.players(conn, cfg.name) if p.status == "active"]
+    source = cfg.map if cfg.map in engine.maps() else Path(cfg.map).read_text(encoding="utf-8")
+    state = engine.start(engine.load_map(source), [p.name for p in seated], cfg.options, row.seed)
+    text = engine.dump_state(state)
+    now = app.clock.now()
+    deadline = first_deadline(cfg, now)
+    app.store.set_game(
+        conn,
+        cfg.name,
+        state=text,
+        status="running",
+        turn=engine.phase(state)[0],
+        deadline=deadline,
+        turn_started_at=now,
+    )
+    app.store.start_turn(conn, cfg.name, engine.phase(state)[0], text, now)
+    for p in seated:
+        start_mail(app, conn, cfg, engine, state, p, seated, deadline)
+
+
+def first_deadline(cfg: GameConfig, now: Any) -> Any:
+    """The first phase's deadline: the first cron time at least half a
+    phase (``min_phase``, or the cron period) away, so a game that starts
+    just before a slot is not over before its players have read the start
+    mail."""
+    deadline = cron_after(cfg, now)
+    least = cfg.min_phase if cfg.min_phase is not None else cron_after(cfg, deadline) - deadline
+    while deadline - now < least / 2:
+        deadline = cron_after(cfg, deadline)
+    return deadline
+
+
+def start_mail(
+    app: App,
+    conn: Connection,
+    cfg: GameConfig,
+    engine: Game,
+    state: Any,
+    p: PlayerRow,
+    seated: Sequence[PlayerRow],
+    deadline: Any,
+) -> None:
+    """What a player needs on the first day: the game, the power or colour
+    they play, the first deadline in their own time zone, the orders their
+    units may give with two examples, the rules guide and the map."""
+    view = engine.view(state, p.name)
+    attachments = [(to_png(picture(engine.name, view, ())), "image/png", "map.png")]
+    guide = rules_guide(engine.name)
+    if guide is not None:
+        attachments.append((guide, "text/plain", f"rules-{engine.name}.txt"))
+    app.queue(
+        conn,
+        "started",
+        p.email,
+        f"[{cfg.name}] the game starts: you play {with_seat(state, p.name)}",
+        "started",
+        {
+            "game": cfg,
+            "title": engine.title,
+            "you": with_seat(state, p.name),
+            "seat": seat_of(state, p.name),
+            "players": [with_seat(state, x.name) for x in seated],
+            "address": app.game_address(cfg.name),
+            "phase": engine.phase(state)[1],
+            "deadline": local(deadline, p.timezone or cfg.timezone),
+            "options": [(u, compact_options(u, o)) for u, o in view.options.items()],
+            "examples": order_examples(
+                view.options, lambda o: not engine.read_orders(state, p.name, o).problems
+            ),
+            "guide": guide is not None,
+            "kind": engine.name,
+        },
+        reply_to=app.reply_address(p),
+        auto="auto-generated",
+        attachments=attachments,
+    )
+
+
+def order_examples(
+    options: Mapping[str, Sequence[str]], valid: Any = lambda order: True
+) -> list[str]:
+    """Two orders the player's own units may give: preferably a unit doing
+    something other than holding, with two different kinds of order. Only
+    options the game reads as orders (``valid``): some games describe a
+    unit's options ("-> any state") rather than list them."""
+    flat = [o for opts in options.values() for o in opts if valid(o)]
+    moving = [o for o in flat if not re.search(r"\bholds?$|^hold\b", o, re.I)]
+    picked: list[str] = []
+    for o in moving + flat:
+        verb = o.split()[1:2] if len(o.split()) > 1 else o.split()[:1]
+        if o in picked or any(x.split()[1:2] == verb for x in picked):
+            continue
+        picked.append(o)
+        if len(picked) == 2:
+            break
+    for o in flat:  # one kind of order only: two of them
+        if len(picked) < 2 and o not in picked:
+            picked.append(o)
+    return picked
+
+
+def rules_guide(game: str) -> bytes | None:
+    """docs/rules/<game>.md, the guide for players (None where the docs are
+    not installed)."""
+    path = Path(__file__).resolve().parents[2] / "docs" / "rules" / f"{game}.md"
+    return path.read_bytes() if path.is_file() else None
