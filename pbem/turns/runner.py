@@ -1,7 +1,7 @@
 """Deadlines and turns: storage is the truth about when a turn is due.
 
 Every running game keeps the deadline of the turn being played in its row.
-:class:`TurnRunner` resolves due turns; the scheduler (pbem/schedule.py)
+:class:`TurnRunner` resolves due turns; the scheduler (pbem/turns/schedule.py)
 only wakes it. A turn is resolved inside one write transaction
 (``BEGIN IMMEDIATE`` on SQLite) that moves the game from turn N to N+1 only
 if it is still at N: two triggers racing (a deadline and READY, two server
@@ -35,14 +35,25 @@ from typing import Any
 
 from sqlalchemy import Connection
 
-from adjudicator.base import OrderMode, OrderSheet, turn_seed
+from adjudicator.base import OrderMode, OrderSheet, TurnResult, turn_seed
 from pbem.app import App
+from pbem.config import GameConfig
 from pbem.reports import sealed_hash, write_reports
 from pbem.store import GameRow, PlayerRow
 from pbem.turns.deadlines import LATE, next_deadline
 from pbem.turns.localtime import local
 
 log = logging.getLogger("pbem.turns")
+
+
+@dataclass(frozen=True)
+class NextTurn:
+    """A resolved turn's next state: its number, as stored, and the
+    game's outcome (None while it goes on)."""
+
+    number: int
+    state: str
+    outcome: Any
 
 
 @dataclass(frozen=True)
@@ -150,109 +161,154 @@ class TurnRunner:
             seated = store.players(conn, name)
             active = list(owing(engine, state, seated).values())  # who owes orders
             present = [p for p in seated if p.status == "active"]  # whose mail counts
-            if engine.order_mode is OrderMode.RECEIVED:
-                # every mail's orders, each with its own received number
-                queue = store.submission_queue(conn, name, turn, None, cutoff)
-                subs = {
-                    p: (q[0][0], "\n".join(t for _, t, _ in q), q[-1][2]) for p, q in queue.items()
-                }
-                sheets = [
-                    combined(engine, state, p.name, queue[p.name])
-                    for p in present
-                    if p.name in queue
-                ]
-            else:
-                subs = store.submissions_for(conn, name, turn, cutoff)
-                sheets = [
-                    engine.read_orders(state, p.name, subs[p.name][1], subs[p.name][0])
-                    for p in present
-                    if p.name in subs
-                ]
+            subs, sheets = self._orders(conn, engine, state, name, turn, present, cutoff)
             seed = turn_seed(row.seed, number, phase)
             result = engine.adjudicate(state, sheets, seed)
-            new_state = result.state
-            new_number, new_phase = engine.phase(new_state)
-            outcome = engine.outcome(new_state)
-            # a missed turn is charged only to those whose time ran out: a turn
-            # the master (or READY) ran before the deadline charges no one who
-            # still had time (their units take the default orders all the same)
-            out_of_time = why == "deadline" or row.deadline is None or now >= row.deadline
-            missed = [
-                p.name for p in active if out_of_time and p.name not in subs and p.name not in ready
-            ]
+            new_number, new_phase = engine.phase(result.state)
+            after = NextTurn(
+                new_number, engine.dump_state(result.state), engine.outcome(result.state)
+            )
+            missed = missed_turns(row, why, now, active, subs, ready)
             store.add_missed(conn, name, missed)
             late = why == "deadline" and row.deadline is not None and now - row.deadline > LATE
-            deadline = None
-            if outcome is None:
-                deadline = next_deadline(
-                    cfg, now, row.deadline if late else None, early=why != "deadline"
-                )
-            text = engine.dump_state(new_state)
-            moved = store.advance_game(
-                conn,
-                name,
-                turn,
-                turn=new_number,
-                state=text,
-                deadline=deadline,
-                turn_started_at=now,
-                status="running" if outcome is None else "finished",
-                finished_at=None if outcome is None else now,
-            )
-            if not moved:  # pragma: no cover - the write lock makes this impossible
-                conn.rollback()
+            if not self._advance(conn, cfg, row, after, now, late, why):
+                conn.rollback()  # pragma: no cover - the write lock makes this impossible
                 return None
-            record = {
+            info = {
+                "turn": number,
                 "phase": phase,
                 "why": why,
-                "deadline": row.deadline.isoformat() if row.deadline else None,
                 "late": late,
+                "deadline_was": row.deadline,
+                "resolved_at": now,
                 "seed": seed,
-                "orders": {
-                    p: {"seq": s[0], "sha256": sealed_hash(s[1]), "received": s[2].isoformat()}
-                    for p, s in sorted(subs.items())
-                },
+                "next_seed": turn_seed(row.seed, new_number, new_phase),
+                "orders": subs,
                 "missed": missed,
-                "results": [r.to_dict() for r in result.results],
-                "events": [e.to_dict() for e in result.events],
+                "players": seated,
             }
-            store.finish_turn(conn, name, turn, json.dumps(record, sort_keys=True), now)
-            if outcome is None:
-                store.start_turn(conn, name, new_number, text, now)
-            elif engine.scoreboard:
-                store.add_scores(
-                    conn,
-                    name,
-                    [(p.email, p.name, outcome.scores.get(p.name, 0)) for p in seated],
-                    now,
-                )
+            self._record(conn, engine, row, result, after, info)
             fresh = store.game(conn, name)
             assert fresh is not None
-            write_reports(
-                app,
-                conn,
-                cfg,
-                fresh,
-                state,
-                sheets,
-                result,
-                {
-                    "turn": number,
-                    "phase": phase,
-                    "why": why,
-                    "late": late,
-                    "deadline_was": row.deadline,
-                    "resolved_at": now,
-                    "seed": seed,
-                    "next_seed": turn_seed(row.seed, new_number, new_phase),
-                    "orders": subs,
-                    "missed": missed,
-                    "players": seated,
-                },
-            )
+            write_reports(app, conn, cfg, fresh, state, sheets, result, info)
             app.fault("during_turn")  # resolved, reported, not committed
         log.info("%s: %s resolved (%s)", name, phase, why)
-        return TurnDone(name, turn, phase, why, outcome is not None)
+        return TurnDone(name, turn, phase, why, after.outcome is not None)
+
+    def _orders(
+        self,
+        conn: Connection,
+        engine: Any,
+        state: Any,
+        name: str,
+        turn: int,
+        present: list[PlayerRow],
+        cutoff: datetime,
+    ) -> tuple[dict[str, Any], list[OrderSheet]]:
+        """The orders that count for the turn (received before ``cutoff``,
+        from players still in): {player: (seq, text, received)} and the
+        order sheets the engine reads from them."""
+        store = self.app.store
+        if engine.order_mode is OrderMode.RECEIVED:
+            # every mail's orders, each with its own received number
+            queue = store.submission_queue(conn, name, turn, None, cutoff)
+            subs = {p: (q[0][0], "\n".join(t for _, t, _ in q), q[-1][2]) for p, q in queue.items()}
+            sheets = [
+                combined(engine, state, p.name, queue[p.name]) for p in present if p.name in queue
+            ]
+            return subs, sheets
+        subs = store.submissions_for(conn, name, turn, cutoff)
+        sheets = [
+            engine.read_orders(state, p.name, subs[p.name][1], subs[p.name][0])
+            for p in present
+            if p.name in subs
+        ]
+        return subs, sheets
+
+    def _advance(
+        self,
+        conn: Connection,
+        cfg: GameConfig,
+        row: GameRow,
+        after: NextTurn,
+        now: datetime,
+        late: bool,
+        why: str,
+    ) -> bool:
+        """Move the game from its turn to the next (with the next deadline),
+        or finish it; False if it is no longer at that turn."""
+        outcome = after.outcome
+        deadline = None
+        if outcome is None:
+            deadline = next_deadline(
+                cfg, now, row.deadline if late else None, early=why != "deadline"
+            )
+        return self.app.store.advance_game(
+            conn,
+            row.name,
+            row.turn,
+            turn=after.number,
+            state=after.state,
+            deadline=deadline,
+            turn_started_at=now,
+            status="running" if outcome is None else "finished",
+            finished_at=None if outcome is None else now,
+        )
+
+    def _record(
+        self,
+        conn: Connection,
+        engine: Any,
+        row: GameRow,
+        result: TurnResult,
+        after: NextTurn,
+        info: dict[str, Any],
+    ) -> None:
+        """Keep the turn's record (what ran, with which seed, whose orders
+        by their hashes); start the next turn, or score a finished game."""
+        store, name, now = self.app.store, row.name, info["resolved_at"]
+        subs = info["orders"]
+        record = {
+            "phase": info["phase"],
+            "why": info["why"],
+            "deadline": row.deadline.isoformat() if row.deadline else None,
+            "late": info["late"],
+            "seed": info["seed"],
+            "orders": {
+                p: {"seq": s[0], "sha256": sealed_hash(s[1]), "received": s[2].isoformat()}
+                for p, s in sorted(subs.items())
+            },
+            "missed": info["missed"],
+            "results": [r.to_dict() for r in result.results],
+            "events": [e.to_dict() for e in result.events],
+        }
+        store.finish_turn(conn, name, row.turn, json.dumps(record, sort_keys=True), now)
+        outcome = after.outcome
+        if outcome is None:
+            store.start_turn(conn, name, after.number, after.state, now)
+        elif engine.scoreboard:
+            store.add_scores(
+                conn,
+                name,
+                [(p.email, p.name, outcome.scores.get(p.name, 0)) for p in info["players"]],
+                now,
+            )
+
+
+def missed_turns(
+    row: GameRow,
+    why: str,
+    now: datetime,
+    active: list[PlayerRow],
+    subs: dict[str, Any],
+    ready: Any,
+) -> list[str]:
+    """Who is charged a missed turn: those who owe orders and sent none.
+    It is charged only to those whose time ran out: a turn the master (or
+    READY) ran before the deadline charges no one who still had time (their
+    units take the default orders all the same)."""
+    out_of_time = why == "deadline" or row.deadline is None or now >= row.deadline
+    return [p.name for p in active if out_of_time and p.name not in subs and p.name not in ready]
 
 
 def combined(
