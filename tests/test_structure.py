@@ -284,7 +284,6 @@ OVER_MOST = {
     "pbem/inbox.py": ("pipeline", 1280),
     "pbem/store/__init__.py": ("storesplit", 1460),
     "pbem/cli/main.py": ("rooms", 915),
-    "pbem/config.py": ("rooms", 680),
     "pbem/mail/parse.py": ("rooms", 582),
 }
 

@@ -1,0 +1,127 @@
+"""What games.yaml says, as values: the server, its outbound mail and
+limits, and each game with its players."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+EMAIL = re.compile(r"^[^@\s<>\"]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
+DOMAIN = re.compile(r"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
+GAME_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+PRESS_KINDS = ("both", "signed", "anonymous", "none")
+PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
+
+
+class ConfigError(ValueError):
+    """A bad games.yaml; ``problems`` lists every one, each with its line."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Outbound:
+    """Where mail goes: through an SMTP relay when ``host`` is set, else
+    into the Maildir folder ``maildir`` (nothing else needs to run)."""
+
+    host: str | None = None
+    port: int = 25
+    sender: str = ""
+    username: str | None = None
+    password: str | None = None
+    starttls: bool = False
+    tls: bool = False
+    maildir: Path = Path("var/mail")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one SMTP client may do."""
+
+    max_message_size: int = 10 * 2**20  # octets; more is refused with 552
+    max_recipients: int = 20
+    max_connections: int = 64
+    idle_timeout: float = 120.0  # seconds without a command
+    max_commands: int = 1000  # of one kind per session (NOOP floods end in 421 at 100)
+    replies_per_day: int = 10  # to any one address: no mail loop runs away
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    domain: str
+    host: str = "127.0.0.1"
+    port: int = 2525
+    timezone: str = "UTC"
+    storage: Path = Path("var/pbem.sqlite")
+    outbound: Outbound = field(default_factory=Outbound)
+    limits: Limits = field(default_factory=Limits)
+    lmtp_socket: Path | None = None
+    # if set: orders count only from mail whose topmost Authentication-Results,
+    # written by this relay (its authserv-id), shows DKIM or DMARC passing
+    trusted_relay: str | None = None
+
+    @property
+    def address(self) -> str:
+        """The server's own address, for mail to no game in particular."""
+        return self.outbound.sender or f"judge@{self.domain}"
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    name: str
+    email: str
+    timezone: str | None = None
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    name: str
+    game: str
+    map: str  # a shipped map's name, or the absolute path of a map file
+    deadline: str
+    timezone: str
+    players: tuple[PlayerConfig, ...]
+    master_email: str | None = None
+    master_password: str | None = None
+    observers: tuple[str, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    line: int = 0
+    seats: int = 0  # players the game waits for; more than listed: open to JOIN
+    press: str = "both"  # signed, anonymous, both, none
+    lobby: bool = False  # JOIN opens lobbies name-1, name-2, ... each a game of its own
+    react_cooldown: timedelta = timedelta(minutes=5)  # between one spectator's reactions
+    early: bool = False  # adjudicate at once when every active player is READY
+    remind: timedelta | None = timedelta(hours=2)  # before the deadline; None: no reminder
+    keep: timedelta = timedelta(days=7)  # a finished game stays readable this long
+    # a phase that starts early (ADJUDICATE, every player READY) lasts at least
+    # this long; None: the game's normal length (its cron period)
+    min_phase: timedelta | None = None
+    visibility: str = "public"  # private: WATCH only with the observer password
+    observer_password: str | None = None
+
+    @property
+    def open_seats(self) -> int:
+        return max(0, self.seats - len(self.players))
+
+    def address(self, server: ServerConfig) -> str:
+        return f"{self.name}@{server.domain}"
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    server: ServerConfig
+    games: tuple[GameConfig, ...]
+
+    def game(self, name: str) -> GameConfig:
+        for g in self.games:
+            if g.name == name:
+                return g
+        raise KeyError(f"no game {name!r} in {self.path.name}")

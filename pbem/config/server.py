@@ -1,0 +1,121 @@
+"""games.yaml's server section: the domain, where to listen, storage, the
+outbound mail and the limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from pbem.config.checker import Checker
+from pbem.config.model import DOMAIN, EMAIL, Limits, Outbound, ServerConfig
+
+SERVER_KEYS = (
+    "domain",
+    "listen",
+    "timezone",
+    "storage",
+    "outbound",
+    "limits",
+    "lmtp",
+    "trusted_relay",
+)
+OUTBOUND_KEYS = ("host", "port", "from", "username", "password", "starttls", "tls", "maildir")
+LIMIT_KEYS = (
+    "max_message_size",
+    "max_recipients",
+    "max_connections",
+    "idle_timeout",
+    "max_commands",
+    "replies_per_day",
+)
+
+
+def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
+    raw = c.mapping(data, "server", "server section", required=True)
+    c.keys(raw, SERVER_KEYS, "server")
+    domain = c.string(
+        raw,
+        "domain",
+        "server domain",
+        required=bool(raw) or "server" in data,
+        pattern=DOMAIN,
+        hint=" (for example judge.example)",
+    )
+    listen = c.mapping(raw, "listen", "server listen")
+    c.keys(listen, ("host", "port"), "server listen")
+    host = c.string(listen, "host", "listen host") or "127.0.0.1"
+    port = c.integer(listen, "port", "listen port (0: any free port)", 2525, 0, 65535)
+    tz = c.timezone(raw, "timezone", "server timezone") or "UTC"
+    storage = c.string(raw, "storage", "server storage") or "var/pbem.sqlite"
+    base = path.resolve().parent
+
+    def place(value: str) -> Path:
+        p = Path(value)
+        return p if p.is_absolute() else base / p
+
+    outbound = _outbound(c, raw, domain, place)
+    limits = _limits(c, raw)
+    lmtp = c.string(raw, "lmtp", "server lmtp (a unix socket path)")
+    relay = c.string(
+        raw,
+        "trusted_relay",
+        "server trusted_relay",
+        pattern=DOMAIN,
+        hint=" (the authserv-id of your relay's Authentication-Results)",
+    )
+    if domain is None:
+        return None
+    return ServerConfig(
+        domain,
+        host,
+        port,
+        tz,
+        place(storage),
+        outbound,
+        limits,
+        place(lmtp) if lmtp else None,
+        relay,
+    )
+
+
+def _outbound(c: Checker, raw: dict, domain: str | None, place: Callable[[str], Path]) -> Outbound:
+    """Where mail goes: an SMTP relay (with TLS or STARTTLS), or a Maildir."""
+    out = c.mapping(raw, "outbound", "server outbound")
+    c.keys(out, OUTBOUND_KEYS, "outbound")
+    sender = c.string(out, "from", "outbound from", pattern=EMAIL) or (
+        f"judge@{domain}" if domain else ""
+    )
+    flags = {}
+    for key in ("starttls", "tls"):
+        flags[key] = out.get(key, False)
+        if not isinstance(flags[key], bool):
+            c.add(out, key, f"outbound {key} must be true or false")
+            flags[key] = False
+    if flags["starttls"] and flags["tls"]:
+        c.add(out, "tls", "outbound: choose tls (port 465) or starttls (port 587), not both")
+    return Outbound(
+        host=c.string(out, "host", "outbound host"),
+        port=c.integer(out, "port", "outbound port", 25, 1, 65535),
+        sender=sender,
+        username=c.string(out, "username", "outbound username"),
+        password=c.string(out, "password", "outbound password"),
+        starttls=flags["starttls"],
+        tls=flags["tls"],
+        maildir=place(c.string(out, "maildir", "outbound maildir") or "var/mail"),
+    )
+
+
+def _limits(c: Checker, raw: dict) -> Limits:
+    """What one sender and one connection may do."""
+    lim = c.mapping(raw, "limits", "server limits")
+    c.keys(lim, LIMIT_KEYS, "server limits")
+    return Limits(
+        max_message_size=c.integer(
+            lim, "max_message_size", "max_message_size", 10 * 2**20, 10_000, 2**30
+        ),
+        max_recipients=c.integer(lim, "max_recipients", "max_recipients", 20, 1, 1000),
+        max_connections=c.integer(lim, "max_connections", "max_connections", 64, 1, 10_000),
+        idle_timeout=c.integer(lim, "idle_timeout", "idle_timeout", 120, 1, 3600),
+        max_commands=c.integer(lim, "max_commands", "max_commands", 1000, 10, 100_000),
+        replies_per_day=c.integer(lim, "replies_per_day", "replies_per_day", 10, 1, 10**6),
+    )
