@@ -1,6 +1,6 @@
 """`pbem demo`: six scripted players play a whole Office Wars game by mail.
 
-A real server runs in this process (pbem/local.py): SMTP on 127.0.0.1, a
+A real server runs in this process (pbem/cli/local.py): SMTP on 127.0.0.1, a
 SQLite file and a Maildir for outbound mail in a folder of its own. The
 players JOIN by mail, then each turn read their latest mail from the
 Maildir (the "started" mail, then each report), pick orders among the legal

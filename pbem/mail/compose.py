@@ -206,7 +206,7 @@ class Composer:
         player's own reply address). ``attachments``: (bytes, MIME type,
         file name) each. ``hide``: secrets (the passwords a mail carried)
         that the reply never repeats, in its subject or its text. Replies count
-        toward the daily cap on replies (pbem/replycap.py): the last one says
+        toward the daily cap on replies (pbem/mail/replycap.py): the last one says
         so, and those over it are held for a digest."""
         text = (
             templates()

@@ -4,7 +4,7 @@ It is only an alarm clock. The deadlines live in storage (games.deadline);
 the scheduler keeps one job per game at its stored deadline and one at its
 reminder time, rebuilt from storage at start and on every sweep, plus the
 sweep itself every minute. Each job only wakes the worker, which resolves
-what storage says is due (pbem/turns.py). APScheduler's own job store is
+what storage says is due (pbem/turns/runner.py). APScheduler's own job store is
 never trusted with a turn: it records a job's next run when the job starts,
 so a crash mid-turn would lose the turn, and several processes cannot share
 it. Jobs live in memory and are rebuilt; a missed job costs nothing, since
