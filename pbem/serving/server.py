@@ -25,6 +25,7 @@ from typing import Any
 from pbem.app import App
 from pbem.faults import CHILD
 from pbem.inbox import Processor
+from pbem.lifecycle.opening import open_app
 from pbem.mail.outbox import Sender
 from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
 from pbem.serving.lease import RENEW, Lease, die_with_parent
@@ -168,8 +169,6 @@ def _child_main(config_path: str, wake_fd: Any, parent: int) -> None:  # pragma:
     # a sender waits on every 250; nobody waits on a receipt a few
     # milliseconds longer: under load the SMTP side goes first
     os.nice(19)
-    from pbem.lifecycle.opening import open_app
-
     app = open_app(config_path)
     fd = wake_fd.fileno()
     lease = Lease(app.store)
