@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from pbem.replycap import SEVERAL_GAMES
+from pbem.mail.replycap import SEVERAL_GAMES
 from tests.mailharness import Harness
 
 ANN = "ann@example.org"
