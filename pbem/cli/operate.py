@@ -1,0 +1,312 @@
+"""The commands on a server's storage and mail: serve, play as a player,
+retry a quarantined mail, seat a player, revoke reply addresses, the game
+master's commands, the scoreboard, kept reports, stored mail."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from pbem.cli.errors import InputError
+from pbem.config import load_config
+from pbem.words import plural
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    import logging
+
+    from pbem.lifecycle.opening import open_app
+    from pbem.serving.server import serve
+
+    logging.basicConfig(
+        level=logging.WARNING if args.quiet else logging.INFO,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # a line per job run otherwise
+    logging.getLogger("alembic").setLevel(logging.WARNING)  # a line per migration otherwise
+    listen = load_config(args.file).server
+    _port_free(args.host or listen.host, listen.port if args.port is None else args.port)
+    app = open_app(args.file)
+    if args.host or args.port is not None:
+        import dataclasses
+
+        server = dataclasses.replace(
+            app.config.server,
+            host=args.host or app.config.server.host,
+            port=app.config.server.port if args.port is None else args.port,
+        )
+        app.config = dataclasses.replace(app.config, server=server)
+    serve(app)
+    return 0
+
+
+def _port_free(host: str, port: int) -> None:
+    """InputError naming the port, and how to choose another, if something
+    listens on it already."""
+    import errno
+    import socket
+
+    if port == 0:
+        return
+    try:
+        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise InputError(
+                f"port {port} on {host} is in use (another pbem serve, or another mail "
+                f"server?). Stop it, or choose another port: pbem serve --port {port + 1} "
+                f"(make run PORT={port + 1}; or listen: {{port: {port + 1}}} in games.yaml)"
+            ) from None
+        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    """A mail as a player, through the running server, and its receipt."""
+    import smtplib
+    import time
+    from email.message import EmailMessage
+    from email.utils import make_msgid
+
+    from pbem.lifecycle.opening import open_app
+
+    app = open_app(args.config)
+    with app.store.tx(write=False) as conn:
+        seated = [p for p in app.store.players(conn, args.game) if p.status == "active"]
+    who = args.player.lower()
+    player = next((p for p in seated if who in (p.name.lower(), p.email.lower())), None)
+    if player is None:
+        names = ", ".join(p.name for p in seated) or "nobody yet"
+        raise InputError(f"{args.game} has no player {args.player!r} (players: {names})")
+    text = "\n".join(args.lines) if args.lines else sys.stdin.read()
+    mail = EmailMessage()
+    mail["From"] = player.email
+    mail["To"] = app.reply_address(player)
+    mail["Subject"] = f"{args.game}: orders"
+    mail["Message-ID"] = make_msgid(domain=player.email.partition("@")[2] or "localhost")
+    mail.set_content(text + "\n")
+    host = app.config.server.host
+    port = app.config.server.port if args.port is None else args.port
+    try:
+        with smtplib.SMTP(host, port, timeout=30) as smtp:
+            smtp.send_message(mail)
+    except OSError as exc:
+        raise InputError(
+            f"no mail server answers on {host}:{port} ({exc.strerror or exc}): start it with "
+            "`make run` (pbem serve), or give its --port"
+        ) from None
+    print(f"sent as {player.email} to {mail['To']}", file=sys.stderr)
+    until = time.monotonic() + args.wait
+    while time.monotonic() < until:
+        receipt = _receipt_for(app, player.email, str(mail["Message-ID"]))
+        if receipt is not None:
+            print(receipt, file=out, end="")
+            return 0
+        time.sleep(0.2)
+    print(
+        f"no receipt within {args.wait:g} s; it will come to {player.email} "
+        f"({app.config.server.outbound.maildir}/new/ for a Maildir)",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def _receipt_for(app: Any, email_addr: str, message_id: str) -> str | None:
+    """The text of the server's answer to the mail ``message_id``, once it
+    is in the outbox."""
+    import email
+    import email.policy
+
+    for row in reversed(app.store.outbox_rows(None, email_addr)):
+        msg = email.message_from_bytes(row.message, policy=email.policy.default)
+        if msg["In-Reply-To"] == message_id:
+            body = msg.get_body(("plain",))
+            return None if body is None else body.get_content().replace("\r\n", "\n")
+    return None
+
+
+def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.lifecycle.opening import open_app
+
+    app = open_app(args.config)
+    if not app.store.retry_mail(args.message):
+        raise InputError(f"mail #{args.message} is not quarantined")
+    print(
+        f"mail #{args.message} is queued again; a running server takes it within a second", file=out
+    )
+    return 0
+
+
+def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
+    """The game master seats a player (the same as their JOIN): a password
+    mail goes out; the last seat starts the game."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    from pbem.config import EMAIL, PLAYER_NAME
+    from pbem.lifecycle.opening import open_app
+    from pbem.lifecycle.seats import add_player
+    from pbem.lifecycle.start import start_game
+
+    if not PLAYER_NAME.match(args.name):
+        raise InputError(f"{args.name!r} cannot be a player's name")
+    if not EMAIL.match(args.email):
+        raise InputError(f"{args.email!r} is not an email address")
+    if args.timezone:
+        try:
+            ZoneInfo(args.timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise InputError(f"{args.timezone!r} is not a time zone") from None
+    app = open_app(args.config)
+    cfg = app.game_config(args.game)
+    with app.store.tx() as conn:
+        row = app.store.game(conn, args.game)
+        if row is None or cfg is None:
+            raise InputError(f"there is no game {args.game!r}")
+        if row.status != "forming":
+            raise InputError(f"{args.game} has started: it has no free seat")
+        seated = app.store.players(conn, args.game)
+        if any(p.name.lower() == args.name.lower() for p in seated):
+            raise InputError(f"{args.game} has a player called {args.name} already")
+        if any(p.email.lower() == args.email.lower() for p in seated):
+            raise InputError(f"{args.email} has a seat in {args.game} already")
+        add_player(app, conn, cfg, args.name, args.email, args.timezone)
+        taken = len(seated) + 1
+        if taken >= cfg.seats:
+            start_game(app, conn, cfg)
+    started = " - every seat is taken and the game has started" if taken >= cfg.seats else ""
+    print(
+        f"{args.name} <{args.email}> is seated in {args.game} ({taken} of {cfg.seats})"
+        f"{started}; the password mail is queued",
+        file=out,
+    )
+    return 0
+
+
+def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.lifecycle.opening import open_app
+
+    app = open_app(args.config)
+    with app.store.tx() as conn:
+        player = next(
+            (p for p in app.store.players(conn, args.game) if p.name == args.player), None
+        )
+        if player is None:
+            raise InputError(f"{args.game} has no player called {args.player!r}")
+        app.store.bump_token(conn, player.id)
+    print(
+        f"{args.player}'s earlier reply addresses for {args.game} no longer work; the next "
+        "mail the server sends them carries a new one",
+        file=out,
+    )
+    return 0
+
+
+def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
+    """The game master's commands, as by mail."""
+    from pbem import master
+    from pbem.lifecycle.opening import open_app
+    from pbem.turns.runner import TurnRunner
+
+    app = open_app(args.config)
+    want = {"extend": 1, "replace": 2, "remove": 1}.get(args.action, 0)
+    if len(args.args) != want:
+        what = {"extend": "DURATION", "replace": "PLAYER EMAIL", "remove": "PLAYER"}
+        raise InputError(
+            f"{args.action} takes "
+            + (f"{plural(want, 'argument')} ({what[args.action]})" if want else "no arguments")
+            + f", not {len(args.args)}"
+        )
+    try:
+        if args.action == "adjudicate":
+            with app.store.tx(write=False) as conn:
+                turn = master.check_adjudicate(app, conn, args.game)
+            done = TurnRunner(app).run(args.game, turn, "master")
+            if done is None:
+                raise InputError(f"turn {turn} of {args.game} was resolved meanwhile")
+            print(f"{args.game}: {done.phase} resolved; the reports are queued", file=out)
+            return 0
+        with app.store.tx() as conn:
+            if args.action == "status":
+                text = "\n".join(master.status(app, conn, args.game))
+            elif args.action == "pause":
+                text = master.pause(app, conn, args.game)
+            elif args.action == "resume":
+                text = master.resume(app, conn, args.game)
+            elif args.action == "extend":
+                text = master.extend(app, conn, args.game, args.args[0])
+            elif args.action == "replace":
+                text = master.replace(app, conn, args.game, *args.args)
+            elif args.action == "remove":
+                text = master.remove(app, conn, args.game, args.args[0])
+            else:
+                text = master.end(app, conn, args.game)
+    except master.MasterError as exc:
+        raise InputError(str(exc)) from None
+    print(text, file=out)
+    return 0
+
+
+def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.inbox import rank_lines
+    from pbem.lifecycle.opening import open_app
+
+    app = open_app(args.config)
+    with app.store.tx(write=False) as conn:
+        lines = rank_lines(app.store.ranking(conn))
+    print("\n".join(lines), file=out)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.lifecycle.opening import open_app
+
+    app = open_app(args.config)
+    with app.store.tx(write=False) as conn:
+        found = app.store.report(conn, args.game, args.reader, args.turn)
+        turns = app.store.report_turns(conn, args.game)
+    if found is None:
+        kept = f"turns kept: {', '.join(map(str, turns))}" if turns else "none is kept yet"
+        raise InputError(f"no such report of {args.game} ({kept})")
+    if args.html:  # a page of its own: the map inlined, not a cid: part no browser shows
+        from pbem.cli.demo import standalone_html
+
+        page = standalone_html(found.html, found.png) if found.png else found.html
+    else:
+        page = found.text
+    print(page.replace("\r\n", "\n"), file=out, end="")
+    if args.out is None:
+        print("\n(the map picture: add --out FOLDER to write it)", file=sys.stderr)
+        return 0
+    folder = Path(args.out)
+    png = folder / f"map-{args.game}-{found.turn}.png"
+    svg = folder / f"map-{args.game}-{found.turn}.svg"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        png.write_bytes(found.png)
+        svg.write_text(found.svg, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write the map picture into {folder}: {exc.strerror}") from None
+    print(f"\n(map picture: {png} and {svg})", file=sys.stderr)
+    return 0
+
+
+def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
+    from pbem.lifecycle.opening import open_app
+
+    app = open_app(args.config)
+    for row in app.store.mails(args.state):
+        note = f" ({row.note})" if row.note else ""
+        error = f" [attempts {row.attempts}]" if row.attempts else ""
+        if row.state == "quarantined" and row.error:  # why, in its last line
+            error += f" [{row.error.strip().splitlines()[-1][:200]}]"
+        print(
+            f"#{row.id:<6} {row.received_at:%Y-%m-%d %H:%M:%S} {row.state:<11} "
+            f"from {row.mail_from or '<>'} to {', '.join(row.rcpt_to)}{note}{error}",
+            file=out,
+        )
+    states = app.store.mail_states()
+    print("; ".join(f"{k} {v}" for k, v in sorted(states.items())) or "no mail", file=out)
+    return 0
