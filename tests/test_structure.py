@@ -284,7 +284,6 @@ MOST_LINES = 500
 OVER_MOST = {
     "pbem/inbox.py": ("pipeline", 1350),
     "pbem/store/__init__.py": ("storesplit", 1500),
-    "pbem/mail/parse.py": ("rooms", 600),
 }
 
 

@@ -17,41 +17,14 @@ import re
 import signal
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from email.headerregistry import Address
 from email.message import Message
-from html.parser import HTMLParser
 from typing import Any
 
-MAX_PARTS = 500  # MIME parts read; more is "too complex"
-MAX_DEPTH = 20  # nesting of multiparts
-MAX_HEADERS = 500  # header lines of the mail itself
-MAX_DECODED = 4 * 2**20  # octets of one part once decoded; a larger part is not read
-MAX_TEXT = 200_000  # characters of body text used for orders
-PARSE_SECONDS = 0.5  # the longest one mail may take to read (where it can be bounded)
+from pbem.mail.body import body_text, split_lines
+from pbem.mail.parsed import MAX_DEPTH, MAX_HEADERS, MAX_PARTS, PARSE_SECONDS, ParsedMail
 
 _ADDR_SPEC = re.compile(r"^[^\s<>@\"\\,;:()\[\]]+@[A-Za-z0-9.-]+$")
-
-
-@dataclass
-class ParsedMail:
-    """What processing needs from a mail."""
-
-    from_addr: str | None = None  # the addr-spec, lower-case domain; never the display name
-    subject: str = ""
-    message_id: str | None = None
-    in_reply_to: str | None = None
-    references: tuple[str, ...] = ()
-    auto: str | None = None  # why it is automatic mail, if it is
-    bounce: str | None = None  # why it is a bounce, if it is
-    bounced_ids: tuple[str, ...] = ()  # Message-IDs the bounce names
-    loop: bool = False  # carries our own server mark
-    lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, text) kept
-    ignored: list[tuple[int, str]] = field(default_factory=list)  # quoted, signature, after END
-    source: str = "none"  # plain, html, none
-    notes: list[str] = field(default_factory=list)  # what could not be read
-    too_complex: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
 
 
 def _addr_spec(value: str) -> str | None:
@@ -165,9 +138,9 @@ def _read(text: bytes, envelope_from: str, out: ParsedMail) -> None:
         return
     if out.auto:
         return
-    body, source = _body_text(msg, out)
+    body, source = body_text(msg, out)
     out.source = source
-    _split_lines(body, out)
+    split_lines(body, out)
 
 
 class ReadTimeout(BaseException):
@@ -362,221 +335,3 @@ def _bounced_ids(msg: Message) -> tuple[str, ...]:
     for name in ("In-Reply-To", "References"):
         found += re.findall(r"<[^>\s]+>", _header(msg, name))
     return tuple(dict.fromkeys(found))[:20]
-
-
-# ----------------------------------------------------------------------------
-# The body
-
-
-def _decode(part: Message, out: ParsedMail, where: str) -> str | None:
-    encoded = part.get_payload(decode=False)
-    if isinstance(encoded, str) and len(encoded) > MAX_DECODED * 2:
-        out.notes.append(f"{where} is over {MAX_DECODED // 2**20} MB; it was not read")
-        return None
-    try:
-        payload = part.get_payload(decode=True)
-    except Exception:
-        out.notes.append(f"{where} could not be decoded")
-        return None
-    if payload is None:
-        return None
-    if len(payload) > MAX_DECODED:
-        out.notes.append(f"{where} is over {MAX_DECODED // 2**20} MB once decoded; it was not read")
-        return None
-    if not isinstance(payload, bytes):
-        payload = str(payload).encode("utf-8", "replace")
-    charset = None
-    try:
-        charset = part.get_content_charset()
-    except Exception:
-        pass
-    if charset:
-        try:
-            return payload.decode(charset, errors="replace")
-        except LookupError:
-            out.notes.append(
-                f"{where} declares an unknown charset {charset!r}; it was read as UTF-8"
-            )
-        except Exception:
-            out.notes.append(f"{where} could not be decoded as {charset!r}; it was read as UTF-8")
-        return payload.decode("utf-8", errors="replace")
-    try:
-        return payload.decode("utf-8")
-    except UnicodeDecodeError:
-        return payload.decode("cp1252", errors="replace")
-
-
-def _body_text(msg: Message, out: ParsedMail) -> tuple[str, str]:
-    plain: str | None = None
-    html: str | None = None
-    attachments = 0
-    count = 0
-    try:
-        parts = list(msg.walk())
-    except Exception:
-        out.notes.append("the MIME structure could not be read")
-        parts = [msg]
-    for part in parts:
-        count += 1
-        if count > MAX_PARTS:
-            out.notes.append(f"only the first {MAX_PARTS} parts were read")
-            break
-        try:
-            if part.is_multipart():
-                continue
-            ctype = part.get_content_type()
-            disposition = (part.get_content_disposition() or "").lower()
-        except Exception:
-            out.notes.append(f"part {count} could not be read")
-            continue
-        if ctype.startswith("multipart/"):
-            # declared multipart but unreadable as one (no boundary): the
-            # body is all there is, so read it as text
-            out.notes.append(
-                f"part {count} says it is {ctype} but has no parts; it was read as text"
-            )
-            ctype = "text/plain"
-        elif disposition == "attachment" or not ctype.startswith("text/"):
-            attachments += 1
-            continue
-        if ctype == "text/plain" and plain is None:
-            plain = _decode(part, out, f"part {count}")
-        elif ctype == "text/html" and html is None:
-            html = _decode(part, out, f"part {count}")
-    if attachments:
-        out.notes.append(f"{attachments} attachment(s) or non-text part(s) ignored")
-    if plain is not None and plain.strip():
-        return plain, "plain"
-    if html is not None:
-        return html_to_text(html), "html"
-    if plain is not None:
-        return plain, "plain"
-    if attachments:
-        out.notes.append("there is no text part to read orders from")
-    return "", "none"
-
-
-class _HtmlText(HTMLParser):
-    BLOCK = {
-        "p",
-        "div",
-        "br",
-        "li",
-        "tr",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "pre",
-        "blockquote",
-        "table",
-        "ul",
-        "ol",
-        "hr",
-    }
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.skip = 0
-        self.quote = 0
-
-    def handle_starttag(self, tag: str, attrs: list) -> None:
-        if tag in ("script", "style", "head"):
-            self.skip += 1
-        if tag == "blockquote":
-            self.quote += 1
-        if tag in self.BLOCK:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "head") and self.skip:
-            self.skip -= 1
-        if tag == "blockquote" and self.quote:
-            self.quote -= 1
-        if tag in self.BLOCK:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if self.skip:
-            return
-        if self.quote:  # quoted earlier mail, as in a reply
-            data = "\n".join("> " + line if line.strip() else line for line in data.split("\n"))
-        self.parts.append(data)
-
-
-def html_to_text(html: str) -> str:
-    """The text of an HTML mail, a line per block; blockquotes marked as
-    quotes so they are never read as orders."""
-    parser = _HtmlText()
-    try:
-        parser.feed(html[: MAX_TEXT * 5])
-        parser.close()
-    except Exception:
-        pass
-    text = "".join(parser.parts).replace("\xa0", " ")
-    lines = [
-        " ".join(line.split()) if not line.startswith(">") else line.rstrip()
-        for line in text.split("\n")
-    ]
-    return "\n".join(lines)
-
-
-# Where the quoted part of a reply begins
-_WROTE = re.compile(
-    r"^(on\s.+|le\s.+|am\s.+|el\s.+|op\s.+)\b(wrote|a écrit|schrieb|escribió|"
-    r"schreef)\s*:\s*$",
-    re.I,
-)
-_WROTE_END = re.compile(r"(wrote|a écrit|schrieb|escribió|schreef)\s*:\s*$", re.I)
-_ORIGINAL = re.compile(
-    r"^-{2,}\s*(original message|forwarded message|ursprüngliche nachricht)"
-    r"\s*-{2,}$",
-    re.I,
-)
-_OUTLOOK_FROM = re.compile(r"^(from|von|de)\s*:\s*\S", re.I)
-_OUTLOOK_NEXT = re.compile(r"^(sent|date|gesendet|envoyé|to|subject)\s*:", re.I)
-
-
-def _split_lines(text: str, out: ParsedMail) -> None:
-    """Keep the new lines of a mail; set aside quotes (>), a quoted earlier
-    mail (On ... wrote:, -----Original Message-----, an Outlook header
-    block, a line of underscores), the signature after "-- ", and all after
-    a line END."""
-    text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")[:MAX_TEXT]
-    lines = text.split("\n")
-    stop: int | None = None
-    for i, line in enumerate(lines):
-        s = line.strip()
-        if s.upper() == "END" or line in ("-- ", "--") or _ORIGINAL.match(s):
-            stop = i
-            break
-        if re.fullmatch(r"_{10,}", s):
-            stop = i
-            break
-        if _WROTE.match(s):
-            stop = i
-            break
-        low = s.lower()
-        if low.startswith(("on ", "le ", "am ")) and any(
-            _WROTE_END.search(lines[j].strip()) for j in range(i + 1, min(i + 3, len(lines)))
-        ):
-            stop = i
-            break
-        if _OUTLOOK_FROM.match(s) and any(
-            _OUTLOOK_NEXT.match(lines[j].strip()) for j in range(i + 1, min(i + 4, len(lines)))
-        ):
-            stop = i
-            break
-    for i, line in enumerate(lines):
-        number = i + 1
-        if stop is not None and i >= stop:
-            if line.strip():
-                out.ignored.append((number, line))
-            continue
-        if line.lstrip().startswith(">"):
-            out.ignored.append((number, line))
-            continue
-        out.lines.append((number, line.rstrip()))
