@@ -122,56 +122,11 @@ def context(
     seen = result.for_viewer(reader.viewer)
     view = engine.view(result.state, reader.viewer)
     outcome = engine.outcome(result.state)
-    by_player: dict[str, list[dict[str, Any]]] = {}
-    for r in seen.results:
-        by_player.setdefault(r.order.player, []).append(
-            {
-                "text": r.order.canonical(),
-                "ok": r.succeeded,
-                "given": bool(r.order.line),
-                "why": say(engine.name, "results", r.reason, dict(r.facts)),
-            }
-        )
-    orders = info["orders"]
-    missed = set(info["missed"])
-    players = []
-    for p in info["players"]:
-        if p.name not in by_player and p.name not in orders and p.name not in missed:
-            continue  # out of the game before this turn
-        sub = orders.get(p.name)
-        players.append(
-            {
-                "name": p.name,
-                "label": with_seat(result.state, p.name),
-                "results": by_player.get(p.name, []),
-                "sent": sub is not None,
-                "missed_now": p.name in missed,
-                "missed": p.missed + (1 if p.name in missed else 0),
-                "sha256": sealed_hash(sub[1]) if sub else None,
-                "received": local(sub[2], reader.timezone) if sub else None,
-            }
-        )
-    ran = []  # games that run orders as received: every order in the order it ran
-    if engine.order_mode is OrderMode.RECEIVED:
-        ran = [
-            {
-                "player": r.order.player,
-                "text": r.order.canonical(),
-                "ok": r.succeeded,
-                "why": say(engine.name, "results", r.reason, dict(r.facts)),
-            }
-            for r in seen.results
-        ]
+    by_player = _results_by_player(engine, seen)
+    players = _players(result.state, by_player, info, reader)
+    ran = _ran(engine, seen) if engine.order_mode is OrderMode.RECEIVED else []
     measures = [m for m, _ in view.standings[0].measures] if view.standings else []
-    standings = [
-        {
-            "player": s.player,
-            "label": with_seat(result.state, s.player),
-            "cells": [v for _, v in s.measures],
-            "status": s.status,
-        }
-        for s in view.standings
-    ]
+    standings = _standings(view, result.state)
     uses_chance = engine.uses_chance
     deadline = game.deadline
     return {
@@ -210,6 +165,79 @@ def context(
         "keep_days": cfg.keep.days,
         "master": reader.role == "master",
     }
+
+
+def _said(engine: Game, r: Any) -> str:
+    """An order's result in the game's words."""
+    return say(engine.name, "results", r.reason, dict(r.facts))
+
+
+def _results_by_player(engine: Game, seen: Any) -> dict[str, list[dict[str, Any]]]:
+    """The results of each player's orders, as the reader sees them."""
+    by_player: dict[str, list[dict[str, Any]]] = {}
+    for r in seen.results:
+        by_player.setdefault(r.order.player, []).append(
+            {
+                "text": r.order.canonical(),
+                "ok": r.succeeded,
+                "given": bool(r.order.line),
+                "why": _said(engine, r),
+            }
+        )
+    return by_player
+
+
+def _players(
+    state: Any, by_player: dict[str, list[dict[str, Any]]], info: dict[str, Any], reader: Reader
+) -> list[dict[str, Any]]:
+    """Each player still in the game: their results, whether they sent
+    orders (the hash of what they sent, and when) or missed the deadline."""
+    orders = info["orders"]
+    missed = set(info["missed"])
+    players = []
+    for p in info["players"]:
+        if p.name not in by_player and p.name not in orders and p.name not in missed:
+            continue  # out of the game before this turn
+        sub = orders.get(p.name)
+        players.append(
+            {
+                "name": p.name,
+                "label": with_seat(state, p.name),
+                "results": by_player.get(p.name, []),
+                "sent": sub is not None,
+                "missed_now": p.name in missed,
+                "missed": p.missed + (1 if p.name in missed else 0),
+                "sha256": sealed_hash(sub[1]) if sub else None,
+                "received": local(sub[2], reader.timezone) if sub else None,
+            }
+        )
+    return players
+
+
+def _ran(engine: Game, seen: Any) -> list[dict[str, Any]]:
+    """Games that run orders as received: every order in the order it ran."""
+    return [
+        {
+            "player": r.order.player,
+            "text": r.order.canonical(),
+            "ok": r.succeeded,
+            "why": _said(engine, r),
+        }
+        for r in seen.results
+    ]
+
+
+def _standings(view: Any, state: Any) -> list[dict[str, Any]]:
+    """The standings table: each player, with their power or colour."""
+    return [
+        {
+            "player": s.player,
+            "label": with_seat(state, s.player),
+            "cells": [v for _, v in s.measures],
+            "status": s.status,
+        }
+        for s in view.standings
+    ]
 
 
 def sealed_hash(text: str) -> str:
