@@ -90,43 +90,7 @@ def _file_commands(sub: Any) -> None:
     p.add_argument("file", nargs="?", default="games.yaml")
     p.set_defaults(run=cmd_check)
 
-    p = _command(
-        sub,
-        "adjudicate",
-        help="run one turn from files",
-        description="Run one turn from files and write the new state. The "
-        "orders file has one order a line, each prefixed by the player's name "
-        "or colour: 'ann: Sol attacks Vega'.",
-    )
-    p.add_argument(
-        "--game",
-        choices=sorted(GAMES),
-        help=f"the game (default: the state file's; {POSITIONS.name} for --position; "
-        f"else {FIRST.name})",
-    )
-    p.add_argument(
-        "--map",
-        help="a shipped map or a map file (a fresh start; not needed where the game has one map)",
-    )
-    start = p.add_mutually_exclusive_group(required=True)
-    start.add_argument("--state", help="the state file to start from")
-    start.add_argument("--players", help="a fresh start: player names, comma-separated")
-    start.add_argument(
-        "--position",
-        help=f"a position as text to start from ({POSITIONS.title}; docs/rules/): prints "
-        "every order's result and the next position (--out: write it to a file)",
-    )
-    p.add_argument("--orders", help="the orders file (no orders: every unit holds)")
-    p.add_argument("--seed", type=int, help="the turn's seed (default: from the game's seed)")
-    p.add_argument("--game-seed", type=int, default=0, help="the game's seed (fresh start)")
-    p.add_argument("--out", help="where to write the new state (default state-<turn>.json)")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument(
-        "--strict",
-        action="store_true",
-        help="refuse to adjudicate if any order line is refused (exit 2)",
-    )
-    p.set_defaults(run=cmd_adjudicate)
+    _adjudicate_command(sub)
 
     p = _command(
         sub,
@@ -270,3 +234,44 @@ def _trying_commands(sub: Any) -> None:
     p.add_argument("--dir", help="where to keep the demo's files (default: a new temporary folder)")
     p.add_argument("--seed", type=int, default=7)
     p.set_defaults(run=cmd_demo)
+
+
+def _adjudicate_command(sub: Any) -> None:
+    """pbem adjudicate: one turn from files."""
+    p = _command(
+        sub,
+        "adjudicate",
+        help="run one turn from files",
+        description="Run one turn from files and write the new state. The "
+        "orders file has one order a line, each prefixed by the player's name "
+        "or colour: 'ann: Sol attacks Vega'.",
+    )
+    p.add_argument(
+        "--game",
+        choices=sorted(GAMES),
+        help=f"the game (default: the state file's; {POSITIONS.name} for --position; "
+        f"else {FIRST.name})",
+    )
+    p.add_argument(
+        "--map",
+        help="a shipped map or a map file (a fresh start; not needed where the game has one map)",
+    )
+    start = p.add_mutually_exclusive_group(required=True)
+    start.add_argument("--state", help="the state file to start from")
+    start.add_argument("--players", help="a fresh start: player names, comma-separated")
+    start.add_argument(
+        "--position",
+        help=f"a position as text to start from ({POSITIONS.title}; docs/rules/): prints "
+        "every order's result and the next position (--out: write it to a file)",
+    )
+    p.add_argument("--orders", help="the orders file (no orders: every unit holds)")
+    p.add_argument("--seed", type=int, help="the turn's seed (default: from the game's seed)")
+    p.add_argument("--game-seed", type=int, default=0, help="the game's seed (fresh start)")
+    p.add_argument("--out", help="where to write the new state (default state-<turn>.json)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse to adjudicate if any order line is refused (exit 2)",
+    )
+    p.set_defaults(run=cmd_adjudicate)

@@ -99,14 +99,7 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
     master_email, master_password = _master(c, raw, label)
     observers = _observers(c, raw, label)
     options, seed = _options_and_seed(c, raw, label)
-    early = raw.get("early", False)
-    if not isinstance(early, bool):
-        c.add(raw, "early", f"{label}: early must be true or false")
-        early = False
-    remind = _duration(c, raw, "remind", label, timedelta(hours=2))
-    keep = _duration(c, raw, "keep", label, timedelta(days=7)) or timedelta(0)
-    react_cooldown = _duration(c, raw, "react_cooldown", label, timedelta(minutes=5))
-    min_phase = _duration(c, raw, "min_phase", label, None)
+    early, remind, keep, react_cooldown, min_phase = _timing(c, raw, label)
     visibility, observer_password = _visibility(c, raw, label)
     map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None)
     if engine is not None and map_ref is not None:
@@ -267,6 +260,20 @@ def _options_and_seed(c: Checker, raw: dict, label: str) -> tuple[dict, int | No
         c.add(raw, "seed", f"{label}: seed must be a whole number, 0 or more")
         seed = None
     return options, seed
+
+
+def _timing(c: Checker, raw: dict, label: str) -> tuple[bool, Any, timedelta, Any, Any]:
+    """Early turns, the reminder, how long a finished game is kept, the
+    reactions' cooldown and the shortest phase."""
+    early = raw.get("early", False)
+    if not isinstance(early, bool):
+        c.add(raw, "early", f"{label}: early must be true or false")
+        early = False
+    remind = _duration(c, raw, "remind", label, timedelta(hours=2))
+    keep = _duration(c, raw, "keep", label, timedelta(days=7)) or timedelta(0)
+    react_cooldown = _duration(c, raw, "react_cooldown", label, timedelta(minutes=5))
+    min_phase = _duration(c, raw, "min_phase", label, None)
+    return early, remind, keep, react_cooldown, min_phase
 
 
 def _visibility(c: Checker, raw: dict, label: str) -> tuple[str, str | None]:
