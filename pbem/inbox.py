@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import Connection
 
-from adjudicator.base import OrderMode
+from adjudicator.base import Game, OrderMode
 from pbem import master
 from pbem.app import App, Recipient
 from pbem.commands import COMMANDS, Section, read_commands, subject_password
@@ -35,7 +35,7 @@ from pbem.lifecycle.seats import add_player, with_seat
 from pbem.lifecycle.start import start_game
 from pbem.mail import auth
 from pbem.mail.compose import BadAddress, safe_address
-from pbem.mail.parse import ParsedMail, is_daemon, parse_mail
+from pbem.mail.parse import ParsedMail, is_daemon, parse_mail, read_clock
 from pbem.reports import compact_options, report_mail
 from pbem.serving.lease import identity
 from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow, StoreError
@@ -95,6 +95,7 @@ class Processor:
         self.holder = holder or identity()  # whose claims this worker's are
         self._checkpointed = 0.0
         self._states: dict[str, tuple[str, Any]] = {}  # game -> (state JSON, state)
+        self._sheets: dict[tuple[str, str], tuple[Any, str, Any]] = {}  # standing orders read
         self._cache: dict[tuple[str, str], Any] = {}
         self._pruned_at: Any = None
         self.turn_requests: set[str] = set()  # games to check for an early turn
@@ -107,6 +108,17 @@ class Processor:
             cached = (text, engine.load_state(text))
             self._states[game] = cached
         return cached[1]
+
+    def _read_previous(self, engine: Game, state: Any, game: str, player: str, text: str) -> Any:
+        """A player's standing orders read again (remembered while the
+        state and the text stay the same: each mail of a player's re-reads
+        them)."""
+        key = (game, player)
+        cached = self._sheets.get(key)
+        if cached is None or cached[0] is not state or cached[1] != text:
+            cached = (state, text, engine.read_orders(state, player, text))
+            self._sheets[key] = cached
+        return cached[2]
 
     # -- the queue ---------------------------------------------------------------
 
@@ -130,7 +142,8 @@ class Processor:
         if not rows:
             self._prune()
             return len(tired)
-        parsed = {row.id: self._parse(row) for row in rows}
+        with read_clock():
+            parsed = {row.id: self._parse(row) for row in rows}
         failed: list[tuple[InboxRow, str]] = []
         queue = list(rows)
         while queue:
@@ -525,7 +538,7 @@ class Processor:
         else:
             previous = store.current_submission(conn, name, turn, player.name)
             previous_sheet = (
-                engine.read_orders(state, player.name, previous[1])
+                self._read_previous(engine, state, name, player.name, previous[1])
                 if previous and previous[1]
                 else None
             )

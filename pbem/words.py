@@ -55,6 +55,7 @@ def templates() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # read once: a server's templates change with its code
     )
     env.globals["say"] = say
     env.filters["wrap"] = wrap

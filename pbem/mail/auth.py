@@ -16,6 +16,7 @@ import base64
 import hashlib
 import hmac
 import secrets
+from functools import lru_cache
 
 _N, _R, _P = 2**14, 8, 1
 
@@ -50,6 +51,7 @@ def new_secret() -> str:
     return secrets.token_hex(32)
 
 
+@lru_cache(maxsize=65536)
 def reply_token(secret: str, game: str, player: str, version: int) -> str:
     mac = hmac.new(
         bytes.fromhex(secret), f"{game}\0{player}\0{version}".encode(), hashlib.sha256

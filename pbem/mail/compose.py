@@ -270,7 +270,9 @@ def hidden(text: str, secrets_: Sequence[str]) -> str:
     ********. Words under six characters are left: no password the server
     makes is that short, and a wrong guess such as "wrong" is a word our
     own sentences use."""
-    for secret in sorted({x for x in secrets_ if len(x) >= 6}, key=len, reverse=True):
+    lowered = text.lower()
+    found = {x for x in secrets_ if len(x) >= 6 and x.lower() in lowered}
+    for secret in sorted(found, key=len, reverse=True):
         text = re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "********", text, flags=re.I)
     return text
 

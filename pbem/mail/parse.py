@@ -16,7 +16,8 @@ import functools
 import re
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from email.headerregistry import Address
 from email.message import Message
 from typing import Any
@@ -148,6 +149,33 @@ class ReadTimeout(BaseException):
     parser's own ``except Exception`` must not swallow it)."""
 
 
+_clock_set = False  # read_clock() has set the alarm's handler
+
+
+def _expired(_signum: int, _frame: Any) -> None:
+    raise ReadTimeout
+
+
+@contextmanager
+def read_clock() -> Iterator[None]:
+    """The alarm that bounds each read, set up once for a batch of mails
+    (within() then only arms and disarms it) and put back afterwards."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):
+        yield
+        return
+    global _clock_set
+    previous = signal.signal(signal.SIGALRM, _expired)
+    _clock_set = True
+    try:
+        yield
+    finally:
+        _clock_set = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def within(seconds: float, work: Callable[[], None]) -> None:
     """Run ``work``, interrupted with ReadTimeout after ``seconds`` when this
     is the main thread of a process with an interval timer (the worker
@@ -156,17 +184,15 @@ def within(seconds: float, work: Callable[[], None]) -> None:
     if not main or not hasattr(signal, "setitimer") or seconds <= 0:
         work()
         return
-
-    def expired(_signum: int, _frame: Any) -> None:
-        raise ReadTimeout
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        work()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    if _clock_set:  # inside read_clock()
+        signal.setitimer(signal.ITIMER_REAL, seconds)
+        try:
+            work()
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        return
+    with read_clock():
+        within(seconds, work)
 
 
 def _header(msg: Message, name: str) -> str:

@@ -192,27 +192,36 @@ def _closed(fd: int) -> bool:
 
 
 def _work(app: App, holder: str, fd: int) -> None:  # pragma: no cover
-    processor, sender, runner = Processor(app, holder), Sender(app, holder), TurnRunner(app)
+    """Mail in this thread; delivery in a thread of its own, woken after
+    each batch, so writing out receipts (files, or a relay's round trips:
+    waiting, mostly, outside the interpreter's lock) never holds up reading
+    the next mails."""
+    processor, runner = Processor(app, holder), TurnRunner(app)
+    sending = Loop("pbem-send", Sender(app, holder).run_due, 1.0)
+    sending.start()
     turns = True  # turns that fell due while the server was down
-    while True:
-        try:
-            while (done := processor.run_pending(BATCH)) > 0:
-                sender.run_due()
-                if done < BATCH:  # mail is trickling in: let more of it gather
-                    time.sleep(GATHER)
-            if turns or processor.turn_requests or processor.forced:  # inbox drained first
-                turns = False
-                run_turns(processor, runner)
-            sender.run_due()
-        except Exception:
-            log.exception("worker failed; trying again shortly")
-        ready, _, _ = select.select([fd], [], [], 1.0)
-        if ready:
-            data = os.read(fd, 4096)
-            if not data:
-                return  # the SMTP process is gone
-            turns = turns or b"t" in data
-            time.sleep(GATHER)
+    try:
+        while True:
+            try:
+                while (done := processor.run_pending(BATCH)) > 0:
+                    sending.wake()
+                    if done < BATCH:  # mail is trickling in: let more of it gather
+                        time.sleep(GATHER)
+                if turns or processor.turn_requests or processor.forced:  # inbox drained first
+                    turns = False
+                    if run_turns(processor, runner):
+                        sending.wake()
+            except Exception:
+                log.exception("worker failed; trying again shortly")
+            ready, _, _ = select.select([fd], [], [], 1.0)
+            if ready:
+                data = os.read(fd, 4096)
+                if not data:
+                    return  # the SMTP process is gone
+                turns = turns or b"t" in data
+                time.sleep(GATHER)
+    finally:
+        sending.stop()
 
 
 class ProcessWorker:
