@@ -11,9 +11,11 @@ connections, and prints:
 - the same load against a bare aiosmtpd server that only answers 250, and
   the ratio.
 
-Targets (issue: mail): acceptance at least half the bare server's rate;
-at least 500 mails/s fully processed over 5,000 mails; p95 to 250 under
-20 ms. The load generator runs on the same machine, in one process.
+Targets (issue 14): acceptance at least 0.55 of the bare server's rate and
+0.85 of the minimal durable handler's, in the same run; p95 to 250 under
+20 ms; at least 1,000 mails/s fully processed. The load generator runs on
+the same machine, in one process, so every figure shares the two cores with
+it: fully processed can never beat accepted, and accepted never beats bare.
 """
 
 from __future__ import annotations
@@ -219,6 +221,7 @@ def run_pbem(n: int, conns: int) -> tuple[float, float, float]:
             started = time.perf_counter()
             seconds, latencies = asyncio.run(load(port, mails, conns))
             print(summary(f"pbem serve, {conns} connections", n, seconds, latencies))
+            accepted_at = time.perf_counter()
             smtp_cpu, worker_cpu = cpu_seconds(proc.pid) - cpu[0], cpu_seconds(worker) - cpu[1]
             print(
                 f"  while accepting ({seconds:.2f} s on 2 cores): SMTP process "
@@ -227,14 +230,22 @@ def run_pbem(n: int, conns: int) -> tuple[float, float, float]:
                 f"({worker_cpu / (2 * seconds):.0%} of the machine); "
                 f"{len(mails) - unprocessed(db)} of {n} processed by then"
             )
+            left = unprocessed(db)
             while receipts(db) < n:
                 if time.perf_counter() - started > 600:
                     raise SystemExit("processing did not finish in 10 minutes")
                 time.sleep(0.05)
             done = time.perf_counter() - started
+            after = time.perf_counter() - accepted_at
+            worker_all = cpu_seconds(worker) - cpu[1]
             print(
                 f"pbem serve: {n} mails fully processed (receipt in the outbox) in {done:.2f} "
                 f"s = {n / done:,.0f} mails/s (target >= 1,000)"
+            )
+            print(
+                f"  the {left} left when the load ended took {after:.2f} s more "
+                f"({left / after:,.0f} mails/s); the worker used {worker_all / n * 1000:.2f} ms "
+                "of CPU a mail (its sender thread included)"
             )
             result = n / seconds, p95(latencies), n / done
         finally:
