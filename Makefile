@@ -17,8 +17,11 @@ run: $(STAMP)
 	$(BIN)/pbem check games.yaml
 	$(BIN)/pbem serve games.yaml $(if $(PORT),--port $(PORT))
 
+# Two processes share the tests (pytest-xdist); the few that assert how
+# fast something happens (marked serial) run afterwards, alone.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 -m 'not serial'
+	$(BIN)/python -m pytest -p no:xdist -m serial
 
 lint: $(STAMP)
 	$(BIN)/ruff check pbem adjudicator tests bench

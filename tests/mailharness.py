@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import email
 import email.policy
+import random
 import re
 import smtplib
+import socket
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
@@ -14,7 +16,7 @@ from typing import Any
 
 from pbem.cli.local import LocalServer, wait_for
 
-__all__ = ["GAMES_YAML", "Harness", "wait_for"]
+__all__ = ["GAMES_YAML", "Harness", "free_port", "wait_for"]
 
 GAMES_YAML = """\
 server:
@@ -42,6 +44,25 @@ games:
       - {name: ann, email: ann@example.org}
       - {name: dee, email: dee@example.org}
 """
+
+# Below the kernel's ephemeral ports (32768 and up on Linux): a port picked
+# here is never handed out by a bind to port 0 or to an outgoing connection,
+# so it stays free for the server started on it, and for its restart, while
+# other tests (in this process or the other test process) open ports.
+PORTS = range(20000, 32000)
+
+
+def free_port() -> int:
+    """A port nothing on 127.0.0.1 listens on now, for a server to start on."""
+    pick = random.SystemRandom()
+    while True:
+        port = pick.choice(PORTS)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # in use: another one
+            return port
 
 
 class Harness(LocalServer):

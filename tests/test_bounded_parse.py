@@ -40,6 +40,7 @@ def many_parts(n: int, eol: bytes, every: int = 1000) -> bytes:
     )
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("eol", [b"\r\n", b"\n", b"\r"], ids=["CRLF", "LF", "bare CR"])
 def test_the_part_limit_holds_whatever_the_line_endings(eol):
     started = time.monotonic()
@@ -65,6 +66,7 @@ def test_depth_headers_and_decoded_size_are_limited():
     assert any("was not read" in n for n in mail.notes), mail.notes
 
 
+@pytest.mark.serial
 def test_the_time_budget_interrupts_a_slow_read():
     """In the worker process's main thread the read is interrupted after
     its budget (elsewhere the limits alone bound it)."""
@@ -101,6 +103,7 @@ def _done(judge: Harness, n: int) -> bool:
     return sum(states.values()) == n and "new" not in states
 
 
+@pytest.mark.serial
 def test_a_bare_cr_mail_of_300000_parts_is_refused_within_a_second(tmp_path):
     judge = Harness(tmp_path, BIG)
     try:

@@ -129,6 +129,7 @@ def root(tmp_path):
     return tmp_path
 
 
+@pytest.mark.serial
 def test_the_worker_dies_within_a_second_of_its_server(root):
     server = Proc(root, free_port())
     worker = _worker_of(server, root)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import smtplib
-import socket
 import subprocess
 import sys
 import time
@@ -14,16 +13,10 @@ from pathlib import Path
 import pytest
 
 from pbem.store import Store
-from tests.mailharness import GAMES_YAML, Harness, wait_for
+from tests.mailharness import GAMES_YAML, Harness, free_port, wait_for
 
 ANN = "ann@example.org"
 ALPHA = "alpha@judge.example"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Proc:
@@ -287,7 +280,9 @@ def test_a_real_server_process_resolves_a_deadline_when_the_scheduler_fires(root
     first = Proc(root, port)  # sets up the game
     first.stop()
     store = store_of(root)
-    soon = datetime.now(UTC) + timedelta(seconds=3)
+    # far enough ahead that the server is surely up (and the turn not run)
+    # first, even on a busy machine
+    soon = datetime.now(UTC) + timedelta(seconds=6)
     with store.tx() as conn:
         conn.execute(update(games).where(games.c.name == "alpha").values(deadline=soon))
     store.close()

@@ -3,15 +3,13 @@ codes a test chooses."""
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 from aiosmtpd.controller import Controller
 
 from pbem.lifecycle.opening import open_app
 from pbem.mail.outbox import Sender
 from pbem.turns.clock import FakeClock
-from tests.mailharness import GAMES_YAML
+from tests.mailharness import GAMES_YAML, free_port
 
 
 class Relay:
@@ -41,9 +39,7 @@ def relay():
 
 
 def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_port()  # outside the ports a bind to port 0 hands out
 
 
 def app_with_relay(tmp_path, port: int):

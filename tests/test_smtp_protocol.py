@@ -95,6 +95,7 @@ def test_smuggled_end_of_data_is_one_message(judge):
     assert b"Subject: smuggled" in mails[0].raw  # all one message, never a second one
 
 
+@pytest.mark.serial
 def test_greeting_stays_fast_while_a_huge_mail_is_read(judge):
     parts = "".join(f"--p\r\nContent-Type: text/plain\r\n\r\npart {i}\r\n" for i in range(20000))
     raw = (
