@@ -3,18 +3,23 @@ SQLite file, a Maildir for outbound mail, and a clock the test moves."""
 
 from __future__ import annotations
 
+import atexit
 import email
 import email.policy
 import random
 import re
+import shutil
 import smtplib
 import socket
+import tempfile
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
 from pbem.cli.local import LocalServer, wait_for
+from pbem.lifecycle.opening import open_app
+from pbem.turns.clock import FakeClock
 
 __all__ = ["GAMES_YAML", "Harness", "free_port", "wait_for"]
 
@@ -65,12 +70,52 @@ def free_port() -> int:
             return port
 
 
+# Setting up the games of a games.yaml (scrypt for every password, the map
+# drawn for every start mail) takes a second or two; many tests start from
+# the same games.yaml at the same moment. Each such start is set up once,
+# by the real open_app, and every later test gets its own copy of the
+# storage it made (random passwords and secrets included, which no test
+# depends on). A restart on storage that exists is never touched.
+_SET_UP: dict[tuple[str, datetime | None], Path | None] = {}
+
+
+def _set_up_once(games_yaml: str, start: datetime | None) -> Path | None:
+    """A folder holding the storage open_app made for this games.yaml at
+    this moment; None when the storage lies outside it (nothing to copy)."""
+    key = (games_yaml, start)
+    if key not in _SET_UP:
+        folder = Path(tempfile.mkdtemp(prefix="pbem-set-up-"))
+        atexit.register(shutil.rmtree, folder, True)
+        (folder / "games.yaml").write_text(games_yaml)
+        try:
+            app = open_app(folder / "games.yaml", clock=FakeClock(start))
+        except Exception:
+            _SET_UP[key] = None  # the test itself meets the error
+        else:
+            app.store.close()
+            inside = app.config.server.storage.resolve().is_relative_to(folder.resolve())
+            _SET_UP[key] = folder if inside else None
+    return _SET_UP[key]
+
+
+def _copy_set_up(root: Path, games_yaml: str, start: datetime | None) -> None:
+    folder = _set_up_once(games_yaml, start)
+    if folder is None or any(
+        (root / entry.name).exists() for entry in folder.iterdir() if entry.is_dir()
+    ):
+        return  # not copyable, or storage already there (a restart)
+    for entry in folder.iterdir():
+        if entry.is_dir():
+            shutil.copytree(entry, root / entry.name)
+
+
 class Harness(LocalServer):
     def __init__(
         self, root: Path, games_yaml: str = GAMES_YAML, start: datetime | None = None
     ) -> None:
         self.root = root
         (root / "games.yaml").write_text(games_yaml)
+        _copy_set_up(root, games_yaml, start)
         super().__init__(root / "games.yaml", start)
 
     # -- sending -------------------------------------------------------------
