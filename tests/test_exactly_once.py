@@ -117,7 +117,7 @@ def _worker_of(proc: Proc, root) -> int:
             parent = int(f.read().rsplit(")", 1)[1].split()[1])
         return lease.pid if parent == proc.proc.pid else None
 
-    return wait_for(holder, 10, "the worker process")
+    return wait_for(holder, 30, "the worker process")  # spawned: slow on a busy host
 
 
 WIDE = GAMES_YAML.replace("idle_timeout: 5}", "idle_timeout: 5, replies_per_day: 100000}")
