@@ -145,8 +145,8 @@ def _read(text: bytes, envelope_from: str, out: ParsedMail) -> None:
 
 
 class ReadTimeout(BaseException):
-    """Reading one mail took longer than its budget (a BaseException: the
-    parser's own ``except Exception`` must not swallow it)."""
+    """Reading one mail took more CPU time than its budget (a BaseException:
+    the parser's own ``except Exception`` must not swallow it)."""
 
 
 _clock_set = False  # read_clock() has set the alarm's handler
@@ -166,30 +166,33 @@ def read_clock() -> Iterator[None]:
         yield
         return
     global _clock_set
-    previous = signal.signal(signal.SIGALRM, _expired)
+    previous = signal.signal(signal.SIGPROF, _expired)
     _clock_set = True
     try:
         yield
     finally:
         _clock_set = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
 
 
 def within(seconds: float, work: Callable[[], None]) -> None:
-    """Run ``work``, interrupted with ReadTimeout after ``seconds`` when this
-    is the main thread of a process with an interval timer (the worker
-    process of `pbem serve`); elsewhere the limits alone bound it."""
+    """Run ``work``, interrupted with ReadTimeout once the process has spent
+    ``seconds`` of CPU time on it (the profiling timer: the worker, niced
+    below the SMTP side, may wait for a core, and waiting costs a mail
+    nothing), when this is the main thread of a process with interval
+    timers (the worker process of `pbem serve`); elsewhere the limits alone
+    bound it."""
     main = threading.current_thread() is threading.main_thread()
     if not main or not hasattr(signal, "setitimer") or seconds <= 0:
         work()
         return
     if _clock_set:  # inside read_clock()
-        signal.setitimer(signal.ITIMER_REAL, seconds)
+        signal.setitimer(signal.ITIMER_PROF, seconds)
         try:
             work()
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.setitimer(signal.ITIMER_PROF, 0)
         return
     with read_clock():
         within(seconds, work)
