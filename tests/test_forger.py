@@ -10,7 +10,7 @@ import re
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
-from pbem.inbox import BLOCK_AFTER
+from pbem.mail.credentials import BLOCK_AFTER
 from tests.mailharness import Harness
 
 BOB = "bob@example.org"  # plays alpha in America/New_York

@@ -282,7 +282,6 @@ MOST_LINES = 500
 # ceiling (today's length, rounded up to 50): the list only shrinks, and no
 # module on it grows past its ceiling.
 OVER_MOST = {
-    "pbem/inbox.py": ("pipeline", 1350),
     "pbem/store/__init__.py": ("storesplit", 1500),
 }
 

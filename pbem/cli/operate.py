@@ -206,7 +206,7 @@ def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     """The game master's commands, as by mail."""
-    from pbem import master
+    from pbem.commands import master
     from pbem.lifecycle.opening import open_app
     from pbem.turns.runner import TurnRunner
 
@@ -250,7 +250,7 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.inbox import rank_lines
+    from pbem.commands.lobby import rank_lines
     from pbem.lifecycle.opening import open_app
 
     app = open_app(args.config)

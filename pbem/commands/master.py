@@ -1,33 +1,26 @@
 """What a game master can do, by mail (from the master address in
 games.yaml, with the master password) and from the command line
-(`pbem master GAME ...`). Each function works in the caller's write
-transaction and returns what it did, in words for the reply.
-
-Every player (and the player the command is about) is mailed what the
-game master did, with the deadline as it now is, in their own time zone.
-
-- pause: the clock stops; no deadline, no reminders, no turn.
-- resume: the clock runs again; the deadline is the next cron time, at
-  least half a turn away if the old deadline passed during the pause.
-- extend DURATION: the deadline moves later (a paused game: the deadline
-  it will get back is not affected; extend after resuming).
-- adjudicate: the turn is resolved now (by the worker, right after the
-  mail's transaction commits; the CLI resolves it itself).
-- replace PLAYER WITH EMAIL: someone new takes the seat: same name in the
-  game, new address, new password; the old address is told.
-- remove PLAYER: the player leaves the game as by RESIGN.
-- end: the game ends now, with the standings as they are.
-"""
+(`pbem master GAME ...`): pause, resume, extend, adjudicate, replace,
+remove, end, status. Each function works in the caller's write transaction
+and returns what it did, in words for the reply. Every player (and the
+player the command is about) is mailed what the game master did, with the
+deadline as it now is, in their own time zone. EXTEND on a paused game
+does not move the deadline it gets back; ADJUDICATE by mail is run by the
+worker right after the mail's transaction commits (the CLI runs it
+itself). The mail commands of this family are declared at the end."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection
 
 from pbem.app import App
+from pbem.commands.context import GameContext
+from pbem.commands.registry import Family, Use, Who
 from pbem.config import EMAIL, GameConfig, parse_duration
 from pbem.lifecycle.seats import with_seat
 from pbem.mail import auth
@@ -381,3 +374,124 @@ def status(app: App, conn: Connection, name: str) -> list[str]:
             + (f"  ({', '.join(flags)})" if flags else "")
         )
     return out
+
+
+# -- by mail -------------------------------------------------------------------------
+
+family = Family("master")
+
+
+def action(
+    name: str, *, help: str, doc: str, cli: str, args: str = "", usage: str = ""
+) -> Callable[[Callable[[GameContext, Use], str]], Callable[[GameContext, Use], str]]:
+    """Declare a game master's command: a function that does it and says
+    what it did, or raises MasterError to say why not."""
+
+    def declare(act: Callable[[GameContext, Use], str]) -> Callable[[GameContext, Use], str]:
+        def run(ctx: GameContext, use: Use) -> None:
+            try:
+                text = act(ctx, use)
+            except MasterError as exc:
+                ctx.say(f"line {use.line}: {use.name}: {exc}")
+                return
+            ctx.worker.forget()
+            ctx.changed = True
+            ctx.say(f"line {use.line}: {text}")
+
+        family.declare(
+            name,
+            who=Who.MASTER,
+            help="game master: " + help,
+            doc=doc,
+            cli=cli,
+            args=args,
+            usage=usage,
+            handler=run,
+        )
+        return act
+
+    return declare
+
+
+@action(
+    "PAUSE",
+    help="stop the clock",
+    cli="`pause`",
+    doc="the clock stops: no deadline, no reminders, no turn",
+)
+def _pause(ctx: GameContext, use: Use) -> str:
+    return pause(ctx.app, ctx.conn, ctx.game)
+
+
+@action(
+    "RESUME",
+    help="start the clock again",
+    cli="`resume`",
+    doc="the clock runs again; if the deadline passed during the pause, the next cron time "
+    "at least half a turn away",
+)
+def _resume(ctx: GameContext, use: Use) -> str:
+    return resume(ctx.app, ctx.conn, ctx.game)
+
+
+@action(
+    "EXTEND",
+    args="duration",
+    help="move the deadline later (12h, 2d)",
+    usage="`EXTEND 12h`",
+    cli="`extend 12h`",
+    doc="the deadline moves later",
+)
+def _extend(ctx: GameContext, use: Use) -> str:
+    return extend(ctx.app, ctx.conn, ctx.game, use.arg)
+
+
+@action(
+    "ADJUDICATE",
+    help="resolve the turn now",
+    cli="`adjudicate`",
+    doc="the turn is resolved now, with the orders in so far",
+)
+def _adjudicate(ctx: GameContext, use: Use) -> str:
+    turn = check_adjudicate(ctx.app, ctx.conn, ctx.game)
+    ctx.worker.forced.append((ctx.game, turn))  # the worker runs it once this commits
+    return f"the turn of {ctx.game} is resolved now; the reports follow"
+
+
+@action(
+    "REPLACE",
+    args="name WITH email",
+    help="give a seat to someone new",
+    usage="`REPLACE ann WITH new@example.org`",
+    cli="`replace ann new@example.org`",
+    doc="someone new takes the seat (same name in the game): a new password goes out, the "
+    "old address is told, old passwords and reply addresses stop working",
+)
+def _replace(ctx: GameContext, use: Use) -> str:
+    m = re.fullmatch(r"(\S+)\s+(?:with|by|->)\s+(\S+)", use.arg, re.I)
+    if m is None:
+        raise MasterError("write REPLACE <player> WITH <email>")
+    return replace(ctx.app, ctx.conn, ctx.game, m[1], m[2])
+
+
+@action(
+    "REMOVE",
+    args="name",
+    help="take a player out of the game",
+    usage="`REMOVE ann`",
+    cli="`remove ann`",
+    doc="the player leaves, as by RESIGN",
+)
+def _remove(ctx: GameContext, use: Use) -> str:
+    return remove(ctx.app, ctx.conn, ctx.game, use.arg.split()[0] if use.arg else "")
+
+
+@action(
+    "END GAME",
+    help="end the game now",
+    cli="`end`",
+    doc="the game ends now; everyone is mailed the final standings (a game with a "
+    "scoreboard is scored as it stands)",
+)
+def _end(ctx: GameContext, use: Use) -> str:
+    return end(ctx.app, ctx.conn, ctx.game)

@@ -1,0 +1,119 @@
+"""What a command's handler is given: the mail, the transaction, the worker
+that reads it, and, in a game's section, the game, who writes and the part
+of the receipt to fill in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from sqlalchemy import Connection
+
+from adjudicator.base import Game
+from pbem.app import App
+from pbem.commands.registry import Registry, Who
+from pbem.config import GameConfig
+from pbem.mail.parse import ParsedMail
+from pbem.store import GameRow, InboxRow, PlayerRow
+
+
+class Worker(Protocol):
+    """The mail worker, as the pipeline and the commands see it: reads it
+    remembers for one transaction, and what it does once that commits."""
+
+    app: App
+    holder: str  # whose claims on mail are this worker's
+    turn_requests: set[str]  # games to check for an early turn
+    forced: list[tuple[str, int]]  # turns the game master resolves now
+
+    def forget(self) -> None:
+        """Our own writes changed what was read: read it again."""
+
+    def game(self, conn: Connection, name: str) -> GameRow | None: ...
+
+    def players_by_email(self, conn: Connection, email: str) -> list[PlayerRow]: ...
+
+    def state(self, engine: Game, game: str, text: str) -> Any: ...
+
+    def read_previous(self, engine: Game, state: Any, game: str, player: str, text: str) -> Any:
+        """A player's standing orders, read (remembered while unchanged)."""
+
+
+@dataclass
+class GameReply:
+    """One game's part of a receipt."""
+
+    game: str
+    title: str = ""
+    phase: str = ""
+    accepted: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    holding: list[str] = field(default_factory=list)
+    standing: list[str] = field(default_factory=list)  # orders in force after this mail
+    replaced: bool = False
+    received: bool = False  # orders run as received: a mail adds to the earlier ones
+    kept_previous: bool = False
+    messages: list[str] = field(default_factory=list)
+    status: list[str] = field(default_factory=list)
+    deadline: str = ""
+    error: str = ""  # the whole section was refused
+    new_token: bool = False  # NEW TOKEN: the receipt's Reply-To is read again
+    paused: bool = False  # refused: password checks from the sender are paused
+    quiet: bool = False  # refused again during that pause: not answered (told once)
+
+
+@dataclass
+class Context:
+    """A mail's commands that need no game (HELP, LIST, JOIN...): their
+    lines of the receipt go to ``out``."""
+
+    app: App
+    conn: Connection
+    worker: Worker
+    registry: Registry
+    mail: ParsedMail
+    row: InboxRow
+    now: datetime
+    out: list[str] = field(default_factory=list)
+    addressed: str | None = None  # the game the mail was sent to, if one
+    changed: bool = False  # something was stored: the mail is applied
+
+    @property
+    def sender(self) -> str:
+        return self.mail.from_addr or ""
+
+    def say(self, *lines: str) -> None:
+        self.out.extend(lines)
+
+
+@dataclass
+class GameContext(Context):
+    """A game's section of a mail, once the sender is known: its commands'
+    lines go to the game's part of the receipt."""
+
+    game: str = ""
+    cfg: GameConfig = None  # type: ignore[assignment]
+    game_row: GameRow = None  # type: ignore[assignment]
+    engine: Game = None  # type: ignore[assignment]
+    reply: GameReply = None  # type: ignore[assignment]
+    who: Who = Who.ANYONE
+    player: PlayerRow | None = None
+    state: Any = None
+    turn: int = 0
+    phase: str = ""
+    previous: list[str] = field(default_factory=list)  # the turn's orders before this mail
+    standing: list[str] = field(default_factory=list)  # in force after it
+    standing_orders: tuple[Any, ...] = ()  # the same, read (orders taken together)
+
+    def __post_init__(self) -> None:
+        self.out = self.reply.messages
+
+    @property
+    def me(self) -> PlayerRow:
+        """The player writing (a command only players may use)."""
+        assert self.player is not None
+        return self.player

@@ -1,0 +1,87 @@
+"""Reading a mail's lines into sections, commands and order lines.
+
+A mail is read into sections: lines before any GAME line belong to the game
+the mail was addressed to (or, to the server's own address, to no game);
+``GAME name`` starts a section for that game. Lines that do not start with
+a command's name are the game's orders.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from pbem.commands.registry import Registry, Where
+
+
+@dataclass
+class Section:
+    """The lines of a mail for one game (or for none)."""
+
+    game: str | None
+    line: int = 0  # where the section starts (0: from the top)
+    orders: list[tuple[int, str]] = field(default_factory=list)
+    commands: list[tuple[int, str, str]] = field(default_factory=list)  # line, NAME, argument
+    press: list[tuple[int, str, list[str]]] = field(default_factory=list)  # line, to, text
+
+
+@dataclass
+class ReadMail:
+    sections: dict[str | None, Section]
+    passwords: list[str]
+    server_commands: list[tuple[int, str, str]]
+
+
+_END_BODY = ("ENDPRESS", "END PRESS")
+
+
+def read_commands(
+    registry: Registry, lines: list[tuple[int, str]], default_game: str | None
+) -> ReadMail:
+    """Sort a mail's kept lines into sections, commands and order lines."""
+    sections: dict[str | None, Section] = {default_game: Section(default_game)}
+    current = sections[default_game]
+    passwords: list[str] = []
+    server_commands: list[tuple[int, str, str]] = []
+    body: tuple[int, str, list[str]] | None = None
+    for number, line in lines:
+        if body is not None:
+            if line.strip().upper() in _END_BODY:
+                current.press.append(body)
+                body = None
+            else:
+                body[2].append(line)
+            continue
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        found = registry.match(line)
+        if found is None:
+            current.orders.append((number, line))
+            continue
+        command, arg = found
+        name = command.name
+        if name == "GAME":
+            key = arg.lower() or None
+            current = sections.setdefault(key, Section(key, number))
+        elif name == "PASSWORD":
+            if arg:
+                passwords.append(arg.split()[0])
+        elif command.where is Where.MAIL:
+            continue  # ORDERS: the lines that follow are orders, as any line
+        elif command.body:
+            body = (number, arg, [])
+        elif command.where is Where.SERVER:
+            server_commands.append((number, name, arg))
+        elif command.game_in is not None and (named := command.game_in(arg)) is not None:
+            key, rest = named
+            sections.setdefault(key, Section(key, number)).commands.append((number, name, rest))
+        else:
+            current.commands.append((number, name, arg))
+    if body is not None:  # no ENDPRESS: the press runs to the end of the mail
+        current.press.append(body)
+    return ReadMail(sections, passwords, server_commands)
+
+
+def subject_password(subject: str) -> str | None:
+    m = re.search(r"\bpassword\s*[:=]?\s*(\S+)", subject, re.I)
+    return m[1] if m else None

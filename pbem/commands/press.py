@@ -1,0 +1,141 @@
+"""Messages between the people of a game: PRESS from a player to others,
+REACT from a spectator to everyone in the game."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pbem.commands.context import Context, GameContext
+from pbem.commands.registry import Family, Use, Where, Who
+from pbem.store import PlayerRow
+from pbem.words import plural
+
+family = Family("press")
+
+REACTION_MAX = 200  # characters
+
+
+@family.command(
+    "PRESS",
+    who=Who.PLAYER,
+    args="ALL | name,name [ANON]",
+    help="the lines that follow, up to ENDPRESS, go to those players (ANON: unsigned)",
+    usage="`PRESS ALL` or `PRESS ann,bob` ... `ENDPRESS`",
+    doc="a message to those players, signed; add `ANON` for an unsigned one (as the game's "
+    "`press` setting allows)",
+    body=True,
+)
+def press(ctx: GameContext, use: Use) -> None:
+    ctx.say(f"line {use.line}: {_press(ctx, use.arg, list(use.body))}")
+    ctx.changed = True
+
+
+def _press(ctx: GameContext, to: str, body: list[str]) -> str:
+    words = to.split()
+    anonymous = bool(words) and words[-1].upper() in ("ANON", "ANONYMOUS")
+    if anonymous:
+        to = " ".join(words[:-1])
+    allowed = ctx.cfg.press
+    if allowed == "none":
+        return "press not sent: this game has no press"
+    if anonymous and allowed == "signed":
+        return "press not sent: press in this game is signed"
+    anonymous = anonymous or allowed == "anonymous"
+    targets = _targets(ctx, to)
+    if isinstance(targets, str):
+        return targets
+    text = "\n".join(body).strip()
+    if not text:
+        return "press not sent: it is empty"
+    sender = None if anonymous else ctx.me.name
+    for p in targets:
+        ctx.app.queue(
+            ctx.conn,
+            "press",
+            p.email,
+            f"[{ctx.game}] press" + ("" if anonymous else f" from {ctx.me.name}"),
+            "press",
+            {"game": ctx.game, "sender": sender, "text": text, "to": [t.name for t in targets]},
+            reply_to=ctx.app.reply_address(p),
+            auto="auto-generated",
+        )
+    if to.strip().upper() == "ALL":  # kept for the turn report
+        ctx.app.store.add_press(ctx.conn, ctx.game, ctx.turn, sender, text, ctx.now)
+    kind = "anonymous press" if anonymous else "press"
+    return f"{kind} sent to {', '.join(sorted(t.name for t in targets))}"
+
+
+def _targets(ctx: GameContext, to: str) -> list[PlayerRow] | str:
+    """The players a press goes to, or why it goes to nobody."""
+    everyone = ctx.app.store.players(ctx.conn, ctx.game)
+    names = {p.name.lower(): p for p in everyone if p.status == "active"}
+    if to.strip().upper() == "ALL":
+        return [p for p in names.values() if p.name != ctx.me.name]
+    wanted = [w.strip().lower() for w in to.replace(";", ",").split(",") if w.strip()]
+    unknown = [w for w in wanted if w not in names]
+    if unknown:
+        return f"press not sent: no player called {', '.join(unknown)}"
+    if not wanted:
+        return "press not sent: say to whom (ALL or names)"
+    return [names[w] for w in wanted]
+
+
+@family.command(
+    "REACT",
+    who=Who.OBSERVER,
+    where=Where.SERVER,
+    args="game text",
+    help="spectators: a short reaction to everyone in it",
+    doc="spectators of games that have them (Territory): a short reaction to everyone in "
+    "it, one per cooldown",
+)
+def react(ctx: Context, use: Use) -> None:
+    ctx.say(f"line {use.line}: " + _react(ctx, use.arg))
+
+
+def _react(ctx: Context, arg: str) -> str:
+    """REACT [game] text: a spectator's short reaction, relayed to every
+    player and spectator of the game; one per cooldown per spectator."""
+    app, store, conn, now = ctx.app, ctx.app.store, ctx.conn, ctx.now
+    sender = ctx.sender.lower()
+    first, _, rest = arg.partition(" ")
+    game, text = (first.lower(), rest) if app.has_game(first.lower()) else (ctx.addressed, arg)
+    text = " ".join(text.split())
+    if not game or store.game(conn, game) is None:
+        return "REACT: name the game: REACT <game> <text>"
+    cfg = app.game_config(game)
+    assert cfg is not None
+    watching = {e.lower() for e in cfg.observers} | set(store.watchers(conn, game))
+    if sender not in watching:  # who may: checked here, where the game is known
+        return f"REACT {game}: only spectators react; WATCH {game} first"
+    if not text:
+        return f"REACT {game}: the reaction is empty"
+    if len(text) > REACTION_MAX:
+        return f"REACT {game}: a reaction is at most {REACTION_MAX} characters"
+    last = store.last_reaction(conn, game, sender)
+    if last is not None and now - last < cfg.react_cooldown:
+        wait = cfg.react_cooldown - (now - last)
+        minutes, seconds = divmod(int(wait.total_seconds()) + 1, 60)
+        return (
+            f"REACT {game}: not sent: one reaction per {_span(cfg.react_cooldown)}; "
+            f"wait {minutes} min {seconds} s"
+        )
+    store.add_reaction(conn, game, sender, text, now)
+    to = {p.email for p in store.players(conn, game) if p.status == "active"} | watching
+    for email in sorted(to - {sender}, key=str.lower):
+        app.queue(
+            conn,
+            "reaction",
+            email,
+            f"[{game}] a reaction from {sender}",
+            "alert",
+            {"subject": f"{sender} reacts", "text": text, "game": game},
+            auto="auto-generated",
+        )
+    told = plural(len(to - {sender}), "player and spectator", "players and spectators")
+    return f"REACT {game}: sent to {told}"
+
+
+def _span(delta: timedelta) -> str:
+    minutes = int(delta.total_seconds()) // 60
+    return f"{minutes} minutes" if minutes != 1 else "minute"

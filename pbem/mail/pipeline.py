@@ -1,0 +1,316 @@
+"""A mail's way through the host, once it is stored and read: the steps
+below, in the order they run. Each is a small function with one job; a
+step that settles the mail returns its final state and the reason
+(``End``), and the steps after it do not run. A mail that goes through
+every step is ``applied`` if something of it was stored, else ``refused``.
+
+The queue around it (claiming, batches, savepoints, quarantine) is
+pbem/inbox.py; a game's section of a mail goes its own way
+(pbem/mail/section.py); the commands are pbem/commands/.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import Connection
+
+from pbem.app import App, Recipient
+from pbem.commands import (
+    REGISTRY,
+    Context,
+    GameReply,
+    ReadMail,
+    Section,
+    Use,
+    Worker,
+    read_commands,
+    subject_password,
+)
+from pbem.commands.orders import fold_history
+from pbem.mail import section as sections
+from pbem.mail.compose import BadAddress, safe_address
+from pbem.mail.credentials import PAUSED
+from pbem.mail.parse import ParsedMail, is_daemon
+from pbem.store import InboxRow, PlayerRow
+
+
+@dataclass(frozen=True)
+class End:
+    """A mail's final state, and why."""
+
+    state: str  # applied, refused, ignored, bounce, duplicate
+    note: str | None = None
+
+
+@dataclass
+class Way:
+    """A mail on its way, and what the steps found out about it."""
+
+    app: App
+    conn: Connection
+    worker: Worker
+    row: InboxRow
+    mail: ParsedMail
+    now: datetime
+    sender: str = ""  # the From: address, once it is known to be one
+    addressed: str | None = None  # the one game the mail was sent to, if one
+    read: ReadMail | None = None
+    passwords: list[str] = field(default_factory=list)
+    tokens: dict[str | None, Recipient] = field(default_factory=dict)  # reply addresses used
+    players: list[PlayerRow] = field(default_factory=list)  # the sender's seats
+    replies: list[GameReply] = field(default_factory=list)  # the receipt, game by game
+    server_lines: list[str] = field(default_factory=list)  # the receipt, for no game
+    applied: bool = False  # something of the mail was stored
+
+
+Step = Callable[[Way], "End | None"]
+
+
+def handle(worker: Worker, conn: Connection, row: InboxRow, mail: ParsedMail) -> str:
+    """Take one stored mail through every step; returns its final state."""
+    app = worker.app
+    way = Way(app, conn, worker, row, mail, app.clock.now())
+    end = next((e for e in (step(way) for step in STEPS) if e is not None), None)
+    if end is None:
+        end = End("applied" if way.applied else "refused")
+    app.store.finish_mail(conn, row.id, end.state, end.note, way.now, worker.holder)
+    return end.state
+
+
+# -- the steps -------------------------------------------------------------------------
+
+
+def recognise_bounce(w: Way) -> End | None:
+    """A bounce is recorded against the mail of ours it names; never answered."""
+    if not w.mail.bounce:
+        return None
+    found = w.app.store.match_bounce(w.conn, w.mail.bounced_ids, f"bounced: {w.mail.bounce}")
+    matched = "" if found is None else f"outbox #{found[0]} to {found[1]}"
+    return End("bounce", f"{w.mail.bounce}; bounced mail: {matched or 'not matched'}")
+
+
+def drop_automatic(w: Way) -> End | None:
+    """Automatic mail (out of office, lists, our own coming back) is never answered."""
+    return End("ignored", w.mail.auto) if w.mail.auto else None
+
+
+def drop_duplicate(w: Way) -> End | None:
+    """The same Message-ID again: the same mail, sent twice."""
+    if not w.mail.message_id:
+        return None
+    earlier = w.app.store.earlier_with_message_id(w.conn, w.mail.message_id, w.row.id)
+    return None if earlier is None else End("duplicate", f"same Message-ID as mail #{earlier}")
+
+
+def check_sender(w: Way) -> End | None:
+    """There must be someone to answer, at an address that is safe to write to."""
+    if w.mail.from_addr is None:
+        return End("refused", "no readable From: address; nobody to answer")
+    try:
+        safe_address(w.mail.from_addr)
+    except BadAddress:
+        return End("refused", "the From: address cannot be answered safely")
+    w.sender = w.mail.from_addr
+    return None
+
+
+def refuse_too_complex(w: Way) -> End | None:
+    """A mail too complex to read is refused once, politely, to a player."""
+    if not w.mail.too_complex:
+        return None
+    tell_player(w, "Your mail could not be read", f"Your mail was not read: {w.mail.too_complex}.")
+    return End("refused", f"too complex: {w.mail.too_complex}")
+
+
+def split_into_sections(w: Way) -> End | None:
+    """The mail's lines, game by game, with the credentials it carries."""
+    recipients = [r for r in (w.app.recipient(a) for a in w.row.rcpt_to) if r is not None]
+    games = [r.game for r in recipients if r.game]
+    w.addressed = games[0] if len(set(games)) == 1 else None
+    w.read = read_commands(w.mail.lines, w.addressed)
+    fold_history(w.read.sections, w.addressed, w.app.has_game)
+    w.passwords = list(w.read.passwords)
+    in_subject = subject_password(w.mail.subject)
+    if in_subject:
+        w.passwords.append(in_subject)
+    w.tokens = {r.game: r for r in recipients if r.kind == "reply"}
+    w.players = w.worker.players_by_email(w.conn, w.sender)
+    return None
+
+
+def run_game_sections(w: Way) -> End | None:
+    """Each game's section: who writes, then its orders and commands."""
+    assert w.read is not None
+    for key, section in w.read.sections.items():
+        if key is None:
+            w.replies += no_game(section)
+            continue
+        if not section_has_business(section) and key not in w.tokens and has_other_business(w):
+            continue
+        reply, changed = sections.run(
+            w.app,
+            w.conn,
+            w.worker,
+            w.row,
+            w.mail,
+            w.now,
+            section,
+            sections.Credentials(w.passwords, w.tokens.get(key), w.players),
+        )
+        if reply is not None:
+            w.replies.append(reply)
+        w.applied = w.applied or changed
+    return None
+
+
+def run_server_commands(w: Way) -> End | None:
+    """The commands that need no game (HELP, LIST, JOIN, WATCH...)."""
+    assert w.read is not None
+    ctx = Context(w.app, w.conn, w.worker, REGISTRY, w.mail, w.row, w.now, w.server_lines)
+    ctx.addressed = w.addressed
+    for number, name, arg in w.read.server_commands:
+        command = REGISTRY.get(name)
+        if command is not None and command.handler is not None:
+            command.handler(ctx, Use(number, name, arg))
+    return None
+
+
+def drop_quiet_refusals(w: Way) -> End | None:
+    """Refusals not answered (password checks paused: the sender was told
+    once); a mail with nothing else ends here."""
+    if w.replies and all(r.quiet for r in w.replies) and not w.server_lines:
+        return End("refused", PAUSED)
+    w.replies = [r for r in w.replies if not r.quiet]
+    return None
+
+
+def refuse_unreadable(w: Way) -> End | None:
+    """Nothing in the mail to answer: say so if nothing could be read (to
+    a player), else let it be."""
+    if w.replies or w.server_lines:
+        return None
+    if w.mail.notes:
+        tell_player(
+            w,
+            "Your mail could not be read",
+            "Nothing in your mail could be read as orders:\n"
+            + "\n".join(f"- {n}" for n in w.mail.notes),
+        )
+        return End("refused", "; ".join(w.mail.notes))
+    return End("ignored", "nothing to do")
+
+
+def send_receipt(w: Way) -> End | None:
+    """The receipt: every game's part and the server commands' lines, to
+    the sender's registered address, as a reply to the mail."""
+    to = registered_address(w.players, w.sender)
+    if is_daemon(to):  # an automatic mail never gets this far (drop_automatic); nor a daemon
+        return None
+    subject = w.mail.subject
+    if not subject.lower().startswith("re:"):
+        subject = "Re: " + (subject or "your orders")
+    w.app.queue(
+        w.conn,
+        "receipt",
+        to,
+        subject,
+        "receipt",
+        {
+            "row": w.row,
+            "mail": w.mail,
+            "games": w.replies,
+            "server_lines": w.server_lines,
+            "received": w.now.strftime("%Y-%m-%d %H:%M:%S UTC"),
+        },
+        reply_to=reply_to(w),
+        in_reply_to=w.mail.message_id,
+        references=w.mail.references,
+        inbox_id=w.row.id,
+        hide=w.passwords,
+    )
+    return None
+
+
+STEPS: tuple[Step, ...] = (
+    recognise_bounce,
+    drop_automatic,
+    drop_duplicate,
+    check_sender,
+    refuse_too_complex,
+    split_into_sections,
+    run_game_sections,
+    run_server_commands,
+    drop_quiet_refusals,
+    refuse_unreadable,
+    send_receipt,
+)
+
+
+# -- what the steps share ----------------------------------------------------------------
+
+
+def section_has_business(section: Section) -> bool:
+    return bool(section.orders or section.commands or section.press)
+
+
+def has_other_business(w: Way) -> bool:
+    """An empty section is passed over in a mail that has other business."""
+    assert w.read is not None
+    return len(w.read.sections) > 1 or bool(w.read.server_commands)
+
+
+def no_game(section: Section) -> list[GameReply]:
+    """Lines that name no game (the mail went to the server's own address
+    without a GAME line above them)."""
+    if not section_has_business(section):
+        return []
+    return [
+        GameReply(
+            "",
+            error="these lines name no game: send them to the game's address "
+            "or put a line GAME <name> above them",
+            refused=[{"line": n, "text": t.strip(), "why": "no game"} for n, t in section.orders],
+        )
+    ]
+
+
+def registered_address(players: list[PlayerRow], sender: str) -> str:
+    """The sender's address as the player registered it (its case), else as written."""
+    for p in players:
+        if p.email.lower() == sender.lower():
+            return p.email
+    return sender
+
+
+def reply_to(w: Way) -> str | None:
+    """The player's reply address for the first game answered (read
+    again if this mail asked for a new token)."""
+    games = [r.game for r in w.replies if r.game and (not r.error or r.paused)]
+    for p in w.players:
+        if games and p.game == games[0] and p.status == "active":
+            if any(r.new_token for r in w.replies):
+                p = next(x for x in w.app.store.players(w.conn, p.game) if x.id == p.id)
+            return w.app.reply_address(p)
+    return None
+
+
+def tell_player(w: Way, subject: str, text: str) -> None:
+    """A refusal of the whole mail, to its sender if the sender plays here
+    (never to a daemon; the daily cap is counted where every reply is
+    queued: App.queue, pbem/replycap.py)."""
+    players = w.app.store.players_by_email(w.conn, w.mail.from_addr or "")
+    if not players or is_daemon(players[0].email):
+        return
+    w.app.queue(
+        w.conn,
+        "refusal",
+        players[0].email,
+        subject,
+        "alert",
+        {"subject": subject, "text": text, "game": None},
+        in_reply_to=w.mail.message_id,
+        inbox_id=w.row.id,
+    )

@@ -1,0 +1,488 @@
+"""A game's section of a mail: first who writes it (a player, the game
+master, an observer, or someone else), then that sender's steps, in the
+order they run (``STEPS``). A step that settles the section returns
+``Done`` with the game's part of the receipt (None: no receipt for it) and
+whether anything was stored; the steps after it do not run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection
+
+from adjudicator.base import OrderMode
+from pbem.app import App
+from pbem.commands import REGISTRY, Command, GameContext, GameReply, Section, Use, Who, Worker
+from pbem.config import GameConfig
+from pbem.mail import credentials
+from pbem.mail.credentials import BLOCK_AFTER, Credentials
+from pbem.mail.parse import ParsedMail
+from pbem.store import GameRow, InboxRow
+from pbem.turns.deadlines import cron_after
+from pbem.turns.localtime import local
+from pbem.words import say
+
+PRESENT = "# a mail came"  # a submission without orders: the player was there
+
+
+@dataclass(frozen=True)
+class Done:
+    """The section is settled."""
+
+    reply: GameReply | None
+    changed: bool = False
+
+
+@dataclass
+class Part:
+    """A section on its way: the game's context for its commands, the
+    lines, and the credentials the mail carries."""
+
+    ctx: GameContext
+    section: Section
+    creds: Credentials
+
+
+Step = Callable[[Part], "Done | None"]
+
+
+def run(
+    app: App,
+    conn: Connection,
+    worker: Worker,
+    row: InboxRow,
+    mail: ParsedMail,
+    now: datetime,
+    section: Section,
+    creds: Credentials,
+) -> tuple[GameReply | None, bool]:
+    """The section's part of the receipt, and whether anything was stored."""
+    name = section.game or ""
+    game_row = worker.game(conn, name)
+    cfg = app.game_config(name)
+    if game_row is None or cfg is None:
+        return GameReply(
+            name,
+            error=f"there is no game called {name!r} here (send LIST "
+            f"to {app.config.server.address} for the games)",
+        ), False
+    engine = app.engine(game_row.kind)
+    ctx = GameContext(
+        app,
+        conn,
+        worker,
+        REGISTRY,
+        mail,
+        row,
+        now,
+        game=name,
+        cfg=cfg,
+        game_row=game_row,
+        engine=engine,
+        reply=GameReply(name, title=engine.title),
+    )
+    part = Part(ctx, section, creds)
+    ctx.who = who_writes(part)
+    for step in STEPS[ctx.who]:
+        done = step(part)
+        if done is not None:
+            return done.reply, done.changed
+    return ctx.reply, ctx.changed
+
+
+def who_writes(p: Part) -> Who:
+    """A player of the game; else its master, from the master's address;
+    else an observer, if the section holds only what observers may ask;
+    else anyone (a stranger, or someone using a player's credentials)."""
+    ctx, cfg = p.ctx, p.ctx.cfg
+    seats = p.creds.players
+    ctx.player = next((s for s in seats if s.game == ctx.game and s.status == "active"), None)
+    if ctx.player is not None:
+        return Who.PLAYER
+    if cfg.master_email and ctx.sender.lower() == cfg.master_email.lower():
+        return Who.MASTER
+    commands = p.section.commands
+    if commands and all(_command(c).allows(Who.OBSERVER) for _, c, _ in commands):
+        watching = {e.lower() for e in cfg.observers}
+        watching |= set(ctx.app.store.watchers(ctx.conn, ctx.game))
+        if ctx.sender.lower() in watching:
+            return Who.OBSERVER
+    return Who.ANYONE
+
+
+def _command(name: str) -> Command:
+    command = REGISTRY.get(name)
+    assert command is not None, name  # the parser finds only registered commands
+    return command
+
+
+def refused(p: Part, why: str) -> Done:
+    p.ctx.reply.error = why
+    return Done(p.ctx.reply)
+
+
+# -- someone who is no player, master or observer of the game -----------------------------
+
+
+def credentials_elsewhere(p: Part) -> Done | None:
+    """Right credentials, wrong address: the owner is told, nothing is
+    applied and the sender gets no receipt for the game. Else: not a player."""
+    ctx = p.ctx
+    everyone = ctx.app.store.players(ctx.conn, ctx.game)
+    owner = next((s for s in everyone if credentials.token_ok(ctx, p.creds, s)), None) or next(
+        (s for s in everyone if p.creds.passwords and credentials.password_ok(ctx, p.creds, s)),
+        None,
+    )
+    if owner is None:
+        return refused(
+            p, f"{ctx.sender} is not a player of {ctx.game}. Observers can write WATCH {ctx.game}."
+        )
+    ctx.app.queue(
+        ctx.conn,
+        "alert",
+        owner.email,
+        f"Your credentials for {ctx.game} were used",
+        "credentials_elsewhere",
+        {"game": ctx.game, "player": owner, "sender": ctx.sender, "received": ctx.now.isoformat()},
+        auto="auto-generated",
+    )
+    return Done(None)
+
+
+# -- the game master -------------------------------------------------------------------------
+
+
+def master_relay_verified(p: Part) -> Done | None:
+    relay = credentials.relay_refused(p.ctx)
+    if relay is None:
+        return None
+    return refused(
+        p,
+        f"nothing was applied: the relay ({relay}) did not find this mail signed by "
+        "your domain (DKIM or DMARC)",
+    )
+
+
+def master_password(p: Part) -> Done | None:
+    """The master password, from the master's address; not checked at all
+    while too many wrong ones came from it."""
+    ctx = p.ctx
+    sender = ctx.cfg.master_email or ""
+    if credentials.blocked(ctx, sender):
+        ctx.reply.quiet = True  # told once, when the pause began
+        return refused(p, credentials.PAUSED)
+    if credentials.master_password_ok(ctx, p.creds):
+        return None
+    if ctx.app.store.add_auth_failure(ctx.conn, sender, ctx.game, ctx.now) >= BLOCK_AFTER:
+        return refused(p, credentials.paused_refusal(ctx, sender, None))
+    return refused(
+        p,
+        "nothing was applied: the game master's password is missing or wrong "
+        "(a line PASSWORD <password>, as in games.yaml)",
+    )
+
+
+def orders_are_for_players(p: Part) -> Done | None:
+    if p.section.orders:
+        p.ctx.say(
+            "order lines are for players; the game master's commands are: "
+            + ", ".join(REGISTRY.for_master())
+        )
+    return None
+
+
+def no_commands(p: Part) -> Done | None:
+    if not p.section.commands:
+        p.ctx.say("no commands found (send HELP for the list)")
+    return None
+
+
+# -- a player ----------------------------------------------------------------------------------
+
+
+def relay_verified(p: Part) -> Done | None:
+    relay = credentials.relay_refused(p.ctx)
+    if relay is None:
+        return None
+    return refused(
+        p,
+        "nothing was applied: this server takes orders only from mail that its "
+        f"relay ({relay}) found signed by your domain (DKIM or DMARC), and yours was not.",
+    )
+
+
+def player_credentials(p: Part) -> Done | None:
+    """A reply address of the player's, or the player's password."""
+    ctx, seat = p.ctx, p.ctx.me
+    if credentials.token_ok(ctx, p.creds, seat) or credentials.password_ok(ctx, p.creds, seat):
+        return None
+    if credentials.blocked(ctx, ctx.sender):
+        ctx.reply.quiet = True  # told once, when the pause began
+        return refused(p, credentials.PAUSED)
+    if credentials.count_failure(ctx, seat) >= credentials.BLOCK_AFTER:
+        ctx.reply.paused = True  # its Reply-To works: the closing says how, per game
+        ctx.reply.received = ctx.engine.order_mode is OrderMode.RECEIVED
+        return refused(p, credentials.paused_refusal(ctx, ctx.sender, seat))
+    return refused(
+        p,
+        "nothing was applied: the password is missing or wrong. Put a "
+        "line PASSWORD <your password> in the mail, or reply to a mail "
+        "from this server.",
+    )
+
+
+def game_is_on(p: Part) -> Done | None:
+    """The game has started and is not over; its position, read."""
+    ctx = p.ctx
+    if ctx.game_row.status == "forming":
+        seated = len(ctx.app.store.players(ctx.conn, ctx.game))
+        return refused(
+            p,
+            f"{ctx.game} has not started yet: {seated} of {ctx.cfg.seats} players have joined, "
+            "and it starts when every seat is taken.",
+        )
+    ctx.state = ctx.worker.state(ctx.engine, ctx.game, ctx.game_row.state)
+    ctx.turn, ctx.phase = ctx.engine.phase(ctx.state)
+    ctx.reply.phase = ctx.phase
+    if ctx.game_row.status == "finished" or ctx.engine.outcome(ctx.state) is not None:
+        return refused(p, "the game is over")
+    return None
+
+
+def master_words_are_orders(p: Part) -> Done | None:
+    """The game master's commands, from a player, are order lines after
+    all (a game's own orders may start with such a word: "remove F Kiel")."""
+    section, master_only = p.section, REGISTRY.master_only
+    for number, command, arg in [c for c in section.commands if c[1] in master_only]:
+        section.orders.append((number, f"{command} {arg}".strip()))
+    section.orders.sort()
+    section.commands = [c for c in section.commands if c[1] not in master_only]
+    return None
+
+
+def on_time(p: Part) -> Done | None:
+    """Orders (and READY) count only from mail received during the turn."""
+    ctx = p.ctx
+    late = too_late(ctx.game_row, ctx.row, ctx.phase)
+    if late and (p.section.orders or any(_command(c).on_time for _, c, _ in p.section.commands)):
+        return refused(p, late)
+    return None
+
+
+def standing_orders(p: Part) -> Done | None:
+    """The player's orders of the turn before this mail."""
+    ctx, store = p.ctx, p.ctx.app.store
+    received = ctx.engine.order_mode is OrderMode.RECEIVED
+    ctx.reply.received = received
+    if received:  # each mail adds orders; the stored texts are canonical
+        queue = store.submission_queue(ctx.conn, ctx.game, ctx.turn, ctx.me.name)
+        texts = [text for _, text, _ in queue.get(ctx.me.name, [])]
+        ctx.previous = [t for text in texts for t in text.splitlines() if not t.startswith("#")]
+        ctx.standing_orders = ()
+    else:
+        previous = store.current_submission(ctx.conn, ctx.game, ctx.turn, ctx.me.name)
+        sheet = (
+            ctx.worker.read_previous(ctx.engine, ctx.state, ctx.game, ctx.me.name, previous[1])
+            if previous and previous[1]
+            else None
+        )
+        ctx.standing_orders = sheet.orders if sheet else ()
+        ctx.previous = [o.canonical() for o in ctx.standing_orders]
+    ctx.standing = ctx.previous
+    return None
+
+
+def commands_before_orders(p: Part) -> Done | None:
+    """Commands that act before the mail's orders (CLEAR), once each."""
+    done: set[str] = set()
+    for number, name, arg in p.section.commands:
+        command = _command(name)
+        if command.before_orders and command.allows(Who.PLAYER) and name not in done:
+            done.add(name)
+            assert command.handler is not None
+            command.handler(p.ctx, Use(number, name, arg))
+    return None
+
+
+def read_orders(p: Part) -> Done | None:
+    """The mail's order lines, read by the game: accepted, refused and
+    noticed; what is read is stored."""
+    ctx, orders = p.ctx, p.section.orders
+    if not orders:
+        return None
+    text_lines = [""] * max(n for n, _ in orders)
+    for n, text in orders:
+        text_lines[n - 1] = text
+    sheet = ctx.engine.read_orders(ctx.state, ctx.me.name, "\n".join(text_lines), seq=ctx.row.id)
+    answer(ctx, sheet)
+    new_lines = [o.canonical() for o in sheet.orders]
+    if not new_lines:
+        ctx.reply.kept_previous = bool(ctx.previous)
+        return None
+    ctx.app.store.add_submission(
+        ctx.conn,
+        ctx.game,
+        ctx.turn,
+        ctx.me.name,
+        ctx.row.id,
+        "\n".join(new_lines),
+        ctx.row.received_at,
+    )
+    ctx.changed = True
+    if ctx.reply.received:  # added after the earlier ones
+        ctx.reply.added = new_lines
+        ctx.standing = ctx.previous + new_lines
+    else:  # instead of the earlier ones
+        ctx.reply.replaced = True
+        ctx.reply.added = [t for t in new_lines if t not in ctx.previous]
+        ctx.reply.removed = [t for t in ctx.previous if t not in new_lines]
+        ctx.standing = new_lines
+        ctx.standing_orders = sheet.orders
+    return None
+
+
+def answer(ctx: GameContext, sheet: Any) -> None:
+    """Each order line's answer: understood (canonical), refused (why,
+    with suggestions), or understood with a notice."""
+    game, reply = ctx.engine.name, ctx.reply
+    for o in sheet.orders:
+        reply.accepted.append({"line": o.line, "text": o.canonical()})
+    for problem in sheet.problems:
+        reply.refused.append(
+            {
+                "line": problem.line,
+                "text": problem.text,
+                "why": say(game, "problems", problem.reason, dict(problem.facts)),
+                "suggestions": list(problem.suggestions),
+            }
+        )
+    zone = ctx.me.timezone or ctx.cfg.timezone
+    for n in sheet.warnings:
+        said = say(game, "notices", n.reason, dated(n.facts, ctx.game_row, ctx.cfg, zone))
+        reply.notices.append(f"line {n.line}: {said}")
+
+
+def presence(p: Part) -> Done | None:
+    """In a game with absence rules, any mail from a player counts as
+    being there."""
+    ctx = p.ctx
+    if ctx.reply.received and ctx.engine.tracks_presence and not ctx.reply.added:
+        ctx.app.store.add_submission(
+            ctx.conn, ctx.game, ctx.turn, ctx.me.name, ctx.row.id, PRESENT, ctx.row.received_at
+        )
+        ctx.changed = True
+    return None
+
+
+def holding(p: Part) -> Done | None:
+    """The orders in force after this mail, and the units that will hold."""
+    ctx = p.ctx
+    ctx.reply.standing = ctx.standing
+    defaults = ctx.engine.default_orders(ctx.state, ctx.me.name, ctx.standing_orders)
+    ctx.reply.holding = [o.canonical() for o in defaults]
+    return None
+
+
+def run_commands(p: Part) -> Done | None:
+    """The section's commands, in order, for whoever writes; a command
+    this sender may not use is answered so."""
+    ctx = p.ctx
+    for number, name, arg in p.section.commands:
+        command = _command(name)
+        if command.handler is None or not command.allows(ctx.who):
+            ctx.say(f"line {number}: {name} is not available here")
+        elif not command.before_orders:  # those ran before the orders
+            command.handler(ctx, Use(number, name, arg))
+    return None
+
+
+def run_press(p: Part) -> Done | None:
+    """The section's press, after its commands."""
+    press = _command("PRESS")
+    assert press.handler is not None
+    for number, to, body in p.section.press:
+        press.handler(p.ctx, Use(number, press.name, to, tuple(body)))
+    return None
+
+
+def deadline(p: Part) -> Done | None:
+    """The deadline, in the player's time zone."""
+    ctx, row = p.ctx, p.ctx.game_row
+    if row.deadline is not None and row.status == "running":
+        ctx.reply.deadline = local(row.deadline, ctx.me.timezone or ctx.cfg.timezone)
+    elif row.status == "paused":
+        ctx.reply.deadline = "none while the game is paused"
+    return None
+
+
+STEPS: dict[Who, tuple[Step, ...]] = {
+    Who.ANYONE: (credentials_elsewhere,),
+    Who.OBSERVER: (run_commands,),
+    Who.MASTER: (
+        master_relay_verified,
+        master_password,
+        orders_are_for_players,
+        run_commands,
+        no_commands,
+    ),
+    Who.PLAYER: (
+        relay_verified,
+        player_credentials,
+        game_is_on,
+        master_words_are_orders,
+        on_time,
+        standing_orders,
+        commands_before_orders,
+        read_orders,
+        presence,
+        holding,
+        run_commands,
+        run_press,
+        deadline,
+    ),
+}
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def too_late(game: GameRow, row: InboxRow, phase: str) -> str | None:
+    """Why a mail's orders cannot count, if they cannot: it arrived after
+    the deadline of the turn being played, or before that turn began
+    (it was meant for the turn already resolved)."""
+    at = row.received_at
+    if game.status == "running" and game.deadline is not None and at >= game.deadline:
+        return (
+            f"too late for {phase}: your mail arrived at {at:%Y-%m-%d %H:%M:%S} UTC, after "
+            f"its deadline ({game.deadline:%Y-%m-%d %H:%M:%S} UTC). Nothing was applied; "
+            "the turn is being resolved. Send your orders again for the next turn once "
+            "its report arrives."
+        )
+    if game.turn_started_at is not None and at < game.turn_started_at:
+        return (
+            f"too late for the turn before {phase}: your mail arrived at "
+            f"{at:%Y-%m-%d %H:%M:%S} UTC but that turn had been resolved when it was read. "
+            f"Nothing was applied; send your orders again for {phase}."
+        )
+    return None
+
+
+def dated(facts: Any, game_row: GameRow, cfg: GameConfig, zone: str) -> dict[str, Any]:
+    """A game's notice facts with each ``{"deadline": k}`` (the k-th deadline
+    from now, 1 the coming one) written as that date in the player's time
+    zone (docs/interface.md)."""
+    out = dict(facts)
+    for key, value in facts.items():
+        if not (isinstance(value, dict) and set(value) == {"deadline"}):
+            continue
+        when = game_row.deadline
+        if when is None:
+            out[key] = "a deadline to come (the game has none now)"
+            continue
+        for _ in range(int(value["deadline"]) - 1):
+            when = cron_after(cfg, when)
+        out[key] = local(when, zone)
+    return out
