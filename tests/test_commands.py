@@ -10,6 +10,7 @@ import pytest
 
 from pbem.commands import REGISTRY, GameContext, Use, Where, Who, press, read_commands
 from pbem.commands.registry import Family, Registry
+from pbem.mail import pipeline
 from tests.mailharness import Harness
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -106,3 +107,13 @@ def test_the_master_only_list_is_the_masters_own_commands():
         "END GAME",
     }
     assert "STATUS" in REGISTRY.for_master() and "HISTORY" in REGISTRY.for_master()
+
+
+def test_the_architecture_names_a_mails_steps_in_the_order_they_run():
+    """docs/architecture.md's picture of a mail's way lists pipeline.STEPS
+    as they are, in order."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    names = [step.__name__ for step in pipeline.STEPS]
+    at = [text.find(name) for name in names]
+    assert -1 not in at, [n for n, i in zip(names, at, strict=True) if i == -1]
+    assert at == sorted(at), names

@@ -22,7 +22,7 @@ from pbem.app import App
 from pbem.commands.context import GameContext
 from pbem.commands.registry import Family, Use, Who
 from pbem.config import EMAIL, GameConfig, parse_duration
-from pbem.lifecycle.seats import with_seat
+from pbem.lifecycle.seats import password_mail, with_seat
 from pbem.mail import auth
 from pbem.store import GameRow
 from pbem.turns.deadlines import next_deadline
@@ -125,25 +125,7 @@ def replace(app: App, conn: Connection, name: str, player: str, email: str) -> s
     fresh = next(p for p in app.store.players(conn, name) if p.id == seat.id)
     cfg = app.game_config(name)
     assert cfg is not None
-    engine = app.engine(cfg.game)
-    app.queue(
-        conn,
-        "password",
-        email,
-        f"Your password for {name}",
-        "password",
-        {
-            "game": cfg,
-            "player": fresh,
-            "password": password,
-            "title": engine.title,
-            "address": app.game_address(name),
-            "reply_address": app.reply_address(fresh),
-            "waiting": 0,
-        },
-        reply_to=app.reply_address(fresh),
-        auto="auto-generated",
-    )
+    password_mail(app, conn, cfg, fresh, password, app.engine(cfg.game).title, 0)
     tell_players(
         app,
         conn,
