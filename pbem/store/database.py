@@ -1,0 +1,196 @@
+"""The connection to the database: engine, transactions, migrations, and the
+one fast path for the statements every mail runs (``Hot``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.sql.expression import Executable
+
+from pbem.store.rows import StoreError
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+class Hot:
+    """A statement the mail path runs for every mail, written once in
+    SQLAlchemy Core. ``Database.run`` executes it through Core, or on
+    SQLite through the connection's own DBAPI cursor: the statement is
+    compiled once for the dialect and each value passes through its
+    column's own SQLAlchemy type processor, so what is written reads back
+    exactly as through Core, at a tenth of Core's cost a statement."""
+
+    def __init__(self, statement: Executable, columns: Sequence[str] = ()) -> None:
+        """``columns``: those an INSERT or UPDATE sets, from parameters of
+        their own names (SQLAlchemy reserves a column's name for that)."""
+        self.statement = statement
+        self.columns = list(columns)
+        self._compiled: dict[str, tuple[str, list[tuple[str, Any]], dict[str, Any]]] = {}
+
+    def _for(self, dialect: Any) -> tuple[str, list[tuple[str, Any]], dict[str, Any]]:
+        """(SQL text, (name, processor) for each placeholder, fixed values)."""
+        found = self._compiled.get(dialect.name)
+        if found is None:
+            compiled = self.statement.compile(dialect=dialect, column_keys=self.columns or None)
+            names = compiled.positiontup or []
+            binds = [
+                (n, compiled.binds[n].type.dialect_impl(dialect).bind_processor(dialect))
+                for n in names
+            ]
+            fixed = {n: compiled.params[n] for n in names if not compiled.binds[n].required}
+            found = self._compiled[dialect.name] = (compiled.string, binds, fixed)
+        return found
+
+    def on_cursor(self, cursor: Any, dialect: Any, params: Mapping[str, Any]) -> Any:
+        """Run on a DBAPI cursor of a positional-parameter dialect; returns
+        the cursor (fetchone, rowcount, lastrowid)."""
+        sql, binds, fixed = self._for(dialect)
+        values = {**fixed, **params} if fixed else params
+        cursor.execute(sql, [values[n] if p is None else p(values[n]) for n, p in binds])
+        return cursor
+
+
+class _CoreRan:
+    """A Core result with the cursor's face: fetchone, rowcount, lastrowid."""
+
+    def __init__(self, result: Any) -> None:
+        self.result = result
+        self.rowcount = result.rowcount
+
+    def fetchone(self) -> Any:
+        return self.result.first()
+
+    @property
+    def lastrowid(self) -> int:
+        return int(self.result.inserted_primary_key[0])
+
+
+class Database:
+    """An engine and its transactions. Thread-safe: every call takes its own
+    connection."""
+
+    def __init__(
+        self, url: str, wait_in_python: bool = False, spool_url: str | None = None
+    ) -> None:
+        """``wait_in_python``: wait for the write lock with short sleeps of
+        our own instead of SQLite's busy handler, whose sleeps grow to tens
+        of milliseconds; for the SMTP side, where every wait is a client's.
+        ``spool_url``: where received mail is spooled (default: this
+        database's own spool table)."""
+        self.url = url
+        self.spool_url = spool_url or url
+        self.wait_in_python = wait_in_python
+        self._spool: Any = None
+        sqlite = url.startswith("sqlite")
+        self.engine: Engine = create_engine(
+            url,
+            pool_size=8,
+            max_overflow=8,
+            pool_timeout=60,
+            connect_args=(
+                {"timeout": 0 if wait_in_python else 30, "check_same_thread": False}
+                if sqlite
+                else {}
+            ),
+        )
+        # run Hot statements on the driver's own cursor (see Hot); a
+        # benchmark may turn it off to weigh it
+        self.hot_cursor = sqlite
+        if sqlite:
+            event.listen(self.engine, "connect", _sqlite_connect)
+            event.listen(self.engine, "begin", _sqlite_begin)
+            # WAL is a property of the file: set once, not on every connection
+            raw = self.engine.raw_connection()
+            try:
+                raw.driver_connection.execute("PRAGMA journal_mode=WAL")
+            finally:
+                raw.close()
+
+    @classmethod
+    def at(cls, path: str | Path) -> Any:
+        """A store in an SQLite file, its folder made if need be, with its
+        spool in a file beside it (``pbem.sqlite`` spools to
+        ``pbem-spool.sqlite``)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        spool = path.with_name(f"{path.stem}-spool{path.suffix}")
+        return cls(f"sqlite:///{path}", spool_url=f"sqlite:///{spool}")
+
+    @property
+    def _sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    @property
+    def spool(self) -> Any:
+        """The store that received mail is written to first (of this
+        store's own class)."""
+        if self.spool_url == self.url:
+            return self
+        if self._spool is None:
+            self._spool = type(self)(self.spool_url, wait_in_python=self.wait_in_python)
+        return self._spool
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest migration (the spool's too: a
+        spool file has the same schema, and uses its spool table)."""
+        cfg = AlembicConfig()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        with self.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+        if self.spool is not self:
+            self.spool.migrate()
+
+    def close(self) -> None:
+        self.engine.dispose()
+        if self._spool is not None:
+            self._spool.close()
+
+    @contextmanager
+    def tx(self, write: bool = True) -> Iterator[Connection]:
+        """One transaction; StoreError when the database fails. A read
+        (``write=False``) takes no lock on SQLite: in WAL mode it reads a
+        snapshot while writers go on."""
+        try:
+            with self.engine.connect() as plain:
+                conn = plain if write else plain.execution_options(pbem_read=True)
+                with conn.begin():
+                    yield conn
+        except IntegrityError:
+            raise
+        except StoreError:
+            raise
+        except (OperationalError, DBAPIError) as exc:
+            raise StoreError(str(exc.orig) if exc.orig else str(exc)) from exc
+
+    def run(self, conn: Connection, hot: Hot, **params: Any) -> Any:
+        """Run a hot statement in ``conn``'s transaction: on SQLite on the
+        connection's own cursor, elsewhere through Core. Returns something
+        with fetchone(), rowcount and lastrowid."""
+        if self.hot_cursor:
+            cursor = conn.connection.driver_connection.cursor()
+            return hot.on_cursor(cursor, self.engine.dialect, params)
+        return _CoreRan(conn.execute(hot.statement, params))
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # let SQLAlchemy's "begin" event issue BEGIN (IMMEDIATE) itself
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    if conn.get_execution_options().get("pbem_read"):
+        conn.exec_driver_sql("BEGIN")
+    else:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")

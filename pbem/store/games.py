@@ -1,0 +1,305 @@
+"""Games and their turns: games, players, turns, submissions, readiness,
+press and reports. Deadlines live on the game row (``games.deadline``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, delete, func, select, update
+
+from pbem.store.database import Database, Hot
+from pbem.store.rows import GameRow, PlayerRow, ReportRow, aware
+from pbem.store.schema import games, players, press, ready, reports, submissions, turns
+
+# Statements of the mail path, built once: building a statement costs more
+# than running it on SQLite.
+_P = bindparam
+_GAME = select(games).where(games.c.name == _P("name"))
+_PLAYERS_OF = select(players).where(players.c.game == _P("game")).order_by(players.c.id)
+_PLAYERS_BY_EMAIL = select(players).where(func.lower(players.c.email) == _P("email"))
+SUBMISSION_ADD = Hot(
+    submissions.insert(), columns=("game", "turn", "player", "seq", "text", "received_at")
+)
+SUBMISSION_CURRENT = Hot(
+    select(submissions.c.seq, submissions.c.text)
+    .where(
+        submissions.c.game == _P("game"),
+        submissions.c.turn == _P("turn"),
+        submissions.c.player == _P("player"),
+    )
+    .order_by(submissions.c.seq.desc(), submissions.c.id.desc())
+    .limit(1)
+)
+
+
+class GamesAndTurns(Database):
+    """Games, players, turns, submissions, press and reports."""
+
+    # -- games ------------------------------------------------------------------------
+
+    def game(self, conn: Connection, name: str) -> GameRow | None:
+        r = conn.execute(_GAME, {"name": name}).first()
+        return None if r is None else GameRow.of(r)
+
+    def all_games(self, conn: Connection) -> list[GameRow]:
+        rows = conn.execute(select(games).order_by(games.c.name)).all()
+        return [GameRow.of(r) for r in rows]
+
+    def add_game(
+        self,
+        conn: Connection,
+        name: str,
+        kind: str,
+        state: str,
+        turn: int,
+        seed: int,
+        at: datetime,
+        status: str = "running",
+    ) -> None:
+        conn.execute(
+            games.insert().values(
+                name=name,
+                kind=kind,
+                state=state,
+                turn=turn,
+                seed=seed,
+                status=status,
+                created_at=at,
+            )
+        )
+
+    def set_game_state(
+        self, conn: Connection, name: str, state: str, status: str | None = None
+    ) -> None:
+        values: dict[str, Any] = {"state": state}
+        if status is not None:
+            values["status"] = status
+        conn.execute(update(games).where(games.c.name == name).values(**values))
+
+    def set_game(self, conn: Connection, name: str, **values: Any) -> None:
+        conn.execute(update(games).where(games.c.name == name).values(**values))
+
+    def advance_game(self, conn: Connection, name: str, from_turn: int, **values: Any) -> bool:
+        """The compare-and-set of a turn: change the game only if it is
+        still running at ``from_turn``. False if another trigger won."""
+        done = conn.execute(
+            update(games)
+            .where(games.c.name == name, games.c.turn == from_turn, games.c.status == "running")
+            .values(**values)
+        )
+        return done.rowcount == 1
+
+    # -- players ------------------------------------------------------------------------
+
+    def add_player(
+        self, conn: Connection, game: str, name: str, email: str, tz: str | None, password_hash: str
+    ) -> None:
+        conn.execute(
+            players.insert().values(
+                game=game,
+                name=name,
+                email=email,
+                timezone=tz,
+                password_hash=password_hash,
+                token_version=0,
+                status="active",
+            )
+        )
+
+    def players(self, conn: Connection, game: str | None = None) -> list[PlayerRow]:
+        if game is not None:
+            return [PlayerRow(*r) for r in conn.execute(_PLAYERS_OF, {"game": game}).all()]
+        q = select(players).order_by(players.c.game, players.c.id)
+        return [PlayerRow(*r) for r in conn.execute(q).all()]
+
+    def players_by_email(self, conn: Connection, email: str) -> list[PlayerRow]:
+        rows = conn.execute(_PLAYERS_BY_EMAIL, {"email": email.lower()}).all()
+        return [PlayerRow(*r) for r in rows]
+
+    def add_missed(self, conn: Connection, game: str, names: Sequence[str]) -> None:
+        if names:
+            conn.execute(
+                update(players)
+                .where(players.c.game == game, players.c.name.in_(list(names)))
+                .values(missed=players.c.missed + 1)
+            )
+
+    def bump_token(self, conn: Connection, player_id: int) -> None:
+        conn.execute(
+            update(players)
+            .where(players.c.id == player_id)
+            .values(token_version=players.c.token_version + 1)
+        )
+
+    def delete_player(self, conn: Connection, player_id: int) -> None:
+        conn.execute(delete(players).where(players.c.id == player_id))
+
+    def set_player(self, conn: Connection, player_id: int, **values: Any) -> None:
+        conn.execute(update(players).where(players.c.id == player_id).values(**values))
+
+    # -- turns --------------------------------------------------------------------------
+
+    def start_turn(self, conn: Connection, game: str, turn: int, state: str, at: datetime) -> None:
+        """Record the state a turn starts from."""
+        conn.execute(turns.insert().values(game=game, turn=turn, state=state, started_at=at))
+
+    def finish_turn(
+        self, conn: Connection, game: str, turn: int, result: str, at: datetime
+    ) -> None:
+        conn.execute(
+            update(turns)
+            .where(turns.c.game == game, turns.c.turn == turn)
+            .values(result=result, adjudicated_at=at)
+        )
+
+    def turn_result(self, conn: Connection, game: str, turn: int) -> str | None:
+        return conn.execute(
+            select(turns.c.result).where(turns.c.game == game, turns.c.turn == turn)
+        ).scalar()
+
+    def turn_states(self, conn: Connection, game: str) -> list[tuple[int, str]]:
+        rows = conn.execute(
+            select(turns.c.turn, turns.c.state).where(turns.c.game == game).order_by(turns.c.turn)
+        ).all()
+        return [(r[0], r[1]) for r in rows]
+
+    def ready_players(self, conn: Connection, game: str, turn: int) -> set[str]:
+        rows = conn.execute(
+            select(ready.c.player).where(ready.c.game == game, ready.c.turn == turn)
+        ).all()
+        return {r[0] for r in rows}
+
+    def set_ready(self, conn: Connection, game: str, turn: int, player: str) -> None:
+        exists = conn.execute(
+            select(ready).where(
+                ready.c.game == game, ready.c.turn == turn, ready.c.player == player
+            )
+        ).first()
+        if exists is None:
+            conn.execute(ready.insert().values(game=game, turn=turn, player=player))
+
+    # -- submissions --------------------------------------------------------------------
+
+    def add_submission(
+        self, conn: Connection, game: str, turn: int, player: str, seq: int, text: str, at: datetime
+    ) -> None:
+        self.run(
+            conn,
+            SUBMISSION_ADD,
+            game=game,
+            turn=turn,
+            player=player,
+            seq=seq,
+            text=text,
+            received_at=at,
+        )
+
+    def current_submission(
+        self, conn: Connection, game: str, turn: int, player: str
+    ) -> tuple[int, str] | None:
+        """The standing order text of a player for a turn: (seq, text)."""
+        r = self.run(conn, SUBMISSION_CURRENT, game=game, turn=turn, player=player).fetchone()
+        return None if r is None else (r[0], r[1])
+
+    def _submissions(
+        self, conn: Connection, game: str, turn: int, player: str | None, before: datetime | None
+    ) -> list[Any]:
+        """(player, seq, text, received_at) of a turn, in the order received."""
+        q = select(
+            submissions.c.player, submissions.c.seq, submissions.c.text, submissions.c.received_at
+        ).where(submissions.c.game == game, submissions.c.turn == turn)
+        if player is not None:
+            q = q.where(submissions.c.player == player)
+        if before is not None:
+            q = q.where(submissions.c.received_at < before)
+        return conn.execute(q.order_by(submissions.c.seq, submissions.c.id)).all()
+
+    def submissions_for(
+        self, conn: Connection, game: str, turn: int, before: datetime | None
+    ) -> dict[str, tuple[int, str, datetime]]:
+        """Each player's standing order text for a turn, as received before
+        ``before``: player -> (seq, text, received_at)."""
+        out: dict[str, tuple[int, str, datetime]] = {}
+        for player, seq, text, at in self._submissions(conn, game, turn, None, before):
+            out[player] = (seq, text, aware(at))  # type: ignore[assignment]
+        return {k: v for k, v in out.items() if v[1]}  # an empty text: withdrawn (CLEAR)
+
+    def submission_queue(
+        self,
+        conn: Connection,
+        game: str,
+        turn: int,
+        player: str | None = None,
+        before: datetime | None = None,
+    ) -> dict[str, list[tuple[int, str, datetime]]]:
+        """Every order text of each player for a turn, in the order received,
+        since their last withdrawal (an empty text, from CLEAR): the orders
+        of games that run orders as received. player -> [(seq, text, at)]."""
+        out: dict[str, list[tuple[int, str, datetime]]] = {}
+        for who, seq, text, at in self._submissions(conn, game, turn, player, before):
+            if text == "":
+                out[who] = []
+            else:
+                out.setdefault(who, []).append((seq, text, aware(at)))  # type: ignore[arg-type]
+        return {k: v for k, v in out.items() if v}
+
+    # -- press ----------------------------------------------------------------------------
+
+    def add_press(
+        self, conn: Connection, game: str, turn: int, sender: str | None, text: str, at: datetime
+    ) -> None:
+        conn.execute(
+            press.insert().values(game=game, turn=turn, sender=sender, text=text, sent_at=at)
+        )
+
+    def press_of(self, conn: Connection, game: str, turn: int) -> list[tuple[str | None, str]]:
+        rows = conn.execute(
+            select(press.c.sender, press.c.text)
+            .where(press.c.game == game, press.c.turn == turn)
+            .order_by(press.c.id)
+        ).all()
+        return [(r[0], r[1]) for r in rows]
+
+    # -- reports ----------------------------------------------------------------------
+
+    def add_report(self, conn: Connection, report: ReportRow, at: datetime) -> None:
+        conn.execute(
+            delete(reports).where(
+                reports.c.game == report.game,
+                reports.c.turn == report.turn,
+                reports.c.reader == report.reader,
+            )
+        )
+        conn.execute(
+            reports.insert().values(
+                game=report.game,
+                turn=report.turn,
+                reader=report.reader,
+                subject=report.subject,
+                text=report.text,
+                html=report.html,
+                svg=report.svg,
+                png=report.png,
+                created_at=at,
+            )
+        )
+
+    def report(
+        self, conn: Connection, game: str, reader: str, turn: int | None = None
+    ) -> ReportRow | None:
+        """A reader's report of a turn (the latest when ``turn`` is None)."""
+        q = select(reports).where(reports.c.game == game, reports.c.reader == reader)
+        if turn is not None:
+            q = q.where(reports.c.turn == turn)
+        r = conn.execute(q.order_by(reports.c.turn.desc()).limit(1)).first()
+        if r is None:
+            return None
+        return ReportRow(r.game, r.turn, r.reader, r.subject, r.text, r.html, r.svg, r.png)
+
+    def report_turns(self, conn: Connection, game: str) -> list[int]:
+        rows = conn.execute(
+            select(reports.c.turn).where(reports.c.game == game).distinct().order_by(reports.c.turn)
+        ).all()
+        return [r[0] for r in rows]

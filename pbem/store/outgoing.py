@@ -1,0 +1,231 @@
+"""Outgoing mail: the outbox the sender drains, the daily count of replies
+to each address, replies held by that cap and the digests that send them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import Connection, bindparam, func, select, update
+
+from pbem.store.database import Database, Hot
+from pbem.store.rows import ClaimLost, OutboxRow
+from pbem.store.schema import outbox, reply_counts
+
+_P = bindparam
+OUTBOX_ADD = Hot(
+    outbox.insert(),
+    columns=(
+        "created_at",
+        "kind",
+        "to_addr",
+        "message_id",
+        "message",
+        "status",
+        "attempts",
+        "next_attempt_at",
+        "inbox_id",
+    ),
+)
+_THIS_COUNT = (reply_counts.c.address == _P("to")) & (reply_counts.c.day == _P("on"))
+REPLY_COUNT = Hot(select(reply_counts.c.count).where(_THIS_COUNT))
+REPLY_COUNT_FIRST = Hot(reply_counts.insert(), columns=("address", "day", "count"))
+REPLY_COUNT_MORE = Hot(
+    update(reply_counts).where(_THIS_COUNT).values(count=reply_counts.c.count + 1)
+)
+
+
+class OutgoingMail(Database):
+    """The outbox, reply counts, held replies and digests."""
+
+    # -- queueing and the daily cap --------------------------------------------------
+
+    def queue_mail(
+        self,
+        conn: Connection,
+        kind: str,
+        to_addr: str,
+        message_id: str,
+        message: bytes,
+        at: datetime,
+        inbox_id: int | None = None,
+        status: str = "pending",
+    ) -> int:
+        """A mail to send (``status`` pending), or one held by the daily cap
+        (held) for the next day's digest."""
+        ran = self.run(
+            conn,
+            OUTBOX_ADD,
+            created_at=at,
+            kind=kind,
+            to_addr=to_addr,
+            message_id=message_id,
+            message=message,
+            status=status,
+            attempts=0,
+            next_attempt_at=at,
+            inbox_id=inbox_id,
+        )
+        return int(ran.lastrowid)
+
+    def count_reply(self, conn: Connection, address: str, day: str, cap: int) -> int | None:
+        """Count one more reply to ``address`` on ``day`` (UTC, YYYY-MM-DD)
+        and return how many that makes, or None (nothing counted) if
+        ``cap`` replies went there that day already."""
+        count = self._replies(conn, address, day)
+        if (count or 0) >= cap:
+            return None
+        self._count_one(conn, address, day, first=count is None)
+        return (count or 0) + 1
+
+    def take_reply(self, conn: Connection, address: str, day: str, cap: int) -> bool:
+        """Count one more reply to ``address`` on ``day`` (UTC, YYYY-MM-DD),
+        unless ``cap`` replies went there that day already: then False.
+        (The first reply of a day always counts.)"""
+        count = self._replies(conn, address, day)
+        if count is not None and count >= cap:
+            return False
+        self._count_one(conn, address, day, first=count is None)
+        return True
+
+    def _replies(self, conn: Connection, address: str, day: str) -> int | None:
+        """Replies counted to ``address`` on ``day``; None: no row yet."""
+        row = self.run(conn, REPLY_COUNT, to=address, on=day).fetchone()
+        return None if row is None else row[0]
+
+    def _count_one(self, conn: Connection, address: str, day: str, first: bool) -> None:
+        if first:
+            self.run(conn, REPLY_COUNT_FIRST, address=address, day=day, count=1)
+        else:
+            self.run(conn, REPLY_COUNT_MORE, to=address, on=day)
+
+    def last_outbox_id(self, conn: Connection) -> int:
+        return conn.execute(select(func.max(outbox.c.id))).scalar() or 0
+
+    def held_mail(self, before: datetime) -> list[OutboxRow]:
+        """Replies held by the daily cap on a day before ``before``."""
+        with self.tx(write=False) as conn:
+            rows = conn.execute(
+                select(outbox)
+                .where(outbox.c.status == "held", outbox.c.created_at < before)
+                .order_by(outbox.c.id)
+            ).all()
+        return [OutboxRow.of(r) for r in rows]
+
+    def mark_digested(self, conn: Connection, ids: Sequence[int], digest_id: int) -> None:
+        """Held replies sent in the digest ``digest_id``; ClaimLost if any
+        of them is no longer held (another sender made the digest)."""
+        done = conn.execute(
+            update(outbox)
+            .where(outbox.c.id.in_(list(ids)), outbox.c.status == "held")
+            .values(status="digested", last_error=f"sent in digest #{digest_id}")
+        ).rowcount
+        if done != len(ids):
+            raise ClaimLost("those held replies went out in another digest")
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def due_mail(self, now: datetime, limit: int = 50) -> list[OutboxRow]:
+        with self.tx(write=False) as conn:
+            rows = conn.execute(
+                select(outbox)
+                .where(outbox.c.status == "pending", outbox.c.next_attempt_at <= now)
+                .order_by(outbox.c.id)
+                .limit(limit)
+            ).all()
+        return [OutboxRow.of(r) for r in rows]
+
+    def claim_due(
+        self, holder: str, now: datetime, limit: int, wall: float, lease: float
+    ) -> list[OutboxRow]:
+        """Claim up to ``limit`` due mails that no other sender holds a live
+        claim on, for ``holder`` until ``wall + lease``."""
+        free = (
+            outbox.c.claimed_by.is_(None)
+            | (outbox.c.claimed_by == holder)
+            | (outbox.c.lease_until < wall)
+        )
+        with self.tx() as conn:
+            ids = list(
+                conn.execute(
+                    select(outbox.c.id)
+                    .where(outbox.c.status == "pending", outbox.c.next_attempt_at <= now, free)
+                    .order_by(outbox.c.id)
+                    .limit(limit)
+                ).scalars()
+            )
+            if not ids:
+                return []
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.id.in_(ids))
+                .values(claimed_by=holder, lease_until=wall + lease)
+            )
+            rows = conn.execute(select(outbox).where(outbox.c.id.in_(ids)).order_by(outbox.c.id))
+            return [OutboxRow.of(r) for r in rows]
+
+    def outbox_rows(self, kind: str | None = None, to_addr: str | None = None) -> list[OutboxRow]:
+        with self.tx(write=False) as conn:
+            q = select(outbox).order_by(outbox.c.id)
+            if kind:
+                q = q.where(outbox.c.kind == kind)
+            if to_addr:
+                q = q.where(func.lower(outbox.c.to_addr) == to_addr.lower())
+            return [OutboxRow.of(r) for r in conn.execute(q).all()]
+
+    def match_bounce(
+        self, conn: Connection, message_ids: Sequence[str], note: str
+    ) -> tuple[int, str] | None:
+        """The first of our mails a bounce names, marked with ``note``:
+        (outbox id, address)."""
+        for mid in message_ids:
+            r = conn.execute(
+                select(outbox.c.id, outbox.c.to_addr).where(outbox.c.message_id == mid)
+            ).first()
+            if r is not None:
+                conn.execute(update(outbox).where(outbox.c.id == r.id).values(last_error=note))
+                return r.id, r.to_addr
+        return None
+
+    def mark_sent(self, outbox_id: int, at: datetime, holder: str | None = None) -> bool:
+        return self.mark_sent_many([outbox_id], at, holder) == 1
+
+    def mark_sent_many(
+        self, outbox_ids: Sequence[int], at: datetime, holder: str | None = None
+    ) -> int:
+        """Mark mails sent that are still pending (and, with ``holder``,
+        still claimed by that sender); returns how many."""
+        with self.tx() as conn:
+            q = update(outbox).where(
+                outbox.c.id.in_(list(outbox_ids)), outbox.c.status == "pending"
+            )
+            if holder is not None:
+                q = q.where(outbox.c.claimed_by == holder)
+            return conn.execute(
+                q.values(status="sent", sent_at=at, attempts=outbox.c.attempts + 1, claimed_by=None)
+            ).rowcount
+
+    def mark_retry(
+        self, outbox_id: int, error: str, next_at: datetime, holder: str | None = None
+    ) -> None:
+        with self.tx() as conn:
+            q = update(outbox).where(outbox.c.id == outbox_id, outbox.c.status == "pending")
+            if holder is not None:
+                q = q.where(outbox.c.claimed_by == holder)
+            conn.execute(
+                q.values(
+                    attempts=outbox.c.attempts + 1,
+                    last_error=error,
+                    next_attempt_at=next_at,
+                    claimed_by=None,
+                )
+            )
+
+    def mark_failed(self, conn: Connection, outbox_id: int, status: str, error: str) -> None:
+        conn.execute(
+            update(outbox)
+            .where(outbox.c.id == outbox_id)
+            .values(
+                status=status, last_error=error, attempts=outbox.c.attempts + 1, claimed_by=None
+            )
+        )

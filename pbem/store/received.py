@@ -1,0 +1,463 @@
+"""Received mail: the spool the SMTP side writes before its 250, the inbox
+the worker reads, the worker's claims on mails (exactly-once processing),
+and the leases that keep one worker per store."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, case, delete, func, or_, select, update
+
+from pbem.store.database import Database, Hot
+from pbem.store.rows import ClaimLost, InboxRow, LeaseRow, StoreError
+from pbem.store.schema import RECEIVED, inbox, leases, outbox, spool
+
+_P = bindparam
+SPOOL_BY_SHA = Hot(select(spool.c.id).where(spool.c.sha256 == _P("sha256")))
+SPOOL_ADD = Hot(spool.insert(), columns=[c for c in RECEIVED if c != "id"])
+INBOX_FINISH = Hot(
+    update(inbox).where(
+        inbox.c.id == _P("inbox_id"),
+        inbox.c.state == "new",
+        or_(
+            _P("holder", type_=inbox.c.claimed_by.type).is_(None),
+            inbox.c.claimed_by == _P("holder"),
+        ),
+    ),
+    columns=("state", "note", "processed_at", "claimed_by"),
+)
+INBOX_EARLIER = Hot(
+    select(inbox.c.id)
+    .where(inbox.c.message_id == _P("mid"), inbox.c.id < _P("before"), inbox.c.state != "new")
+    .order_by(inbox.c.id)
+    .limit(1)
+)
+
+
+def spool_mails(
+    add: Callable[[Hot, dict[str, Any]], Any], mails: Sequence[dict[str, Any]]
+) -> list[tuple[int, bool]]:
+    """Spool received mails through ``add`` (which runs a hot statement in
+    the caller's transaction): (number, True if new) for each; the same
+    bytes again insert nothing and give the first copy's number."""
+    out: list[tuple[int, bool]] = []
+    for m in mails:
+        found = add(SPOOL_BY_SHA, {"sha256": m["sha256"]}).fetchone()
+        if found is not None:
+            out.append((found[0], False))
+            continue
+        values = {
+            "received_at": m["received_at"],
+            "mail_from": m["mail_from"],
+            "rcpt_to": json.dumps(list(m["rcpt_to"])),
+            "raw": m["raw"],
+            "sha256": m["sha256"],
+            "message_id": m.get("message_id"),
+        }
+        out.append((int(add(SPOOL_ADD, values).lastrowid), True))
+    return out
+
+
+class ReceivedMail(Database):
+    """The spool, the inbox, claims and leases."""
+
+    # -- the spool ----------------------------------------------------------------
+
+    def try_store_mails(self, mails: Sequence[dict[str, Any]]) -> list[tuple[int, bool]] | None:
+        """store_mails, or None at once if another writer holds the lock
+        (for a store made with ``wait_in_python``)."""
+        try:
+            return self.store_mails(mails)
+        except StoreError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return None
+            raise
+
+    def store_mails(self, mails: Sequence[dict[str, Any]]) -> list[tuple[int, bool]]:
+        """Store several received mails in one transaction (one fsync). Each
+        dict: received_at, mail_from, rcpt_to (list), raw, sha256,
+        message_id. Returns (mail number, True if new) for each; the same
+        bytes twice are stored once. The mail goes to the spool; the worker
+        moves it into the inbox (``move_spooled``) under the same number."""
+        if self.spool is not self:
+            return self.spool.store_mails(mails)
+        with self.tx() as conn:
+            return spool_mails(lambda hot, values: self.run(conn, hot, **values), mails)
+
+    def move_spooled(self, limit: int = 500) -> int:
+        """Move spooled mail into the inbox, oldest first, keeping each
+        mail's number; returns how many. The spool is only read (no lock on
+        it), the inbox written in one transaction. Bytes the inbox holds
+        already (a re-send after the spool forgot the first copy) are
+        recorded as a duplicate of the first, never processed again."""
+        rows = self._spooled_rows(limit)
+        if not rows:
+            return 0
+        with self.tx() as conn:
+            return self._move(conn, rows, None)
+
+    def _moved(self) -> int:
+        """The highest mail number in the inbox."""
+        with self.tx(write=False) as conn:
+            return conn.execute(select(func.max(inbox.c.id))).scalar() or 0
+
+    def _spooled_rows(self, limit: int) -> list[Any]:
+        moved = self._moved()
+        with self.spool.tx(write=False) as conn:
+            return conn.execute(
+                select(spool).where(spool.c.id > moved).order_by(spool.c.id).limit(limit)
+            ).all()
+
+    def _move(self, conn: Connection, rows: Sequence[Any], at: datetime | None) -> int:
+        moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
+        fresh = [r for r in rows if r.id > moved]
+        if not fresh:
+            return 0
+        known = dict(
+            conn.execute(
+                select(inbox.c.sha256, func.min(inbox.c.id))
+                .where(inbox.c.sha256.in_([r.sha256 for r in fresh]))
+                .group_by(inbox.c.sha256)
+            ).all()
+        )
+        when = at or fresh[-1].received_at
+        values = []
+        for r in fresh:
+            row = {**{c: getattr(r, c) for c in RECEIVED}, "state": "new", "attempts": 0}
+            first = known.get(r.sha256)
+            if first is not None:
+                row.update(
+                    state="duplicate", note=f"same bytes as mail #{first}", processed_at=when
+                )
+            values.append(row)
+        conn.execute(inbox.insert(), values)
+        return len(fresh)
+
+    def checkpoint_spool(self) -> None:
+        """Copy the spool's write-ahead log into its file, as far as no
+        reader needs it (never waiting), so the SMTP side, which writes the
+        spool while clients wait, never has to."""
+        if not self.spool._sqlite:
+            return
+        raw = self.spool.engine.raw_connection()  # outside any transaction
+        try:
+            raw.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except Exception as exc:  # busy: the next one will do
+            raise StoreError(str(exc)) from exc
+        finally:
+            raw.close()
+
+    def spooled(self) -> int:
+        """Mail received but not yet moved into the inbox."""
+        moved = self._moved()
+        with self.spool.tx(write=False) as conn:
+            return conn.execute(
+                select(func.count()).select_from(spool).where(spool.c.id > moved)
+            ).scalar_one()
+
+    def prune_spool(self, before: datetime) -> int:
+        """Forget spooled copies that are in the inbox and older than
+        ``before`` (the inbox keeps the mail). The newest spooled row always
+        stays: SQLite numbers a new row one above the highest left, and a
+        number at or below the inbox's highest would never be moved."""
+        moved = self._moved()
+        with self.spool.tx() as conn:
+            newest = select(func.max(spool.c.id)).scalar_subquery()
+            result = conn.execute(
+                spool.delete().where(
+                    spool.c.id <= moved, spool.c.received_at < before, spool.c.id < newest
+                )
+            )
+            return result.rowcount
+
+    # -- claims: exactly-once processing -------------------------------------------
+
+    def take_mail(
+        self, holder: str, limit: int, lease: float, wall: float, at: datetime, max_claims: int
+    ) -> tuple[list[InboxRow], list[InboxRow]]:
+        """In one write transaction: move spooled mail into the inbox, then
+        claim up to ``limit`` mails in no final state that nobody else holds
+        a live claim on (``wall``: the machine's clock, seconds), for
+        ``holder`` until ``wall + lease``. A mail claimed ``max_claims``
+        times already (the worker died on it each time) is quarantined
+        instead. Returns (claimed, quarantined)."""
+        rows = self._spooled_rows(limit)
+        with self.tx() as conn:
+            if rows:
+                self._move(conn, rows, at)
+            ids = self._claimable(conn, holder, limit, wall)
+            if not ids:
+                return [], []
+            tired = self._quarantine_tired(conn, ids, holder, at, max_claims)
+            conn.execute(
+                update(inbox)
+                .where(inbox.c.id.in_([i for i in ids if i not in tired]))
+                .values(
+                    claimed_by=holder,
+                    lease_until=wall + lease,
+                    # a claim counts once per worker (a worker that failed
+                    # and claims again does not count again)
+                    claims=inbox.c.claims + case((inbox.c.claimed_by == holder, 0), else_=1),
+                )
+            )
+            got = conn.execute(select(inbox).where(inbox.c.id.in_(ids)).order_by(inbox.c.id))
+            out = [InboxRow.of(r) for r in got]
+        return [r for r in out if r.state == "new"], [r for r in out if r.state != "new"]
+
+    def _claimable(self, conn: Connection, holder: str, limit: int, wall: float) -> list[int]:
+        """Mails in no final state that nobody else holds a live claim on."""
+        free = (
+            (inbox.c.claimed_by.is_(None))
+            | (inbox.c.claimed_by == holder)
+            | (inbox.c.lease_until < wall)
+        )
+        return list(
+            conn.execute(
+                select(inbox.c.id)
+                .where(inbox.c.state == "new", free)
+                .order_by(inbox.c.id)
+                .limit(limit)
+            ).scalars()
+        )
+
+    def _quarantine_tired(
+        self, conn: Connection, ids: list[int], holder: str, at: datetime, max_claims: int
+    ) -> set[int]:
+        """Quarantine those of ``ids`` that ``max_claims`` other claims
+        already failed on; returns them."""
+        tired = set(
+            conn.execute(
+                select(inbox.c.id).where(
+                    inbox.c.id.in_(ids),
+                    inbox.c.claims >= max_claims,
+                    inbox.c.claimed_by.is_(None) | (inbox.c.claimed_by != holder),
+                )
+            ).scalars()
+        )
+        if tired:
+            conn.execute(
+                update(inbox)
+                .where(inbox.c.id.in_(sorted(tired)))
+                .values(
+                    state="quarantined",
+                    processed_at=at,
+                    claimed_by=None,
+                    error=func.coalesce(inbox.c.error, "")
+                    + f"processing it stopped the worker {max_claims} times",
+                )
+            )
+        return tired
+
+    # -- the inbox ------------------------------------------------------------------
+
+    def pending_mail(self, limit: int = 100) -> list[InboxRow]:
+        """Stored mails not yet in a final state, oldest first."""
+        with self.tx(write=False) as conn:
+            rows = conn.execute(
+                select(inbox).where(inbox.c.state == "new").order_by(inbox.c.id).limit(limit)
+            ).all()
+        return [InboxRow.of(r) for r in rows]
+
+    def mail(self, conn: Connection | None, inbox_id: int) -> InboxRow | None:
+        def run(c: Connection) -> InboxRow | None:
+            r = c.execute(select(inbox).where(inbox.c.id == inbox_id)).first()
+            return None if r is None else InboxRow.of(r)
+
+        if conn is not None:
+            return run(conn)
+        with self.tx(write=False) as c:
+            return run(c)
+
+    def finish_mail(
+        self,
+        conn: Connection,
+        inbox_id: int,
+        state: str,
+        note: str | None,
+        at: datetime,
+        holder: str | None = None,
+    ) -> None:
+        """Put a mail in its final state, in the caller's transaction, only
+        if it is still unfinished and (with ``holder``) still claimed by
+        that worker; else ClaimLost, and the caller rolls back everything
+        it did for the mail."""
+        done = self.run(
+            conn,
+            INBOX_FINISH,
+            inbox_id=inbox_id,
+            holder=holder,
+            state=state,
+            note=note,
+            processed_at=at,
+            claimed_by=None,
+        ).rowcount
+        if done != 1:
+            raise ClaimLost(f"mail #{inbox_id} is no longer ours to finish")
+
+    def fail_mail(
+        self,
+        inbox_id: int,
+        error: str,
+        quarantine_after: int,
+        at: datetime,
+        holder: str | None = None,
+    ) -> int:
+        """Count a failed attempt; after ``quarantine_after`` the mail is
+        quarantined. Returns the attempts so far (0: the mail was not ours)."""
+        with self.tx() as conn:
+            row = conn.execute(
+                select(inbox.c.attempts, inbox.c.state, inbox.c.claimed_by).where(
+                    inbox.c.id == inbox_id
+                )
+            ).first()
+            if row is None or row.state != "new" or (holder and row.claimed_by != holder):
+                return 0
+            attempts = row.attempts + 1
+            values: dict[str, Any] = {"attempts": attempts, "error": error}
+            if attempts >= quarantine_after:
+                values.update(state="quarantined", processed_at=at, claimed_by=None)
+            conn.execute(update(inbox).where(inbox.c.id == inbox_id).values(**values))
+        return attempts
+
+    def retry_mail(self, inbox_id: int) -> bool:
+        """Put a quarantined mail back in the queue with fresh attempts."""
+        with self.tx() as conn:
+            result = conn.execute(
+                update(inbox)
+                .where(inbox.c.id == inbox_id, inbox.c.state == "quarantined")
+                .values(
+                    state="new",
+                    attempts=0,
+                    claims=0,
+                    error=None,
+                    processed_at=None,
+                    claimed_by=None,
+                )
+            )
+            return result.rowcount == 1
+
+    def earlier_with_message_id(self, conn: Connection, message_id: str, before: int) -> int | None:
+        r = self.run(conn, INBOX_EARLIER, mid=message_id, before=before).fetchone()
+        return None if r is None else r[0]
+
+    def mail_states(self) -> dict[str, int]:
+        """How many mails are in each state; mail still in the spool is new.
+        (The spool is counted first: a mail moved in between is then counted
+        twice, never missed.)"""
+        waiting = self.spooled()
+        with self.tx(write=False) as conn:
+            rows = conn.execute(select(inbox.c.state, func.count()).group_by(inbox.c.state)).all()
+        states = {state: count for state, count in rows}
+        if waiting:
+            states["new"] = states.get("new", 0) + waiting
+        return states
+
+    def mails(self, state: str | None = None) -> list[InboxRow]:
+        with self.tx(write=False) as conn:
+            q = select(inbox).order_by(inbox.c.id)
+            if state:
+                q = q.where(inbox.c.state == state)
+            return [InboxRow.of(r) for r in conn.execute(q).all()]
+
+    # -- leases: one worker per store ------------------------------------------------
+
+    def take_lease(
+        self,
+        name: str,
+        holder: str,
+        pid: int,
+        host: str,
+        wall: float,
+        seconds: float,
+        dead: Callable[[int, str], bool],
+    ) -> LeaseRow | None:
+        """Take or renew the lease ``name`` for ``holder`` until ``wall +
+        seconds``. Another holder's lease is taken over when it has lapsed or
+        ``dead(pid, host)`` says its process is gone. Returns None when the
+        lease is ours, else the live holder's row."""
+        with self.tx() as conn:
+            r = conn.execute(select(leases).where(leases.c.name == name)).first()
+            if r is not None and r.holder != holder and r.until >= wall and not dead(r.pid, r.host):
+                return LeaseRow.of(r)
+            values = {"holder": holder, "pid": pid, "host": host, "until": wall + seconds}
+            if r is None:
+                conn.execute(leases.insert().values(name=name, since=wall, **values))
+            elif r.holder == holder:
+                conn.execute(update(leases).where(leases.c.name == name).values(**values))
+            else:  # taken over: the claims of the worker gone are free again
+                conn.execute(
+                    update(leases).where(leases.c.name == name).values(since=wall, **values)
+                )
+                for table in (inbox, outbox):
+                    conn.execute(
+                        update(table)
+                        .where(table.c.claimed_by == r.holder)
+                        .values(claimed_by=None, lease_until=None)
+                    )
+        return None
+
+    def release_lease(self, name: str, holder: str) -> None:
+        with self.tx() as conn:
+            conn.execute(delete(leases).where(leases.c.name == name, leases.c.holder == holder))
+
+    def lease_of(self, name: str) -> LeaseRow | None:
+        with self.tx(write=False) as conn:
+            r = conn.execute(select(leases).where(leases.c.name == name)).first()
+        return None if r is None else LeaseRow.of(r)
+
+
+class SpoolWriter:
+    """The SMTP side's one writer to the spool, for SQLite: a connection of
+    its own, held open, with no pool or events between it and SQLite, since
+    a client waits on every commit. Other databases go through the store."""
+
+    def __init__(self, store: ReceivedMail) -> None:
+        self.store = store.spool
+        self._raw: Any = None
+        if self.store._sqlite:
+            import sqlite3
+
+            path = self.store.engine.url.database
+            self._raw = sqlite3.connect(
+                path, isolation_level=None, timeout=0, check_same_thread=False
+            )
+            self._raw.execute("PRAGMA synchronous=FULL")
+            # the worker checkpoints the spool (Store.checkpoint_spool); this
+            # only bounds the log should the worker not run
+            self._raw.execute("PRAGMA wal_autocheckpoint=20000")
+
+    def try_store(self, mails: Sequence[dict[str, Any]]) -> list[tuple[int, bool]] | None:
+        """Store the mails in one transaction; None at once if another
+        writer holds the lock."""
+        if self._raw is None:
+            return self.store.try_store_mails(mails)
+        import sqlite3
+
+        dialect = self.store.engine.dialect
+        cursor = self._raw.cursor()
+        try:
+            cursor.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return None
+            raise StoreError(str(exc)) from exc
+        try:
+            out = spool_mails(lambda hot, values: hot.on_cursor(cursor, dialect, values), mails)
+            cursor.execute("COMMIT")
+            return out
+        except Exception as exc:
+            try:
+                cursor.execute("ROLLBACK")
+            except Exception:
+                pass
+            raise StoreError(str(exc)) from exc
+        finally:
+            cursor.close()
+
+    def close(self) -> None:
+        if self._raw is not None:
+            self._raw.close()
+        self.store.close()

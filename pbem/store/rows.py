@@ -1,0 +1,157 @@
+"""What the store hands back: frozen rows, and the two errors callers catch."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+
+class ClaimLost(Exception):
+    """The mail (or outbox row) is finished or claimed by another worker:
+    whatever this worker did for it is rolled back."""
+
+
+class StoreError(Exception):
+    """Storage failed (locked too long, disk full, gone). The caller answers
+    "try again later", never a permanent failure."""
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """SQLite gives back naive datetimes; everything stored is UTC."""
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class InboxRow:
+    id: int
+    received_at: datetime
+    mail_from: str
+    rcpt_to: tuple[str, ...]
+    raw: bytes
+    sha256: str
+    message_id: str | None
+    state: str
+    attempts: int
+    error: str | None = None
+    note: str | None = None
+    claims: int = 0  # workers that claimed it
+
+    @classmethod
+    def of(cls, r: Any) -> InboxRow:
+        return cls(
+            r.id,
+            aware(r.received_at),  # type: ignore[arg-type]
+            r.mail_from,
+            tuple(json.loads(r.rcpt_to)),
+            bytes(r.raw),
+            r.sha256,
+            r.message_id,
+            r.state,
+            r.attempts,
+            r.error,
+            r.note,
+            r.claims,
+        )
+
+
+@dataclass(frozen=True)
+class LeaseRow:
+    name: str
+    holder: str
+    pid: int
+    host: str
+    since: float
+    until: float
+
+    @classmethod
+    def of(cls, r: Any) -> LeaseRow:
+        return cls(r.name, r.holder, r.pid, r.host, r.since, r.until)
+
+
+@dataclass(frozen=True)
+class PlayerRow:
+    id: int
+    game: str
+    name: str
+    email: str
+    timezone: str | None
+    password_hash: str
+    token_version: int
+    status: str
+    missed: int = 0
+
+
+@dataclass(frozen=True)
+class GameRow:
+    name: str
+    kind: str
+    state: str
+    turn: int
+    seed: int
+    status: str
+    created_at: datetime | None = None
+    deadline: datetime | None = None
+    turn_started_at: datetime | None = None
+    reminded_for: datetime | None = None
+    finished_at: datetime | None = None
+
+    @classmethod
+    def of(cls, r: Any) -> GameRow:
+        return cls(
+            r.name,
+            r.kind,
+            r.state,
+            r.turn,
+            r.seed,
+            r.status,
+            aware(r.created_at),
+            aware(r.deadline),
+            aware(r.turn_started_at),
+            aware(r.reminded_for),
+            aware(r.finished_at),
+        )
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    game: str
+    turn: int
+    reader: str
+    subject: str
+    text: str
+    html: str
+    svg: str
+    png: bytes
+
+
+@dataclass(frozen=True)
+class OutboxRow:
+    id: int
+    kind: str
+    to_addr: str
+    message_id: str
+    message: bytes
+    status: str
+    attempts: int
+    next_attempt_at: datetime
+    created_at: datetime
+    last_error: str | None
+
+    @classmethod
+    def of(cls, r: Any) -> OutboxRow:
+        return cls(
+            r.id,
+            r.kind,
+            r.to_addr,
+            r.message_id,
+            bytes(r.message),
+            r.status,
+            r.attempts,
+            aware(r.next_attempt_at),  # type: ignore[arg-type]
+            aware(r.created_at),  # type: ignore[arg-type]
+            r.last_error,
+        )
