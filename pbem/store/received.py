@@ -17,7 +17,11 @@ from pbem.store.schema import RECEIVED, inbox, leases, outbox, spool
 
 _P = bindparam
 SPOOL_BY_SHA = Hot(select(spool.c.id).where(spool.c.sha256 == _P("sha256")))
-SPOOL_ADD = Hot(spool.insert(), columns=[c for c in RECEIVED if c != "id"])
+# on SQLite the same bytes again insert nothing (the column is unique)
+SPOOL_ADD = Hot(
+    spool.insert().prefix_with("OR IGNORE", dialect="sqlite"),
+    columns=[c for c in RECEIVED if c != "id"],
+)
 INBOX_FINISH = Hot(
     update(inbox).where(
         inbox.c.id == _P("inbox_id"),
@@ -38,27 +42,36 @@ INBOX_EARLIER = Hot(
 
 
 def spool_mails(
-    add: Callable[[Hot, dict[str, Any]], Any], mails: Sequence[dict[str, Any]]
+    add: Callable[[Hot, dict[str, Any]], Any], mails: Sequence[dict[str, Any]], sqlite: bool
 ) -> list[tuple[int, bool]]:
     """Spool received mails through ``add`` (which runs a hot statement in
     the caller's transaction): (number, True if new) for each; the same
-    bytes again insert nothing and give the first copy's number."""
+    bytes again insert nothing and give the first copy's number. On SQLite
+    the insert itself skips a copy (one statement a new mail); elsewhere
+    the copy is looked for first."""
     out: list[tuple[int, bool]] = []
     for m in mails:
-        found = add(SPOOL_BY_SHA, {"sha256": m["sha256"]}).fetchone()
-        if found is not None:
-            out.append((found[0], False))
-            continue
-        values = {
-            "received_at": m["received_at"],
-            "mail_from": m["mail_from"],
-            "rcpt_to": json.dumps(list(m["rcpt_to"])),
-            "raw": m["raw"],
-            "sha256": m["sha256"],
-            "message_id": m.get("message_id"),
-        }
-        out.append((int(add(SPOOL_ADD, values).lastrowid), True))
+        found = None if sqlite else add(SPOOL_BY_SHA, {"sha256": m["sha256"]}).fetchone()
+        if found is None:
+            added = add(SPOOL_ADD, _spooled(m))
+            if added.rowcount == 1:
+                out.append((int(added.lastrowid), True))
+                continue
+            found = add(SPOOL_BY_SHA, {"sha256": m["sha256"]}).fetchone()
+        out.append((found[0], False))
     return out
+
+
+def _spooled(m: dict[str, Any]) -> dict[str, Any]:
+    """The spool's columns of a received mail."""
+    return {
+        "received_at": m["received_at"],
+        "mail_from": m["mail_from"],
+        "rcpt_to": json.dumps(list(m["rcpt_to"])),
+        "raw": m["raw"],
+        "sha256": m["sha256"],
+        "message_id": m.get("message_id"),
+    }
 
 
 class ReceivedMail(Database):
@@ -85,7 +98,7 @@ class ReceivedMail(Database):
         if self.spool is not self:
             return self.spool.store_mails(mails)
         with self.tx() as conn:
-            return spool_mails(lambda hot, values: self.run(conn, hot, **values), mails)
+            return spool_mails(lambda h, v: self.run(conn, h, **v), mails, self._sqlite)
 
     def move_spooled(self, limit: int = 500) -> int:
         """Move spooled mail into the inbox, oldest first, keeping each
@@ -445,7 +458,7 @@ class SpoolWriter:
                 return None
             raise StoreError(str(exc)) from exc
         try:
-            out = spool_mails(lambda hot, values: hot.on_cursor(cursor, dialect, values), mails)
+            out = spool_mails(lambda h, v: h.on_cursor(cursor, dialect, v), mails, sqlite=True)
             cursor.execute("COMMIT")
             return out
         except Exception as exc:
