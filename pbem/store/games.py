@@ -206,20 +206,21 @@ class GamesAndTurns(Database):
     def _submissions(
         self, conn: Connection, game: str, turn: int, player: str | None, before: datetime | None
     ) -> list[Any]:
-        """(player, seq, text, received_at) of a turn, in the order received."""
+        """(player, seq, text, received_at) of a turn, in the order received,
+        up to ``before``: an order received at that very instant counts."""
         q = select(
             submissions.c.player, submissions.c.seq, submissions.c.text, submissions.c.received_at
         ).where(submissions.c.game == game, submissions.c.turn == turn)
         if player is not None:
             q = q.where(submissions.c.player == player)
         if before is not None:
-            q = q.where(submissions.c.received_at < before)
+            q = q.where(submissions.c.received_at <= before)
         return conn.execute(q.order_by(submissions.c.seq, submissions.c.id)).all()
 
     def submissions_for(
         self, conn: Connection, game: str, turn: int, before: datetime | None
     ) -> dict[str, tuple[int, str, datetime]]:
-        """Each player's standing order text for a turn, as received before
+        """Each player's standing order text for a turn, as received up to
         ``before``: player -> (seq, text, received_at)."""
         out: dict[str, tuple[int, str, datetime]] = {}
         for player, seq, text, at in self._submissions(conn, game, turn, None, before):
