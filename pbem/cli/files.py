@@ -11,9 +11,11 @@ from typing import Any, TextIO
 
 from adjudicator import GAMES
 from adjudicator.base import Game, OrderSheet, Rng, TurnResult, turn_seed
+from pbem.cli import demo
 from pbem.cli.errors import FIRST, MAPMAKER, POSITIONS, InputError
 from pbem.config import load_config
 from pbem.lifecycle.seats import with_seat
+from pbem.mapdraw import picture, to_png, to_svg
 from pbem.words import plural, say
 
 
@@ -285,7 +287,6 @@ def cmd_maps(args: argparse.Namespace, out: TextIO) -> int:
 
 def draw_start(game: Game, name: str, board: Any, folder: Path, players: int | None) -> str:
     """The map at the start of a game, as reports draw it: PNG and SVG."""
-    from pbem.mapdraw import picture, to_png, to_svg
 
     count = players or game.map_players(board)
     if not game.seats.minimum <= count <= game.seats.maximum:
@@ -314,8 +315,6 @@ def cmd_genmap(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.cli import demo
-
     return demo.main(args.dir, out, args.seed)
 
 

@@ -5,21 +5,35 @@ master's commands, the scoreboard, kept reports, stored mail."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import email
+import email.policy
+import errno
+import logging
+import smtplib
+import socket
 import sys
+import time
+from email.message import EmailMessage
+from email.utils import make_msgid
 from pathlib import Path
 from typing import Any, TextIO
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from pbem.cli.demo import standalone_html
 from pbem.cli.errors import InputError
-from pbem.config import load_config
+from pbem.commands import master
+from pbem.commands.lobby import rank_lines
+from pbem.config import EMAIL, PLAYER_NAME, load_config
+from pbem.lifecycle.opening import open_app
+from pbem.lifecycle.seats import add_player
+from pbem.lifecycle.start import start_game
+from pbem.serving.server import serve
+from pbem.turns.runner import TurnRunner
 from pbem.words import plural
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
-    import logging
-
-    from pbem.lifecycle.opening import open_app
-    from pbem.serving.server import serve
-
     logging.basicConfig(
         level=logging.WARNING if args.quiet else logging.INFO,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
@@ -30,8 +44,6 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     _port_free(args.host or listen.host, listen.port if args.port is None else args.port)
     app = open_app(args.file)
     if args.host or args.port is not None:
-        import dataclasses
-
         server = dataclasses.replace(
             app.config.server,
             host=args.host or app.config.server.host,
@@ -45,8 +57,6 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
 def _port_free(host: str, port: int) -> None:
     """InputError naming the port, and how to choose another, if something
     listens on it already."""
-    import errno
-    import socket
 
     if port == 0:
         return
@@ -66,12 +76,6 @@ def _port_free(host: str, port: int) -> None:
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     """A mail as a player, through the running server, and its receipt."""
-    import smtplib
-    import time
-    from email.message import EmailMessage
-    from email.utils import make_msgid
-
-    from pbem.lifecycle.opening import open_app
 
     app = open_app(args.config)
     with app.store.tx(write=False) as conn:
@@ -117,8 +121,6 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
 def _receipt_for(app: Any, email_addr: str, message_id: str) -> str | None:
     """The text of the server's answer to the mail ``message_id``, once it
     is in the outbox."""
-    import email
-    import email.policy
 
     for row in reversed(app.store.outbox_rows(None, email_addr)):
         msg = email.message_from_bytes(row.message, policy=email.policy.default)
@@ -129,8 +131,6 @@ def _receipt_for(app: Any, email_addr: str, message_id: str) -> str | None:
 
 
 def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.lifecycle.opening import open_app
-
     app = open_app(args.config)
     if not app.store.retry_mail(args.message):
         raise InputError(f"mail #{args.message} is not quarantined")
@@ -143,12 +143,6 @@ def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
     """The game master seats a player (the same as their JOIN): a password
     mail goes out; the last seat starts the game."""
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    from pbem.config import EMAIL, PLAYER_NAME
-    from pbem.lifecycle.opening import open_app
-    from pbem.lifecycle.seats import add_player
-    from pbem.lifecycle.start import start_game
 
     if not PLAYER_NAME.match(args.name):
         raise InputError(f"{args.name!r} cannot be a player's name")
@@ -186,8 +180,6 @@ def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.lifecycle.opening import open_app
-
     app = open_app(args.config)
     with app.store.tx() as conn:
         player = next(
@@ -206,10 +198,6 @@ def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     """The game master's commands, as by mail."""
-    from pbem.commands import master
-    from pbem.lifecycle.opening import open_app
-    from pbem.turns.runner import TurnRunner
-
     app = open_app(args.config)
     want = {"extend": 1, "replace": 2, "remove": 1}.get(args.action, 0)
     if len(args.args) != want:
@@ -250,9 +238,6 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.commands.lobby import rank_lines
-    from pbem.lifecycle.opening import open_app
-
     app = open_app(args.config)
     with app.store.tx(write=False) as conn:
         lines = rank_lines(app.store.ranking(conn))
@@ -261,8 +246,6 @@ def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.lifecycle.opening import open_app
-
     app = open_app(args.config)
     with app.store.tx(write=False) as conn:
         found = app.store.report(conn, args.game, args.reader, args.turn)
@@ -271,8 +254,6 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
         kept = f"turns kept: {', '.join(map(str, turns))}" if turns else "none is kept yet"
         raise InputError(f"no such report of {args.game} ({kept})")
     if args.html:  # a page of its own: the map inlined, not a cid: part no browser shows
-        from pbem.cli.demo import standalone_html
-
         page = standalone_html(found.html, found.png) if found.png else found.html
     else:
         page = found.text
@@ -294,8 +275,6 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
-    from pbem.lifecycle.opening import open_app
-
     app = open_app(args.config)
     for row in app.store.mails(args.state):
         note = f" ({row.note})" if row.note else ""
