@@ -43,3 +43,20 @@ def test_a_named_point_raises_its_error(app):
     with pytest.raises(StoreError, match="injected"):
         app.fault("store_down", StoreError("fault injected: store_down"))
     app.fault("poison", RuntimeError("not this one"))  # another point: nothing
+
+
+def test_production_code_calls_only_the_hook():
+    """No module but the context and pbem/faults.py reads the fault points
+    or kills the process itself: the rest call ``app.fault(point)``."""
+    import ast
+    from pathlib import Path
+
+    host = Path(__file__).resolve().parent.parent / "pbem"
+    for path in sorted(host.rglob("*.py")):
+        if path.name in ("app.py", "faults.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.Attribute):
+                assert node.attr != "faults", f"{path.name}:{node.lineno} reads app.faults"
+            if isinstance(node, ast.ImportFrom) and node.module == "pbem.faults":
+                assert {a.name for a in node.names} <= {"CHILD", "from_environment"}, path.name
