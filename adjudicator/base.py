@@ -425,6 +425,16 @@ class Game:
         ``colour``)."""
         return player_by_name_or_colour(state.players, word)
 
+    def seat(self, state: Any, player: str) -> str | None:
+        """What ``player`` plays in ``state`` as the game names it: a
+        colour (a colour name, or a code such as ``#f23d3d`` that the host
+        puts in words), a power or a faction; None if the player is not in
+        the game. By default the ``colour`` of the state's player."""
+        for p in state.players:
+            if p.name == player:
+                return p.colour or None  # type: ignore[no-any-return]
+        return None
+
     # -- optional capabilities, with the default of a game without them -------
 
     default_deadline: str | None = None

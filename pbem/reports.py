@@ -123,10 +123,10 @@ def context(
     view = engine.view(result.state, reader.viewer)
     outcome = engine.outcome(result.state)
     by_player = _results_by_player(engine, seen)
-    players = _players(result.state, by_player, info, reader)
+    players = _players(engine, result.state, by_player, info, reader)
     ran = _ran(engine, seen) if engine.order_mode is OrderMode.RECEIVED else []
     measures = [m for m, _ in view.standings[0].measures] if view.standings else []
-    standings = _standings(view, result.state)
+    standings = _standings(engine, view, result.state)
     uses_chance = engine.uses_chance
     deadline = game.deadline
     return {
@@ -188,7 +188,11 @@ def _results_by_player(engine: Game, seen: Any) -> dict[str, list[dict[str, Any]
 
 
 def _players(
-    state: Any, by_player: dict[str, list[dict[str, Any]]], info: dict[str, Any], reader: Reader
+    engine: Game,
+    state: Any,
+    by_player: dict[str, list[dict[str, Any]]],
+    info: dict[str, Any],
+    reader: Reader,
 ) -> list[dict[str, Any]]:
     """Each player still in the game: their results, whether they sent
     orders (the hash of what they sent, and when) or missed the deadline."""
@@ -202,7 +206,7 @@ def _players(
         players.append(
             {
                 "name": p.name,
-                "label": with_seat(state, p.name),
+                "label": with_seat(engine, state, p.name),
                 "results": by_player.get(p.name, []),
                 "sent": sub is not None,
                 "missed_now": p.name in missed,
@@ -227,12 +231,12 @@ def _ran(engine: Game, seen: Any) -> list[dict[str, Any]]:
     ]
 
 
-def _standings(view: Any, state: Any) -> list[dict[str, Any]]:
+def _standings(engine: Game, view: Any, state: Any) -> list[dict[str, Any]]:
     """The standings table: each player, with their power or colour."""
     return [
         {
             "player": s.player,
-            "label": with_seat(state, s.player),
+            "label": with_seat(engine, state, s.player),
             "cells": [v for _, v in s.measures],
             "status": s.status,
         }

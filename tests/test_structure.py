@@ -296,3 +296,17 @@ def test_no_module_is_too_long():
             assert lines <= MOST_LINES, f"{rel} has {lines} lines: split it into named parts"
     for rel in OVER_MOST:
         assert (ROOT / rel).is_file(), f"{rel} is gone: take it off OVER_MOST"
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES))
+def test_every_game_says_what_each_player_plays(kind):
+    """Game.seat: the host names players by it (ann (red), ann (England))
+    and never looks inside a game's state for it."""
+    game = GAMES[kind]
+    board = game.load_map(game.maps()[0])
+    names = [f"p{i}" for i in range(min(game.map_players(board), 6))]
+    state = game.start(board, names, {}, 1)
+    seats = [game.seat(state, n) for n in names]
+    assert all(isinstance(s, str) and s for s in seats), seats
+    assert len(set(seats)) == len(seats)  # no two players play the same
+    assert game.seat(state, "nobody") is None

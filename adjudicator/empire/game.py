@@ -672,6 +672,13 @@ class Empire(Game):
             "next_position": position.dump(after),
         }
 
+    def seat(self, state: State, player: str) -> str | None:
+        """The power ``player`` plays."""
+        for p in state.players:
+            if p.name == player:
+                return p.power
+        return None
+
     def player_for(self, state: State, word: str) -> str | None:
         low = word.strip().lower()
         for p in state.players:

@@ -238,7 +238,7 @@ def write_turn(
         by_player.setdefault(r.order.player, []).append(r)
     sheet_of = {s.player: s for s in sheets}
     for player in sorted(set(by_player) | set(sheet_of)):
-        print(f"\n{with_seat(result.state, player)}", file=out)
+        print(f"\n{with_seat(game, result.state, player)}", file=out)
         for r in by_player.get(player, []):
             text = r.order.canonical() + ("" if r.order.line else " (no order)")
             mark = "ok  " if r.succeeded else "FAIL"
@@ -266,7 +266,9 @@ def write_turn(
     print("\nStandings", file=out)
     for row in view.standings:
         measures = ", ".join(f"{k} {v}" for k, v in row.measures)
-        print(f"  {with_seat(result.state, row.player):<20} {measures} ({row.status})", file=out)
+        print(
+            f"  {with_seat(game, result.state, row.player):<20} {measures} ({row.status})", file=out
+        )
 
 
 def cmd_maps(args: argparse.Namespace, out: TextIO) -> int:

@@ -255,20 +255,20 @@ def final_words(engine: Any, state: Any, name: str, why: str, by_master: bool) -
     else:
         lines = [f"{name} ({engine.title}) is over: {why}."]
         if outcome is not None and outcome.winners:
-            winners = [with_seat(state, w) for w in outcome.winners]
+            winners = [with_seat(engine, state, w) for w in outcome.winners]
             label = "Winner" if len(winners) == 1 else "Winners"
             lines.append(f"{label}: {', '.join(winners)}.")
     lines.append("")
     if outcome is not None and outcome.scores:
         lines.append(f"Scores, by the rules of {engine.title}, as the position stood:")
         for player, score in sorted(outcome.scores.items(), key=lambda kv: (-kv[1], kv[0])):
-            lines.append(f"  {with_seat(state, player):<24} {score:>4}")
+            lines.append(f"  {with_seat(engine, state, player):<24} {score:>4}")
         lines.append("")
     lines.append("Final standings:")
     for s in view.standings:
         measures = ", ".join(f"{k} {v}" for k, v in s.measures)
         lines.append(
-            f"  {with_seat(state, s.player):<24} {measures}"
+            f"  {with_seat(engine, state, s.player):<24} {measures}"
             + ("" if s.status == "active" else f" ({s.status})")
         )
     return lines
@@ -350,7 +350,7 @@ def status(app: App, conn: Connection, name: str) -> list[str]:
             flags.append("orders in")
         if p.name in ready:
             flags.append("READY")
-        label = with_seat(state, p.name) if state is not None else p.name
+        label = with_seat(engine, state, p.name) if state is not None else p.name
         out.append(
             f"  {label:<20} {p.email:<28} {p.status:<8} missed {p.missed}"
             + (f"  ({', '.join(flags)})" if flags else "")

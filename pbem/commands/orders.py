@@ -207,11 +207,11 @@ def status_lines(engine: Game, state: Any, player: str) -> list[str]:
     """STATUS for a player: the standings, the player's units and what
     each may do."""
     view = engine.view(state, player)
-    lines = [f"{view.phase}: you play {with_seat(state, player)}"]
+    lines = [f"{view.phase}: you play {with_seat(engine, state, player)}"]
     for row in view.standings:
         measures = ", ".join(f"{k} {v}" for k, v in row.measures)
         lines.append(
-            f"  {with_seat(state, row.player):<20} {measures}"
+            f"  {with_seat(engine, state, row.player):<20} {measures}"
             + ("" if row.status == "active" else f" ({row.status})")
         )
     units = sorted(view.options)

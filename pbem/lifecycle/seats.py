@@ -7,6 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from adjudicator.base import Game
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.mail import auth
@@ -67,17 +68,14 @@ def password_mail(
     )
 
 
-def seat_of(state: Any, player: str) -> str | None:
-    """The power or colour ``player`` plays in ``state`` (the games keep it
-    with each player: Empire's ``power``, the others' ``colour``)."""
-    for p in getattr(state, "players", ()):
-        if getattr(p, "name", None) == player:
-            seat = getattr(p, "power", None) or getattr(p, "colour", None)
-            return colour_name(seat) if seat else None
-    return None
+def seat_of(engine: Game, state: Any, player: str) -> str | None:
+    """The power or colour ``player`` plays in ``state``, in words (the game
+    says which: Game.seat)."""
+    seat = engine.seat(state, player)
+    return colour_name(seat) if seat else None
 
 
-def with_seat(state: Any, player: str) -> str:
+def with_seat(engine: Game, state: Any, player: str) -> str:
     """``ann (England)``: a player's name with the power or colour they play."""
-    seat = seat_of(state, player)
+    seat = seat_of(engine, state, player)
     return f"{player} ({seat})" if seat and seat.lower() != player.lower() else player
