@@ -17,7 +17,7 @@ import re
 import signal
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from email.headerregistry import Address
 from email.message import Message
 from typing import Any
@@ -156,13 +156,17 @@ def _expired(_signum: int, _frame: Any) -> None:
     raise ReadTimeout
 
 
+def _timers() -> bool:
+    """Whether a read can be bounded here: the main thread of a process
+    with interval timers (the worker process of `pbem serve`)."""
+    return threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+
+
 @contextmanager
 def read_clock() -> Iterator[None]:
     """The alarm that bounds each read, set up once for a batch of mails
     (within() then only arms and disarms it) and put back afterwards."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-        signal, "setitimer"
-    ):
+    if not _timers():
         yield
         return
     global _clock_set
@@ -180,22 +184,17 @@ def within(seconds: float, work: Callable[[], None]) -> None:
     """Run ``work``, interrupted with ReadTimeout once the process has spent
     ``seconds`` of CPU time on it (the profiling timer: the worker, niced
     below the SMTP side, may wait for a core, and waiting costs a mail
-    nothing), when this is the main thread of a process with interval
-    timers (the worker process of `pbem serve`); elsewhere the limits alone
-    bound it."""
-    main = threading.current_thread() is threading.main_thread()
-    if not main or not hasattr(signal, "setitimer") or seconds <= 0:
+    nothing), where a read can be bounded (see _timers); elsewhere the
+    limits alone bound it."""
+    if not _timers() or seconds <= 0:
         work()
         return
-    if _clock_set:  # inside read_clock()
+    with nullcontext() if _clock_set else read_clock():
         signal.setitimer(signal.ITIMER_PROF, seconds)
         try:
             work()
         finally:
             signal.setitimer(signal.ITIMER_PROF, 0)
-        return
-    with read_clock():
-        within(seconds, work)
 
 
 def _header(msg: Message, name: str) -> str:
