@@ -2,19 +2,19 @@
 clock, secret, the password verifier, the game addresses, the games and
 their engines, the mail composer and the fault-injection hook. Built once
 (pbem/lifecycle/opening.py: ``open_app``) and passed down; no module-level
-globals. It sits at the bottom of the house: it imports none of the rooms
-(only the leaf pbem/mail/auth.py for reply tokens and pbem/faults.py), and
-the mail composer is handed to it, not imported."""
+globals. It sits at the bottom of the house and imports none of the rooms:
+what it needs of them (the composer, the verifier and the reply-token
+signer of pbem/mail/, the fault hook's kill of pbem/faults.py) is handed to
+it when it is built, and named here only as types."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from adjudicator import GAMES
-from pbem import faults as _faults
-from pbem.mail import auth
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -53,6 +53,24 @@ class Composer(Protocol):
     ) -> None: ...
 
 
+class Verifier(Protocol):
+    """What the context asks of the password verifier (pbem/mail/auth.py)."""
+
+    def known(self, password: str, stored: str) -> bool: ...
+
+    def check(self, password: str, stored: str) -> bool: ...
+
+
+class Signer(Protocol):
+    """The reply-token signer (pbem/mail/auth.py: ``reply_token``)."""
+
+    def __call__(self, secret: str, game: str, player: str, version: int) -> str: ...
+
+
+def _no_kill() -> None:
+    raise RuntimeError("a fault point that kills was armed with no kill handed in")
+
+
 @dataclass
 class App:
     config: Config
@@ -60,8 +78,10 @@ class App:
     clock: Clock
     secret: str
     composer: Composer
+    verifier: Verifier
+    sign: Signer  # reply tokens
     faults: frozenset[str] = field(default_factory=frozenset)  # PBEM_FAULT: see fault()
-    verifier: auth.Verifier = field(default_factory=auth.Verifier)
+    kill: Callable[[], None] = _no_kill  # what a fault point without an error does
 
     # -- addresses -------------------------------------------------------------
 
@@ -73,7 +93,7 @@ class App:
         return f"{game}@{self.domain}"
 
     def reply_address(self, player: PlayerRow) -> str:
-        token = auth.reply_token(self.secret, player.game, player.name, player.token_version)
+        token = self.sign(self.secret, player.game, player.name, player.token_version)
         return f"{player.game}+{player.name.lower()}.{token}@{self.domain}"
 
     def recipient(self, address: str) -> Recipient | None:
@@ -145,4 +165,4 @@ class App:
             return
         if error is not None:
             raise error
-        _faults.die()  # pragma: no cover - the process ends here
+        self.kill()  # pragma: no cover - the process ends here

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pbem.app import App
 from pbem.config import load_config
-from pbem.faults import from_environment
+from pbem.faults import die, from_environment
 from pbem.lifecycle.seats import add_player
 from pbem.lifecycle.start import start_game
 from pbem.mail import auth
@@ -26,7 +26,17 @@ def open_app(
     store.migrate()
     secret = store.setting("reply_secret", auth.new_secret)
     assert secret is not None
-    app = App(config, store, clock or SystemClock(), secret, Composer(), from_environment())
+    app = App(
+        config,
+        store,
+        clock or SystemClock(),
+        secret,
+        Composer(),
+        auth.Verifier(),
+        auth.reply_token,
+        from_environment(),
+        die,
+    )
     sync_games(app)
     return app
 
