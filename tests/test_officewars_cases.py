@@ -7,25 +7,18 @@ compares every result, the position after and the events.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from adjudicator.base import Event
 from adjudicator.officewars import GAME
+from tests import rule_cases
 from tests.ow_cases import build_state, by_player
-
-CASES = Path(__file__).parent / "cases" / "officewars"
 
 
 def _load() -> list[Any]:
-    out = []
-    for path in sorted(CASES.glob("*.yaml")):
-        for case in yaml.safe_load(path.read_text()):
-            out.append(pytest.param(case, id=f"{path.stem}:{case['id']}"))
-    return out
+    return rule_cases.load("officewars")
 
 
 def event_text(e: Event) -> str:

@@ -306,3 +306,38 @@ def test_every_game_says_what_each_player_plays(kind):
     assert all(isinstance(s, str) and s for s in seats), seats
     assert len(set(seats)) == len(seats)  # no two players play the same
     assert game.seat(state, "nobody") is None
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES))
+def test_every_game_says_its_results_in_one_reason_style(kind):
+    """Result codes are a StrEnum named Reason in the game's resolve module,
+    each worded in templates/<game>/phrases.yaml, and results carry its
+    members."""
+    import enum
+    import importlib
+
+    import yaml
+
+    reason = importlib.import_module(f"adjudicator.{kind}.resolve").Reason
+    assert issubclass(reason, enum.StrEnum)
+    words = yaml.safe_load((ROOT / "templates" / kind / "phrases.yaml").read_text())["results"]
+    assert {r.value for r in reason} <= set(words), {r.value for r in reason} - set(words)
+    for r in reason:
+        assert isinstance(r.succeeded, bool)
+    game = GAMES[kind]
+    board = game.load_map(game.maps()[0])
+    names = [f"p{i}" for i in range(min(game.map_players(board), 6))]
+    state = game.start(board, names, {}, 1)
+    result = game.adjudicate(state, [], 1)  # holds, where units hold unordered
+    for r in result.results:  # the others' rule cases check theirs
+        assert isinstance(r.reason, reason), r.reason
+
+
+def test_no_engine_mixes_enum_styles():
+    """Codes carried in results and events are StrEnum; a plain Enum is only
+    for what never leaves the engine as text."""
+    for path in sorted((ROOT / "adjudicator").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and node.name == "Reason":
+                bases = [ast.unparse(b) for b in node.bases]
+                assert bases in (["enum.StrEnum"], ["StrEnum"]), (path, bases)

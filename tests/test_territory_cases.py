@@ -8,26 +8,19 @@ position after, the players' presence and the events.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from adjudicator.base import Event
 from adjudicator.territory import GAME
-from adjudicator.territory.resolve import SUCCEEDED
+from adjudicator.territory.resolve import SUCCEEDED, Reason
+from tests import rule_cases
 from tests.territory_cases import build_state, by_player, sheets
-
-CASES = Path(__file__).parent / "cases" / "territory"
 
 
 def _load() -> list[Any]:
-    out = []
-    for path in sorted(CASES.glob("*.yaml")):
-        for case in yaml.safe_load(path.read_text()):
-            out.append(pytest.param(case, id=f"{path.stem}:{case['id']}"))
-    return out
+    return rule_cases.load("territory")
 
 
 def event_text(e: Event) -> str:
@@ -57,15 +50,10 @@ def test_case(case: dict[str, Any]) -> None:
     assert refused == (case.get("refused") or {}), f"refused lines: {refused}"
     result = GAME.adjudicate(state, given, 0)
 
-    got = [[r.order.canonical(), r.reason, dict(r.facts)] for r in result.results]
-    expected = case.get("results") or []
-    assert [g[:2] for g in got] == [w[:2] for w in expected], got
-    for (text, reason, facts), want in zip(got, expected, strict=True):
-        wanted = want[2] if len(want) > 2 else {}
-        mismatch = {k: (v, facts.get(k)) for k, v in wanted.items() if facts.get(k) != v}
-        assert not mismatch, f"{text}: {reason}: (expected, got) {mismatch}; all: {facts}"
+    rule_cases.check_results_in_order(result.results, case)
     assert all(r.succeeded == (r.reason in SUCCEEDED) for r in result.results
                if r.reason != "met")  # fmt: skip
+    assert all(isinstance(r.reason, Reason) for r in result.results)
 
     after = case.get("after") or {}
     new = result.state

@@ -64,7 +64,7 @@ from adjudicator.empire.phases import (
     retreat_options,
 )
 from adjudicator.empire.picture import empire_picture
-from adjudicator.empire.resolve import Resolver, after_movement
+from adjudicator.empire.resolve import Reason, Resolver, after_movement
 
 FORMAT = 1
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
@@ -279,10 +279,9 @@ class Empire(Game):
         after, dislodged = after_movement(state.board, state.units, by_unit, outcome)
         results = []
         for p, o in sorted(by_unit.items()):
-            reason, ok = result_code(resolver, p)
+            reason = result_code(resolver, p)
             if p in dislodged:
-                composite = reason in ("bounce", "cut", "void", "no_convoy")
-                reason, ok = (f"{reason}_dislodged" if composite else "dislodged"), False
+                reason = reason.dislodged()
             facts: dict[str, Any] = {"unit": o.canonical()}
             if p in dislodged:
                 d = dislodged[p]
@@ -291,7 +290,7 @@ class Empire(Game):
                 facts["by"] = d.attacker
                 facts["shown_by"] = d.attacker.upper()  # the report's words
                 facts["shown_retreats"] = [o.upper() for o in options] or ["nowhere"]
-            results.append(OrderResult(o, ok, reason, facts))
+            results.append(OrderResult(o, reason.succeeded, reason, facts))
         events = [
             Event(
                 "dislodged",
@@ -333,9 +332,9 @@ class Empire(Game):
         for p, d in sorted(state.dislodged.items()):
             o = orders.get(p) or Retreat(player=player_of.get(d.power, d.power), kind=d.kind,
                                          loc=d.loc, to=None)  # fmt: skip
-            text = what[p]
-            reason = "retreated" if text.startswith("retreated") else text
-            results.append(OrderResult(o, reason == "retreated", reason, {"unit": o.canonical()}))
+            words = what[p]  # "retreated to X", "disbanded", "bounced"
+            reason = Reason.RETREATED if words.startswith("retreated") else Reason(words)
+            results.append(OrderResult(o, reason.succeeded, reason, {"unit": o.canonical()}))
         new = replace(state, units=after, dislodged={}, contested=frozenset(), turn=state.turn + 1)
         nxt, events = self._after_season(new)
         return TurnResult(nxt, tuple(results), tuple(events))
@@ -413,8 +412,8 @@ class Empire(Game):
             if o is None:
                 events.append(Event("civil_disorder", {"power": power, "what": what}))
                 continue
-            ok = what in ("built", "removed", "waived")
-            results.append(OrderResult(o, ok, what.replace(" ", "_"), {"unit": o.canonical()}))
+            reason = Reason(what.replace(" ", "_"))  # the adjustment's words as a code
+            results.append(OrderResult(o, reason.succeeded, reason, {"unit": o.canonical()}))
         new = replace(state, units=after, turn=state.turn + 1)
         end, more = self._year_end(new)
         return TurnResult(end, tuple(results), tuple(events + more))
@@ -708,10 +707,10 @@ def centres_by_power(state: State) -> dict[str, list[str]]:
     return out
 
 
-def result_code(r: Resolver, p: str) -> tuple[str, bool]:
+def result_code(r: Resolver, p: str) -> Reason:
     """The classic judges' word for what became of the order of the unit
-    at ``p`` after the movement (before dislodgement is added), and whether
-    it did what it said: a move "moved", "bounce", or "no_convoy" (a
+    at ``p`` after the movement (before dislodgement is added), (its
+    ``succeeded`` says whether it did what it said): a move "moved", "bounce", or "no_convoy" (a
     convoyed army whose convoy failed); a support "supported", "cut" (only
     when attacked), or "void" (it matches no order, or cannot count: for a
     move against the supporter's own power, or a convoyed move whose convoy
@@ -720,27 +719,27 @@ def result_code(r: Resolver, p: str) -> tuple[str, bool]:
     o, ok = r.orders[p], r.result[p]
     if isinstance(o, Move):
         if ok:
-            return "moved", True
-        return ("no_convoy" if r.via_convoy(p) and not r.path(p) else "bounce"), False
+            return Reason.MOVED
+        return Reason.NO_CONVOY if r.via_convoy(p) and not r.path(p) else Reason.BOUNCE
     if isinstance(o, Support):
         if not r._matches(o):
-            return "void", False
+            return Reason.VOID
         if not ok:
-            return "cut", False
+            return Reason.CUT
         if o.dest is not None:
             target = r.units.get(o.dest)
             stays = target is not None and not (o.dest in r.dest and r.result[o.dest])
             if not r.path(o.target) or stays and target[0] == r.units[p][0]:
-                return "void", False
-        return "supported", True
+                return Reason.VOID
+        return Reason.SUPPORTED
     if isinstance(o, Convoy):
         army = r.orders.get(o.army)
         if not (isinstance(army, Move) and r.dest.get(o.army) == o.dest):
-            return "void", False
+            return Reason.VOID
         if ok and r.result[o.army] and r.via_convoy(o.army):
-            return "convoyed", True
-        return "unused", False
-    return "held", True
+            return Reason.CONVOYED
+        return Reason.UNUSED
+    return Reason.HELD
 
 
 GAME = Empire()

@@ -225,74 +225,88 @@ def civil_disorder_order(
     return [p for p, _ in sorted(mine, key=key)]
 
 
+Report = list[tuple[Order | None, str, str]]
+
+
 def adjust(
     board: Board,
     units: Units,
     owners: Mapping[str, str],
     orders: Mapping[str, list[Order]],
     builders: set[str] | None = None,
-) -> tuple[dict[str, tuple[str, str, str]], list[tuple[Order | None, str, str]]]:
+) -> tuple[dict[str, tuple[str, str, str]], Report]:
     """Apply builds and removals. ``orders`` per power, in the order given;
     ``builders``: the powers allowed to build (neutral powers never build).
     Returns the units after, and (order or None for civil disorder, power,
     what happened) for the report."""
     after = dict(units)
-    report: list[tuple[Order | None, str, str]] = []
+    report: Report = []
     delta = centre_counts(board, units, owners)
     for power in sorted(delta):
         count = delta[power]
         given = orders.get(power, [])
         if count > 0 and (builders is None or power in builders):
-            made = 0
-            for o in given:
-                if isinstance(o, Waive):
-                    if made < count:
-                        made += 1
-                        report.append((o, power, "waived"))
-                    else:
-                        report.append((o, power, "no builds left"))
-                    continue
-                if not isinstance(o, Build):
-                    report.append((o, power, "not a build"))
-                    continue
-                why = _build_problem(board, after, owners, power, o)
-                if why is None and made >= count:
-                    why = "no builds left"
-                if why:
-                    report.append((o, power, why))
-                    continue
-                after[province_of(o.loc)] = (power, o.kind, o.loc)
-                made += 1
-                report.append((o, power, "built"))
-            if made < count:
-                report.append((None, power, f"{count - made} build(s) waived"))
+            _builds(board, after, owners, power, count, given, report)
         elif count < 0:
-            need = -count
-            removed = 0
-            for o in given:
-                if not isinstance(o, Remove):
-                    report.append((o, power, "not a removal"))
-                    continue
-                prov = province_of(o.loc)
-                unit = after.get(prov)
-                if unit is None or unit[0] != power:
-                    report.append((o, power, "no such unit"))
-                    continue
-                if removed >= need:
-                    report.append((o, power, "no removals left"))
-                    continue
-                del after[prov]
-                removed += 1
-                report.append((o, power, "removed"))
-            if removed < need:
-                for prov in civil_disorder_order(board, after, owners, power)[: need - removed]:
-                    kind, loc = after[prov][1], after[prov][2]
-                    del after[prov]
-                    report.append((None, power, f"civil disorder: removed {kind} {loc.upper()}"))
+            _removals(board, after, owners, power, -count, given, report)
         else:
             for o in given:
                 report.append((o, power, "nothing to adjust"))
     return after, report
+
+
+def _builds(board: Board, after: dict[str, tuple[str, str, str]], owners: Mapping[str, str],
+            power: str, count: int, given: list[Order], report: Report) -> None:  # fmt: skip
+    """Up to ``count`` builds and waives, in the order given; the rest waived."""
+    made = 0
+    for o in given:
+        if isinstance(o, Waive):
+            if made < count:
+                made += 1
+                report.append((o, power, "waived"))
+            else:
+                report.append((o, power, "no builds left"))
+            continue
+        if not isinstance(o, Build):
+            report.append((o, power, "not a build"))
+            continue
+        why = _build_problem(board, after, owners, power, o)
+        if why is None and made >= count:
+            why = "no builds left"
+        if why:
+            report.append((o, power, why))
+            continue
+        after[province_of(o.loc)] = (power, o.kind, o.loc)
+        made += 1
+        report.append((o, power, "built"))
+    if made < count:
+        report.append((None, power, f"{count - made} build(s) waived"))
+
+
+def _removals(board: Board, after: dict[str, tuple[str, str, str]], owners: Mapping[str, str],
+              power: str, need: int, given: list[Order], report: Report) -> None:  # fmt: skip
+    """``need`` removals, in the order given; the rest by civil disorder."""
+    removed = 0
+    for o in given:
+        if not isinstance(o, Remove):
+            report.append((o, power, "not a removal"))
+            continue
+        prov = province_of(o.loc)
+        unit = after.get(prov)
+        if unit is None or unit[0] != power:
+            report.append((o, power, "no such unit"))
+            continue
+        if removed >= need:
+            report.append((o, power, "no removals left"))
+            continue
+        del after[prov]
+        removed += 1
+        report.append((o, power, "removed"))
+    if removed < need:
+        for prov in civil_disorder_order(board, after, owners, power)[: need - removed]:
+            kind, loc = after[prov][1], after[prov][2]
+            del after[prov]
+            report.append((None, power, f"civil disorder: removed {kind} {loc.upper()}"))
 
 
 def _build_problem(

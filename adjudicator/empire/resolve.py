@@ -13,6 +13,7 @@ in a paradox involving convoys the convoyed moves in it fail (Szykman).
 
 from __future__ import annotations
 
+import enum
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,6 +23,60 @@ from adjudicator.empire.board import Board, province_of
 from adjudicator.empire.orders import Convoy, Hold, Move, Support
 
 UNRESOLVED, GUESSING, RESOLVED = 0, 1, 2
+
+
+class Reason(enum.StrEnum):
+    """Stable result codes, the classic judges' words; the value is what
+    reports and JSON carry (templates/empire/phrases.yaml words them)."""
+
+    # movement
+    MOVED = "moved"
+    BOUNCE = "bounce"
+    NO_CONVOY = "no_convoy"  # a convoyed army whose convoy failed
+    HELD = "held"
+    SUPPORTED = "supported"
+    CUT = "cut"  # a support cut by an attack
+    VOID = "void"  # a support or convoy matching no order, or one that cannot count
+    CONVOYED = "convoyed"
+    UNUSED = "unused"  # a convoy no army went through
+    DISLODGED = "dislodged"
+    BOUNCE_DISLODGED = "bounce_dislodged"
+    CUT_DISLODGED = "cut_dislodged"
+    VOID_DISLODGED = "void_dislodged"
+    NO_CONVOY_DISLODGED = "no_convoy_dislodged"
+    # retreats
+    RETREATED = "retreated"
+    DISBANDED = "disbanded"
+    BOUNCED = "bounced"  # two retreats to one place: both destroyed
+    # adjustments
+    BUILT = "built"
+    REMOVED = "removed"
+    WAIVED = "waived"
+    NO_BUILDS_LEFT = "no_builds_left"
+    NO_REMOVALS_LEFT = "no_removals_left"
+    NOT_A_HOME_SUPPLY_CENTRE = "not_a_home_supply_centre"
+    HOME_SUPPLY_CENTRE_NOT_OWNED = "home_supply_centre_not_owned"
+    OCCUPIED = "occupied"
+    FLEETS_ARE_BUILT_ON_A_COAST = "fleets_are_built_on_a_coast"
+    COAST_NEEDED = "coast_needed"
+    NO_SUCH_UNIT = "no_such_unit"
+    NOTHING_TO_ADJUST = "nothing_to_adjust"
+    NOT_A_BUILD = "not_a_build"
+    NOT_A_REMOVAL = "not_a_removal"
+
+    @property
+    def succeeded(self) -> bool:
+        return self in _SUCCESS
+
+    def dislodged(self) -> Reason:
+        """This result with the unit dislodged as well."""
+        if self in (Reason.BOUNCE, Reason.CUT, Reason.VOID, Reason.NO_CONVOY):
+            return Reason(f"{self.value}_dislodged")
+        return Reason.DISLODGED
+
+
+_SUCCESS = frozenset({Reason.MOVED, Reason.HELD, Reason.SUPPORTED, Reason.CONVOYED,
+                      Reason.RETREATED, Reason.BUILT, Reason.REMOVED, Reason.WAIVED})  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,13 @@ class Reason(enum.StrEnum):
     REPELLED = "repelled"
     NOTHING_TO_MOVE = "nothing_to_move"
     NO_ROOM = "no_room"
-    GAME_ENDED = "game_ended"
+
+    @property
+    def succeeded(self) -> bool:
+        return self in SUCCEEDED
 
 
-SUCCEEDED = {Reason.MOVED, Reason.MOVED_PART, Reason.CONQUERED}
+SUCCEEDED = frozenset({Reason.MOVED, Reason.MOVED_PART, Reason.CONQUERED})
 
 
 def battle(attackers: int, defenders: int, roll: Callable[[], bool]) -> tuple[int, int, str]:
@@ -99,7 +102,7 @@ class _Turn:
         self.events: list[Event] = []
 
     def done(self, o: Transfer, reason: Reason, **facts: Any) -> None:
-        self.results.append(OrderResult(o, reason in SUCCEEDED, reason.value, facts))
+        self.results.append(OrderResult(o, reason.succeeded, reason, facts))
 
     def transfer(self, o: Transfer) -> None:
         """One transfer: a move to an empty or own node, or a battle."""

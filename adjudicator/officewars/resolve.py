@@ -64,12 +64,11 @@ _SUCCESS = {
     Reason.SUPPORT_UNUSED,
     Reason.VOTE_COUNTED,
 }
-_CODES = {r: (r in _SUCCESS, r.value) for r in Reason}  # looked up once per result
+_SUCCEEDED = {r: r in _SUCCESS for r in Reason}  # looked up once per result
 
 
 def _result(order: Order, reason: Reason, **facts: Any) -> OrderResult:
-    succeeded, code = _CODES[reason]
-    return OrderResult(order, succeeded, code, facts)
+    return OrderResult(order, _SUCCEEDED[reason], reason, facts)
 
 
 # ----------------------------------------------------------------------------

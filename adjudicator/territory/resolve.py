@@ -48,8 +48,16 @@ class Reason(enum.StrEnum):
     BACK = "back"
     ON_HOLD = "on_hold"
 
+    @property
+    def succeeded(self) -> bool:
+        """As a rule; MET, counted in the earlier army's result, says in
+        its own result whether the pair won."""
+        return self in SUCCEEDED
 
-SUCCEEDED = {Reason.TRANSFERRED, Reason.CONQUERED, Reason.MET_WON, Reason.AWAY, Reason.BACK}
+
+SUCCEEDED = frozenset(
+    {Reason.TRANSFERRED, Reason.CONQUERED, Reason.MET_WON, Reason.AWAY, Reason.BACK}
+)
 
 
 def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> TurnResult:
@@ -62,7 +70,7 @@ def adjudicate(state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> Tur
             Event("on_hold", {"absent": sorted(p.name for p in players if p.status == ABSENT)})
         )
         tick.results = [
-            _presence_result(o) or OrderResult(o, False, Reason.ON_HOLD.value) for o in orders
+            _presence_result(o) or OrderResult(o, False, Reason.ON_HOLD) for o in orders
         ]
     else:
         _produce(state, tick)
@@ -86,7 +94,7 @@ class Tick:
     results: list[OrderResult] = field(default_factory=list)
 
     def result(self, o: Send, reason: Reason, **facts: Any) -> None:
-        self.results.append(OrderResult(o, reason in SUCCEEDED, reason.value, facts))
+        self.results.append(OrderResult(o, reason.succeeded, reason, facts))
 
     def commands(self, pending: list[Send]) -> None:
         """Step 3: each command in the order received; a bilateral attack's
@@ -139,15 +147,15 @@ class Tick:
             taken = _direct(self.owners, troops, o.player, o.target, left, self.events)
             self.result(o, Reason.MET_WON, remainder=left, taken=taken,
                         target_after=troops[o.target], **facts)  # fmt: skip
-            self.results.append(OrderResult(other, False, Reason.MET.value, met))
+            self.results.append(OrderResult(other, False, Reason.MET, met))
         elif left < 0:
             taken = _direct(self.owners, troops, defender, o.origin, -left, self.events)
             self.result(o, Reason.MET_LOST, remainder=-left, taken=taken,
                         target_after=troops[o.origin], **facts)  # fmt: skip
-            self.results.append(OrderResult(other, True, Reason.MET.value, {**met, "won": True}))
+            self.results.append(OrderResult(other, True, Reason.MET, {**met, "won": True}))
         else:
             self.result(o, Reason.MET_EVEN, **facts)
-            self.results.append(OrderResult(other, False, Reason.MET.value, met))
+            self.results.append(OrderResult(other, False, Reason.MET, met))
 
 
 def _counter_attack(pending: list[Send], i: int, done: set[int], defender: str | None,
@@ -222,9 +230,9 @@ def _away(sheets: Sequence[OrderSheet]) -> set[str]:
 
 def _presence_result(o: Any) -> OrderResult | None:
     if isinstance(o, Away):
-        return OrderResult(o, True, Reason.AWAY.value)
+        return OrderResult(o, True, Reason.AWAY)
     if isinstance(o, Back):
-        return OrderResult(o, True, Reason.BACK.value)
+        return OrderResult(o, True, Reason.BACK)
     return None
 
 
