@@ -118,6 +118,7 @@ class Registry:
     def __init__(self, families: Iterable[Family]) -> None:
         self.families = tuple(families)
         self._read: tuple[tuple[int, ...], dict[str, Command], re.Pattern[str]] | None = None
+        self._master: tuple[tuple[int, ...], frozenset[str]] | None = None
 
     @property
     def commands(self) -> list[Command]:
@@ -154,8 +155,12 @@ class Registry:
     @property
     def master_only(self) -> frozenset[str]:
         """The game master's commands: from a player, order lines after all
-        (a game's own orders may start with such a word: ``remove F Kiel``)."""
-        return frozenset(c.name for c in self.commands if c.master_only)
+        (a game's own orders may start with such a word: ``remove F Kiel``).
+        Made again only when a family has a new command, like the lookup."""
+        sizes = tuple(len(f.commands) for f in self.families)
+        if self._master is None or self._master[0] != sizes:
+            self._master = (sizes, frozenset(c.name for c in self.commands if c.master_only))
+        return self._master[1]
 
     def for_master(self) -> list[str]:
         return sorted(c.name for c in self.commands if Who.MASTER in c.who)
