@@ -134,7 +134,7 @@ WORDS = {"bounce": {"bounce"}, "void": {"void"}, "cut": {"cut"}, "no_convoy": {"
 
 
 def our_words(resolver, outcome, p: str) -> frozenset[str]:
-    code, _ = result_code(resolver, p)
+    code = result_code(resolver, p)
     return frozenset(WORDS.get(code, set()) | ({"dislodged"} if p in outcome.dislodged else set()))
 
 
