@@ -1,0 +1,109 @@
+"""The board's geometry: a grid that wraps on both edges (RULINGS.md).
+
+A square is an int, ``row * width + column``. Players name squares by a
+column in letters and a row in numbers, as in a spreadsheet: ``A1`` is the
+top left, ``K12`` the eleventh column of the twelfth row, ``AA3`` the 27th
+column. Squares are adjacent in 8 directions; "within N squares" is the
+Chebyshev distance with wrapping.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+_NAME = re.compile(r"\s*([A-Za-z]{1,3})\s*(\d{1,4})\s*")
+
+
+def column_name(column: int) -> str:
+    """0 -> A, 25 -> Z, 26 -> AA."""
+    out = ""
+    n = column + 1
+    while n:
+        n, rest = divmod(n - 1, 26)
+        out = chr(ord("A") + rest) + out
+    return out
+
+
+def column_number(letters: str) -> int:
+    n = 0
+    for ch in letters.upper():
+        n = n * 26 + (ord(ch) - ord("A") + 1)
+    return n - 1
+
+
+@dataclass(frozen=True)
+class Grid:
+    width: int
+    height: int
+
+    @property
+    def size(self) -> int:
+        return self.width * self.height
+
+    def square(self, column: int, row: int) -> int:
+        return (row % self.height) * self.width + (column % self.width)
+
+    def at(self, square: int) -> tuple[int, int]:
+        """(column, row) of a square."""
+        row, column = divmod(square, self.width)
+        return column, row
+
+    def name(self, square: int) -> str:
+        column, row = self.at(square)
+        return f"{column_name(column)}{row + 1}"
+
+    def parse(self, text: str) -> int | None:
+        """The square a player named (``k12``, ``K 12``), or None if the
+        text is not a square of this board."""
+        m = _NAME.fullmatch(text)
+        if not m:
+            return None
+        column, row = column_number(m[1]), int(m[2]) - 1
+        if not (0 <= column < self.width and 0 <= row < self.height):
+            return None
+        return row * self.width + column
+
+    def distance(self, a: int, b: int) -> int:
+        """Chebyshev distance with wrapping: the moves between a and b."""
+        ac, ar = self.at(a)
+        bc, br = self.at(b)
+        dc, dr = abs(ac - bc), abs(ar - br)
+        return max(min(dc, self.width - dc), min(dr, self.height - dr))
+
+    def neighbours(self, square: int) -> tuple[int, ...]:
+        """The 8 adjacent squares (fewer on a board under 3 wide or high),
+        in a fixed order: row above left to right, the row, row below."""
+        return self._neighbours[square]
+
+    @cached_property
+    def _neighbours(self) -> tuple[tuple[int, ...], ...]:
+        out = []
+        for sq in range(self.size):
+            column, row = self.at(sq)
+            seen: list[int] = []
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    if dr == dc == 0:
+                        continue
+                    n = self.square(column + dc, row + dr)
+                    if n != sq and n not in seen:
+                        seen.append(n)
+            out.append(tuple(seen))
+        return tuple(out)
+
+    def within(self, square: int, radius: int) -> Iterator[int]:
+        """Every square at distance ``radius`` or less (the square itself
+        included), each once, row by row."""
+        column, row = self.at(square)
+        rows = range(row - radius, row + radius + 1)
+        columns = range(column - radius, column + radius + 1)
+        if 2 * radius + 1 >= self.height:
+            rows = range(self.height)
+        if 2 * radius + 1 >= self.width:
+            columns = range(self.width)
+        for r in rows:
+            for c in columns:
+                yield self.square(c, r)

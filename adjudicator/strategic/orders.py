@@ -1,0 +1,104 @@
+"""The orders of Strategic Initiative, as values. Reading them from the
+words players write comes in orders_text.py; running them, in the tick."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from adjudicator.base import Order
+
+
+@dataclass(frozen=True, slots=True)
+class Build(Order):
+    """Set a city's current build (``next`` False: the designation follows
+    the unit type and the progress is lost) or its next build."""
+
+    city: str = ""
+    kind: str = ""  # a key of the unit table
+    next: bool = False
+
+    @property
+    def unit(self) -> str | None:
+        return f"city:{self.city.lower()}:{'next' if self.next else 'build'}"
+
+    def canonical(self) -> str:
+        return f"{'next ' if self.next else ''}build {self.kind.replace('_', ' ')} in {self.city}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "build", "city": self.city, "kind": self.kind, "next": self.next}
+
+
+@dataclass(frozen=True, slots=True)
+class Move(Order):
+    """Move units (one or a group) to a square; beyond today's mobility the
+    rest becomes a standing order."""
+
+    units: tuple[str, ...] = ()
+    target: int = 0
+    target_name: str = ""
+
+    @property
+    def unit(self) -> str | None:
+        return None  # received order: every move runs, in order
+
+    def canonical(self) -> str:
+        return f"move {' '.join(self.units)} to {self.target_name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "move", "units": list(self.units), "target": self.target_name}
+
+
+@dataclass(frozen=True, slots=True)
+class Attack(Order):
+    """Attack a square with a group of units: each moves next to it, then
+    attacks, one unit after another."""
+
+    units: tuple[str, ...] = ()
+    target: int = 0
+    target_name: str = ""
+
+    @property
+    def unit(self) -> str | None:
+        return None
+
+    def canonical(self) -> str:
+        return f"attack {self.target_name} with {' '.join(self.units)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "attack", "units": list(self.units), "target": self.target_name}
+
+
+@dataclass(frozen=True, slots=True)
+class Cancel(Order):
+    """Drop the standing order of a unit."""
+
+    of: str = ""  # a unit id
+
+    @property
+    def unit(self) -> str | None:
+        return None
+
+    def canonical(self) -> str:
+        return f"cancel {self.of}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "cancel", "unit": self.of}
+
+
+@dataclass(frozen=True, slots=True)
+class Declare(Order):
+    """Declare a relation (war, neutral, friendly, allied) toward a nation."""
+
+    toward: str = ""
+    level: str = "neutral"
+
+    @property
+    def unit(self) -> str | None:
+        return None
+
+    def canonical(self) -> str:
+        return f"declare {self.level} toward {self.toward}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "declare", "toward": self.toward, "level": self.level}

@@ -1,0 +1,172 @@
+"""The position of a Strategic Initiative game: the board, the nations, the
+cities and the units, the standing orders, the tick and the seed.
+
+The values are plain mutable dataclasses: a tick copies the state once
+(:meth:`State.copy`) and changes the copy, so the state it was given stays
+valid (the engine is pure: same state, orders and seed, same result).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from adjudicator.base import Outcome
+from adjudicator.strategic.grid import Grid
+from adjudicator.strategic.rules import GAME_TICKS
+
+
+@dataclass(frozen=True)
+class Board:
+    """The grid and which squares are land (the rest is water). Cities are
+    land; where they stand and what they are named is in ``State.cities``."""
+
+    grid: Grid
+    land: frozenset[int]
+
+    def is_land(self, square: int) -> bool:
+        return square in self.land
+
+    def coastal(self, square: int) -> bool:
+        """Adjacent to water."""
+        return any(n not in self.land for n in self.grid.neighbours(square))
+
+
+@dataclass
+class Unit:
+    id: str  # the type's short name and a number unique in the game: inf7, tr12
+    owner: str  # the nation
+    kind: str  # a key of the unit table (data/units.yaml)
+    square: int
+    hp: int
+    ammo: int
+    mobility: int
+    fuel: int = 0  # air units (part 2)
+    built: int = 0  # when it appeared, in the game's order of builds: higher is more recent
+    carried_by: str | None = None  # the unit carrying it (part 2)
+
+
+@dataclass
+class City:
+    name: str  # what players type: unique in the game
+    square: int
+    owner: str | None  # None: neutral
+    designation: str  # fort, port, airport, tech, base
+    build: str | None  # the unit type being built (None: nothing can be, e.g. a base)
+    next_build: str | None = None
+    progress: int = 0  # game-minutes spent on the current build
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A declared relation that takes effect later (a downgrade from
+    Friendly or Allied: 96 ticks after it was declared)."""
+
+    due: int  # the tick it takes effect
+    toward: str
+    level: str
+
+
+@dataclass
+class Sighting:
+    """A unit as a nation last saw it (the fog of war's memory)."""
+
+    unit: str
+    owner: str
+    kind: str
+    square: int
+    hp: int
+    tick: int
+
+
+@dataclass
+class Nation:
+    name: str  # the player who plays it
+    colour: str
+    command: int
+    tech: Fraction
+    # what this nation has declared toward each other nation, and the level
+    # in effect (RULINGS.md: directed, starting Neutral; downgrades and notice)
+    declared: dict[str, str] = field(default_factory=dict)
+    relations: dict[str, str] = field(default_factory=dict)
+    pending: list[Pending] = field(default_factory=list)
+    memory: dict[str, Sighting] = field(default_factory=dict)  # by unit id
+    status: str = "active"
+
+
+@dataclass
+class Standing:
+    """A move or attack given earlier that goes on as mobility allows (step
+    3 of a tick), in the order given, until done, blocked or replaced."""
+
+    nation: str
+    units: tuple[str, ...]
+    target: int
+    action: str  # "move" or "attack"
+    seq: int  # the order's received sequence number: their order
+    line: int = 0
+
+
+@dataclass
+class State:
+    board: Board
+    nations: dict[str, Nation]  # by player
+    cities: dict[int, City]  # by square
+    units: dict[str, Unit]  # by id
+    tick: int = 0  # ticks done (the first tick after the start is tick 1)
+    seed: int = 0
+    length: int = GAME_TICKS
+    counter: int = 0  # builds so far: the next unit's number and ``built``
+    standing: list[Standing] = field(default_factory=list)
+    outcome: Outcome | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def grid(self) -> Grid:
+        return self.board.grid
+
+    def copy(self) -> State:
+        """A copy to change: every unit, city and nation its own object."""
+        new = copy.copy(self)
+        new.nations = {k: _nation_copy(n) for k, n in self.nations.items()}
+        new.cities = {k: copy.copy(c) for k, c in self.cities.items()}
+        new.units = {k: copy.copy(u) for k, u in self.units.items()}
+        new.standing = list(self.standing)
+        new.options = dict(self.options)
+        return new
+
+    def units_at(self, square: int) -> list[Unit]:
+        """The units in a square, most recently built first."""
+        found = [u for u in self.units.values() if u.square == square]
+        return sorted(found, key=lambda u: -u.built)
+
+    def city_named(self, name: str) -> City | None:
+        word = name.strip().lower()
+        for c in self.cities.values():
+            if c.name.lower() == word:
+                return c
+        return None
+
+
+def _nation_copy(n: Nation) -> Nation:
+    new = copy.copy(n)
+    new.declared = dict(n.declared)
+    new.relations = dict(n.relations)
+    new.pending = list(n.pending)
+    new.memory = {k: copy.copy(s) for k, s in n.memory.items()}
+    return new
+
+
+def relation(state: State, a: str, b: str) -> str:
+    """The level in effect from nation ``a`` toward nation ``b`` (a nation
+    toward itself: allied)."""
+    if a == b:
+        return "allied"
+    return state.nations[a].relations.get(b, "neutral")
+
+
+def at_war(state: State, a: str, b: str) -> bool:
+    """``a`` may attack ``b``'s units and cities (rules, section 15)."""
+    return a != b and relation(state, a, b) == "war"
