@@ -102,3 +102,18 @@ class Declare(Order):
 
     def to_dict(self) -> dict[str, Any]:
         return {"order": "declare", "toward": self.toward, "level": self.level}
+
+
+@dataclass(frozen=True, slots=True)
+class Status(Order):
+    """Ask for a full situation report at the next tick."""
+
+    @property
+    def unit(self) -> str | None:
+        return "status"
+
+    def canonical(self) -> str:
+        return "status"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "status"}

@@ -1,0 +1,241 @@
+"""Reading Strategic Initiative orders from the words players write.
+
+    build tank in Avalon           the city's current build (changes its designation)
+    next build destroyer in Avalon the build after it (up to 2 tech above yours)
+    Avalon builds tank             the same as "build tank in Avalon"
+    move inf1 inf2 to K12          a unit or a group, to a square or a city
+    inf1, inf2 -> K12              the same
+    move all at K11 to Avalon      every unit of yours in a square (or city)
+    attack K12 with inf1 tk2       a group attacks what is in a square or city
+    inf1 tk2 attack K12            the same
+    cancel inf1                    drop a unit's standing order
+    declare war on bob             a relation toward a nation: war, neutral,
+    declare friendly toward bob      friendly or allied
+    status                         a full situation report
+
+Orders run in the order received, at the next tick. What can be checked
+now is checked now (your units, the names of squares, cities, unit types
+and nations); what depends on the position then (mobility, the way there,
+command points) is checked when the order runs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from adjudicator.base import (
+    Order,
+    OrderSheet,
+    Problem,
+    ProblemKind,
+    closest_names,
+    is_absence_line,
+)
+from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Status
+from adjudicator.strategic.rules import LEVELS, tables
+from adjudicator.strategic.state import State
+
+_IDS = r"([a-z0-9][a-z0-9 ,]*?)"
+_PLACE = r"([a-z0-9][a-z0-9 '\-]*?)"
+_FORMS: list[tuple[str, re.Pattern[str]]] = [
+    ("build", re.compile(rf"^(next\s+)?build\s+(.+?)\s+(?:in|at)\s+{_PLACE}$")),
+    ("build_city", re.compile(rf"^{_PLACE}:?\s+(next\s+)?builds?\s+(.+)$")),
+    ("next", re.compile(rf"^next\s+(.+?)\s+(?:in|at)\s+{_PLACE}$")),
+    ("move", re.compile(rf"^(?:move\s+)?{_IDS}\s*(?:\s+to\s+|->|=>|>)\s*{_PLACE}$")),
+    ("attack", re.compile(rf"^attack\s+{_PLACE}\s+with\s+{_IDS}$")),
+    ("attack_by", re.compile(rf"^{_IDS}\s+attacks?\s+{_PLACE}$")),
+    ("cancel", re.compile(r"^(?:cancel|stop)\s+([a-z]+[0-9]+)$")),
+    (
+        "declare",
+        re.compile(
+            r"^(?:declare\s+)?(war|neutral|friendly|allied|alliance|peace)"
+            r"\s+(?:on|toward|towards|with|to)\s+([a-z0-9_\-. ]+)$"
+        ),
+    ),  # fmt: skip
+    ("status", re.compile(r"^status$")),
+]
+_GROUP_START = re.compile(r"^(?:[a-z]+[0-9]+|all)\b")  # a unit id, or "all at"
+_LEVEL_WORDS = {"alliance": "allied", "peace": "neutral"}
+
+
+def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
+    """Every line an order or a refusal with its reason; blank lines and
+    lines starting with # are skipped."""
+    orders: list[Order] = []
+    problems: list[Problem] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        read = _read_line(state, player, n, line, seq)
+        (problems if isinstance(read, Problem) else orders).append(read)
+    return OrderSheet(player, tuple(orders), tuple(problems))
+
+
+def _refuse(n: int, line: str, reason: str, kind: ProblemKind, **facts: Any) -> Problem:
+    suggestions = tuple(facts.pop("suggest", ()))
+    return Problem(n, line, kind, reason, facts, suggestions)
+
+
+def _read_line(state: State, player: str, n: int, line: str, seq: int) -> Order | Problem:
+    if state.outcome is not None:
+        return _refuse(n, line, "game_over", ProblemKind.NOT_ALLOWED)
+    nation = state.nations.get(player)
+    if nation is None or nation.status != "active":
+        return _refuse(n, line, "not_in_game", ProblemKind.NOT_ALLOWED)
+    words = " ".join(line.lower().split()).rstrip(".")
+    for form, pattern in _FORMS:
+        m = pattern.match(words)
+        if m is not None:
+            return _READERS[form](state, player, n, line, seq, m)
+    if is_absence_line(line):
+        return _refuse(n, line, "no_absence", ProblemKind.NOT_ALLOWED)
+    return _refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD)
+
+
+def _build(state: State, player: str, n: int, line: str, seq: int, kind_word: str,
+           city_word: str, following: bool) -> Order | Problem:  # fmt: skip
+    city = state.city_named(city_word)
+    if city is None:
+        mine = [c.name for c in state.cities.values() if c.owner == player]
+        return _refuse(n, line, "no_such_city", ProblemKind.NOT_UNDERSTOOD, name=city_word,
+                       suggest=closest_names(city_word, mine))  # fmt: skip
+    if city.owner != player:
+        return _refuse(n, line, "not_your_city", ProblemKind.NOT_ALLOWED, city=city.name)
+    kind = tables().by_name(kind_word)
+    if kind is None:
+        names = [u.name for u in tables().units.values()]
+        return _refuse(n, line, "no_such_unit_type", ProblemKind.NOT_UNDERSTOOD,
+                       name=kind_word, suggest=closest_names(kind_word, names))  # fmt: skip
+    return Build(player=player, seq=seq, line=n, city=city.name, kind=kind.key, next=following)
+
+
+def _read_build(state: State, player: str, n: int, line: str, seq: int,
+                m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    return _build(state, player, n, line, seq, m[2], m[3], bool(m[1]))
+
+
+def _read_build_city(state: State, player: str, n: int, line: str, seq: int,
+                     m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    return _build(state, player, n, line, seq, m[3], m[1], bool(m[2]))
+
+
+def _read_next(state: State, player: str, n: int, line: str, seq: int,
+               m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    return _build(state, player, n, line, seq, m[1], m[2], True)
+
+
+def _place(state: State, word: str) -> int | None:
+    """A square by its name (K12) or a city's name."""
+    square = state.grid.parse(word)
+    if square is not None:
+        return square
+    city = state.city_named(word)
+    return None if city is None else city.square
+
+
+def _no_place(state: State, n: int, line: str, word: str) -> Problem:
+    names = [c.name for c in state.cities.values()]
+    return _refuse(n, line, "no_such_square", ProblemKind.NOT_UNDERSTOOD, name=word,
+                   width=state.grid.width, height=state.grid.height,
+                   suggest=closest_names(word, names))  # fmt: skip
+
+
+def _units(state: State, player: str, n: int, line: str,
+           text: str) -> tuple[str, ...] | Problem:  # fmt: skip
+    """The player's units a group names: ids (``inf1 inf2``, ``inf1,
+    tk2``, ``inf1 and tk2``) or ``all at K11`` / ``all in Avalon``."""
+    words = text.replace(",", " ").split()
+    if words[:1] == ["all"] and len(words) >= 3 and words[1] in ("at", "in"):
+        square = _place(state, " ".join(words[2:]))
+        if square is None:
+            return _no_place(state, n, line, " ".join(words[2:]))
+        ids = tuple(u.id for u in state.units_at(square)
+                    if u.owner == player and u.carried_by is None)  # fmt: skip
+        if not ids:
+            return _refuse(n, line, "no_units_there", ProblemKind.NOT_ALLOWED,
+                           square=state.grid.name(square))  # fmt: skip
+        return tuple(sorted(ids))
+    ids = [w for w in words if w != "and"]
+    mine = sorted(u.id for u in state.units.values() if u.owner == player)
+    for word in ids:
+        unit = state.units.get(word)
+        if unit is None:
+            return _refuse(n, line, "no_such_unit", ProblemKind.NOT_UNDERSTOOD, unit=word,
+                           suggest=closest_names(word, mine))  # fmt: skip
+        if unit.owner != player:
+            return _refuse(n, line, "not_your_unit", ProblemKind.NOT_ALLOWED, unit=word)
+    if len(set(ids)) != len(ids):
+        return _refuse(n, line, "unit_twice", ProblemKind.NOT_ALLOWED)
+    return tuple(ids)
+
+
+def _read_group(state: State, player: str, n: int, line: str, seq: int, ids_text: str,
+                place_text: str, order: type[Move] | type[Attack]) -> Order | Problem:  # fmt: skip
+    ids = _units(state, player, n, line, ids_text)
+    if isinstance(ids, Problem):
+        return ids
+    target = _place(state, place_text)
+    if target is None:
+        return _no_place(state, n, line, place_text)
+    return order(player=player, seq=seq, line=n, units=ids, target=target,
+                 target_name=state.grid.name(target))  # fmt: skip
+
+
+def _read_move(state: State, player: str, n: int, line: str, seq: int,
+               m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    if not m.string.startswith("move") and not _GROUP_START.match(m[1]):
+        return _refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD)
+    return _read_group(state, player, n, line, seq, m[1], m[2], Move)
+
+
+def _read_attack(state: State, player: str, n: int, line: str, seq: int,
+                 m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    return _read_group(state, player, n, line, seq, m[2], m[1], Attack)
+
+
+def _read_attack_by(state: State, player: str, n: int, line: str, seq: int,
+                    m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    return _read_group(state, player, n, line, seq, m[1], m[2], Attack)
+
+
+def _read_cancel(state: State, player: str, n: int, line: str, seq: int,
+                 m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    ids = _units(state, player, n, line, m[1])
+    if isinstance(ids, Problem):
+        return ids
+    return Cancel(player=player, seq=seq, line=n, of=ids[0])
+
+
+def _read_declare(state: State, player: str, n: int, line: str, seq: int,
+                  m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    level = _LEVEL_WORDS.get(m[1], m[1])
+    assert level in LEVELS
+    word = m[2].strip()
+    toward = next((p for p in state.nations if p.lower() == word), None)
+    if toward is None:
+        others = [p for p in state.nations if p != player]
+        return _refuse(n, line, "no_such_nation", ProblemKind.NOT_UNDERSTOOD, name=word,
+                       suggest=closest_names(word, others))  # fmt: skip
+    if toward == player:
+        return _refuse(n, line, "toward_yourself", ProblemKind.NOT_ALLOWED)
+    return Declare(player=player, seq=seq, line=n, toward=toward, level=level)
+
+
+def _read_status(state: State, player: str, n: int, line: str, seq: int,
+                 m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    return Status(player=player, seq=seq, line=n)
+
+
+_READERS = {
+    "build": _read_build,
+    "build_city": _read_build_city,
+    "next": _read_next,
+    "move": _read_move,
+    "attack": _read_attack,
+    "attack_by": _read_attack_by,
+    "cancel": _read_cancel,
+    "declare": _read_declare,
+    "status": _read_status,
+}
