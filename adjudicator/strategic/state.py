@@ -94,6 +94,9 @@ class Nation:
     pending: list[Pending] = field(default_factory=list)
     memory: dict[str, Sighting] = field(default_factory=dict)  # by unit id
     status: str = "active"
+    # technology leaked to it each tick of the current day: fixed at the
+    # day's first tick (ticks 1, 97, 193, ...) from the levels then
+    leak: Fraction = Fraction(0)
 
 
 @dataclass
