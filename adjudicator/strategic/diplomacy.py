@@ -35,7 +35,7 @@ class DeclareRefused(enum.StrEnum):
     NO_SUCH_NATION = "no_such_nation"  # toward
     YOURSELF = "declare_toward_yourself"
     NO_SUCH_LEVEL = "no_such_level"  # level, levels
-    ALREADY = "already_declared"  # toward, level
+    ALREADY = "already_declared"  # toward, level, due (None: in effect)
 
 
 # --------------------------------------------------------------------------
@@ -151,8 +151,10 @@ def _check(state: State, a: str, b: str, level: str) -> Refusal | None:
         return Refusal(DeclareRefused.YOURSELF, {})
     if level not in RANK:
         return Refusal(DeclareRefused.NO_SUCH_LEVEL, {"level": level, "levels": list(LEVELS)})
-    if announced(state, a, b) == level:
-        return Refusal(DeclareRefused.ALREADY, {"toward": b, "level": level})
+    waiting = pending(state, a, b)
+    if announced(state, a, b) == level and (waiting is None or _needs_notice(state, a, b, level)):
+        facts = {"toward": b, "level": level, "due": waiting.due if waiting else None}
+        return Refusal(DeclareRefused.ALREADY, facts)
     return None
 
 
