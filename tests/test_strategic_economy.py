@@ -600,6 +600,10 @@ def test_a_city_becomes_a_base_by_building_base():
     r = set_build(state, "red", "Harbour", "fort")
     assert r is not None and r.reason is BuildRefused.NAME_A_UNIT
     assert r.facts["units"] == ["infantry", "anti_tank", "tank"]
+    r = set_build(state, "red", "Harbour", "Tech Centre")
+    assert r is not None and r.reason is BuildRefused.NAME_A_UNIT
+    assert r.facts["units"] == ["engineer"]  # zeppelins and the rest come with part 2
+    assert set_build(state, "red", "Harbour", "BASE") is None
 
 
 @pytest.mark.parametrize("reason", list(BuildRefused))

@@ -366,8 +366,8 @@ def _kind(city: City, kind: str, next: bool) -> UnitType | str | Refusal:
     """The unit type ``kind`` names, or a designation that builds nothing
     (``base``), or why neither."""
     t = tables()
-    word = kind.strip().lower()
-    if word in t.cities:
+    word = _designation(kind)
+    if word is not None:
         if not t.cities[word].builds_nothing:
             units = [u.key for u in t.buildable(word) if u.part <= PART]
             facts = {"city": city.name, "designation": word, "units": units}
@@ -381,6 +381,19 @@ def _kind(city: City, kind: str, next: bool) -> UnitType | str | Refusal:
     if ut.part > PART:
         return Refusal(BuildRefused.NOT_YET, {"kind": ut.key})
     return ut
+
+
+def _designation(kind: str) -> str | None:
+    """The city designation ``kind`` names (its key or name, any case or
+    spacing: "tech centre", "Base"), or None."""
+
+    def norm(text: str) -> str:
+        return "".join(ch for ch in text.lower() if ch.isalnum())
+
+    for key, ct in tables().cities.items():
+        if norm(kind) in (norm(key), norm(ct.name)):
+            return key
+    return None
 
 
 def _set_next(nation: Nation, city: City, ut: UnitType | str) -> Refusal | None:
