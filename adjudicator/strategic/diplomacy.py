@@ -33,7 +33,7 @@ NEUTRAL = "neutral"
 
 class DeclareRefused(enum.StrEnum):
     NO_SUCH_NATION = "no_such_nation"  # toward
-    YOURSELF = "declare_toward_yourself"
+    YOURSELF = "toward_yourself"
     NO_SUCH_LEVEL = "no_such_level"  # level, levels
     ALREADY = "already_declared"  # toward, level, due (None: in effect)
 
