@@ -1,0 +1,503 @@
+"""The fog of war: what each nation sees, what it remembers, and the view of
+the position it is given (rules, sections 1, 7 and 15; RULINGS.md).
+
+Pure functions over a :class:`State`. A tick calls, once, after its last
+step: ``seen = all_visible(state)``; ``remember(state, seen, destroyed)``;
+then ``view(state, nation, seen)`` for each report, and ``witnesses(seen,
+square)`` gives the ``visible_to`` of an event at a square.
+
+What a nation sees:
+
+* every square within the sight of its units (the table's ``sight``;
+  ``radar``: the nation's radar radius) and of its cities (1; a tech centre
+  its radar, 2 + tech // 3; a base tech // 3, at least 1), the square itself
+  included; a carried unit sees nothing of its own;
+* plus what every nation Friendly or Allied toward it sees with its own
+  units and cities (section 15: "If a nation friendly to you sees an enemy
+  unit, you will see it as well"). Sharing is one step: what a friend sees
+  through its own friends is not passed on, or two nations at war could see
+  each other's squares through a common friend.
+
+What a nation remembers (RULINGS.md, Memory): a unit once seen is shown where
+and as it was last seen until 96 ticks after that (subs: 32), or until that
+square is seen again without it; a unit seen destroyed is forgotten.
+
+Public to everyone (a ruling): the board (land and water) and every city's
+name and square. A city's owner and designation only where it is seen now;
+another nation's builds never.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from fractions import Fraction
+from operator import itemgetter
+from typing import Any
+
+from adjudicator.base import Standing, View
+from adjudicator.strategic.grid import Grid
+from adjudicator.strategic.rules import MEMORY_TICKS, SUB_MEMORY_TICKS, tables
+from adjudicator.strategic.state import City, Nation, Sighting, State, Unit, relation
+
+SHARING = frozenset({"friendly", "allied"})  # levels at which a nation shares its sight
+
+Seen = Mapping[str, frozenset[int]]  # squares seen now, by nation
+
+# --------------------------------------------------------------------------
+# Sight ranges
+
+
+def radar_radius(tech: Fraction) -> int:
+    """A tech centre's radar (and a carrier's sight): 2 + floor(tech / 3)
+    (section 1; RULINGS.md overrides section 7's "half")."""
+    return 2 + int(tech // 3)
+
+
+def base_radius(tech: Fraction) -> int:
+    """A base's radar: floor(tech / 3), at least 1 (RULINGS.md)."""
+    return max(1, int(tech // 3))
+
+
+RADII: dict[str, Callable[[Fraction], int]] = {"radar": radar_radius, "base_radar": base_radius}
+
+
+def _radius(sight: int | str, tech: Fraction) -> int:
+    """A table's sight: a number of squares or the name of a radar."""
+    return RADII[sight](tech) if isinstance(sight, str) else int(sight)
+
+
+def unit_sight(state: State, unit: Unit) -> int | None:
+    """The squares a unit sees around it, or None if it sees nothing of its
+    own (a carried unit, or one of no nation in play)."""
+    nation = state.nations.get(unit.owner)
+    if unit.carried_by is not None or nation is None:
+        return None
+    return _radius(tables().unit(unit.kind).sight, nation.tech)
+
+
+def city_sight(state: State, city: City) -> int | None:
+    """The squares a city sees around it (None: a neutral city sees for
+    nobody)."""
+    nation = state.nations.get(city.owner) if city.owner else None
+    if nation is None:
+        return None
+    return _radius(tables().cities[city.designation].sight, nation.tech)
+
+
+# --------------------------------------------------------------------------
+# Squares seen
+
+
+def disc(grid: Grid, square: int, radius: int) -> set[int]:
+    """The squares within ``radius`` of ``square`` (the same squares as
+    ``grid.within``)."""
+    return spread(grid, [square], radius)
+
+
+def spread(grid: Grid, centres: Iterable[int], radius: int) -> set[int]:
+    """Every square within ``radius`` of any of ``centres``: the centres
+    spread along their rows, then that along the columns, each step a few
+    set updates over whole lists (squares close together are counted once
+    at each step), never a loop over the squares of every disc."""
+    width, height = grid.width, grid.height
+    if 2 * radius + 1 >= width:  # the whole row
+        rows = {q // width for q in centres}
+        wide = {r * width + c for r in rows for c in range(width)}
+    else:
+        pairs = [(q - q % width, q % width) for q in centres]
+        wide = set()
+        for d in range(-radius, radius + 1):
+            wide.update([b + (c + d) % width for b, c in pairs])
+    if 2 * radius + 1 >= height:  # the whole column
+        columns = {q % width for q in wide}
+        return {r * width + c for r in range(height) for c in columns}
+    size = grid.size
+    out = set(wide)
+    for d in range(1, radius + 1):
+        out.update([(q + d * width) % size for q in wide])
+        out.update([(q - d * width) % size for q in wide])
+    return out
+
+
+def lookouts(state: State) -> dict[str, dict[int, int]]:
+    """For each nation, the squares it sees from and the farthest sight
+    from each (several units on one square count once)."""
+    out: dict[str, dict[int, int]] = {name: {} for name in state.nations}
+    units = tables().units
+    for unit in state.units.values():
+        nation = state.nations.get(unit.owner)
+        if nation is not None and unit.carried_by is None:  # as unit_sight, inline: 5,000 a tick
+            _note(out, unit.owner, unit.square, _radius(units[unit.kind].sight, nation.tech))
+    for city in state.cities.values():
+        _note(out, city.owner, city.square, city_sight(state, city))
+    return out
+
+
+def _note(out: dict[str, dict[int, int]], owner: str | None, square: int, r: int | None) -> None:
+    spots = out.get(owner) if owner is not None else None
+    if spots is not None and r is not None and spots.get(square, -1) < r:
+        spots[square] = r
+
+
+def own_sight(state: State) -> dict[str, set[int]]:
+    """What each nation sees with its own units and cities."""
+    grid = state.grid
+    out = {}
+    for name, spots in lookouts(state).items():
+        by_radius: dict[int, list[int]] = {}
+        for square, r in spots.items():
+            by_radius.setdefault(r, []).append(square)
+        squares: set[int] = set()
+        for r, centres in sorted(by_radius.items()):
+            squares |= spread(grid, centres, r)
+        out[name] = squares
+    return out
+
+
+def sharers(state: State, nation: str) -> list[str]:
+    """The nations whose sight ``nation`` shares: those Friendly or Allied
+    toward it (the level in effect from them toward it), in name order."""
+    return [
+        other
+        for other in sorted(state.nations)
+        if other != nation and relation(state, other, nation) in SHARING
+    ]
+
+
+def all_visible(state: State) -> dict[str, frozenset[int]]:
+    """The squares every nation sees now, by nation: its own sight and its
+    sharers'. Compute it once a tick and pass it on."""
+    own = own_sight(state)
+    return {
+        name: frozenset().union(own[name], *(own[s] for s in sharers(state, name)))
+        for name in sorted(state.nations)
+    }
+
+
+def visible(state: State, nation: str) -> frozenset[int]:
+    """The squares one nation sees now (what :func:`all_visible` gives it)."""
+    return all_visible(state)[nation]
+
+
+def witnesses(seen: Seen, square: int) -> frozenset[str]:
+    """The nations that see ``square`` now: an event there is visible to
+    them (and to those it concerns, which the tick adds)."""
+    return frozenset(name for name, squares in seen.items() if square in squares)
+
+
+def witnesses_of(seen: Seen, squares: Iterable[int]) -> frozenset[str]:
+    """The nations that see any of ``squares`` (an attack: where the
+    attacker stood and the square attacked)."""
+    wanted = frozenset(squares)
+    return frozenset(name for name, seen_now in seen.items() if not wanted.isdisjoint(seen_now))
+
+
+# --------------------------------------------------------------------------
+# Units seen
+
+
+def sees_unit(state: State, nation: str, unit: Unit, squares: frozenset[int]) -> bool:
+    """Whether ``nation``, seeing ``squares``, sees ``unit``: its own always;
+    another's where its square is seen. (Part 2 adds here what hides a unit
+    in a seen square: a submarine's stealth.)"""
+    return unit.owner == nation or unit.square in squares
+
+
+class Survey:
+    """One look at a state, shared by the memory update and every view of a
+    tick: the units by square and by owner, the cities in square order, and
+    each entry a view shows made once (entries are shared between views:
+    read them, never change them). Make it after the tick's last step; the
+    state must not change while it is in use."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.by_square: dict[int, list[Unit]] = {}
+        self.by_owner: dict[str, list[Unit]] = {}
+        for unit in sorted(state.units.values(), key=_id):
+            self.by_square.setdefault(unit.square, []).append(unit)
+            self.by_owner.setdefault(unit.owner, []).append(unit)
+        self.occupied = frozenset(self.by_square)
+        self.cities = [state.cities[sq] for sq in sorted(state.cities)]
+        self.nations = [state.nations[name] for name in sorted(state.nations)]
+        self._sightings: dict[str, Sighting] = {}
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._city_entries: dict[tuple[int, bool], dict[str, Any]] = {}
+
+    def units_seen(self, nation: str, squares: frozenset[int]) -> list[Unit]:
+        """The other nations' units ``nation`` sees now, by id."""
+        found = [
+            unit
+            for square in squares & self.occupied
+            for unit in self.by_square[square]
+            if unit.owner != nation and sees_unit(self.state, nation, unit, squares)
+        ]
+        return sorted(found, key=_id)
+
+    def sighting(self, unit: Unit) -> Sighting:
+        """The unit as seen this tick (one value for every nation seeing it)."""
+        if unit.id not in self._sightings:
+            self._sightings[unit.id] = sighting(unit, self.state.tick)
+        return self._sightings[unit.id]
+
+    def unit_entry(self, unit: Unit, full: bool) -> dict[str, Any]:
+        """A unit as a view shows it: ``full`` to its owner (and the game
+        master), else as others see it."""
+        key = ("full:" if full else "seen:") + unit.id
+        if key not in self._entries:
+            self._entries[key] = unit_entry(self.state, unit, full)
+        return self._entries[key]
+
+    def city_entry(self, city: City, known: bool) -> dict[str, Any]:
+        """Another nation's (or a neutral) city, seen now or not."""
+        key = (city.square, known)
+        if key not in self._city_entries:
+            self._city_entries[key] = city_entry(self.state, city, known, mine=False)
+        return self._city_entries[key]
+
+
+def units_seen(state: State, nation: str, squares: frozenset[int]) -> list[Unit]:
+    """The other nations' units ``nation`` sees now, by id."""
+    return Survey(state).units_seen(nation, squares)
+
+
+def _id(unit: Unit) -> str:
+    return unit.id
+
+
+# --------------------------------------------------------------------------
+# Memory
+
+
+def memory_ticks(kind: str) -> int:
+    """How long a unit of this type is remembered after it was last seen:
+    96 ticks, a stealthy one (the submarine) 32 (section 7: 24 and 8 hours)."""
+    return SUB_MEMORY_TICKS if "stealth" in tables().unit(kind).flags else MEMORY_TICKS
+
+
+def sighting(unit: Unit, tick: int) -> Sighting:
+    """A unit as it is seen now."""
+    return Sighting(unit.id, unit.owner, unit.kind, unit.square, unit.hp, tick)
+
+
+def still_remembered(s: Sighting, tick: int, squares: frozenset[int]) -> bool:
+    """Whether a sighting still stands at ``tick`` for a nation seeing
+    ``squares`` and not seeing the unit: it is forgotten 96 ticks (subs 32)
+    after it was made, and when its square is seen without the unit."""
+    return tick - s.tick < memory_ticks(s.kind) and s.square not in squares
+
+
+def remember(
+    state: State,
+    seen: Seen,
+    destroyed: Mapping[str, frozenset[str]] | None = None,
+    survey: Survey | None = None,
+) -> None:
+    """Update every nation's memory at the end of a tick (``state.tick`` is
+    the tick just run; the tick's own copy of the state is changed): each
+    unit it sees now is remembered as it is now; an older sighting is kept
+    while :func:`still_remembered`. ``destroyed`` maps the id of each unit
+    destroyed this tick to the nations that saw it destroyed (the
+    ``visible_to`` of that event): they forget it at once."""
+    look = survey or Survey(state)
+    gone = destroyed or {}
+    for nation in look.nations:
+        squares = seen.get(nation.name, frozenset())
+        now = {u.id: look.sighting(u) for u in look.units_seen(nation.name, squares)}
+        kept = {
+            s.unit: s
+            for s in nation.memory.values()
+            if s.unit not in now
+            and nation.name not in gone.get(s.unit, frozenset())
+            and still_remembered(s, state.tick, squares)
+        }
+        kept.update(now)
+        nation.memory = dict(sorted(kept.items()))
+
+
+def recalled(
+    state: State, nation: str, squares: frozenset[int], present: set[str]
+) -> list[Sighting]:
+    """The remembered units ``nation`` does not see now (``present``: the
+    ids it sees), by id, as its view shows them (the same test as
+    :func:`remember`, so a view made before the memory is updated shows
+    nothing stale)."""
+    return [
+        s
+        for s in state.nations[nation].memory.values()
+        if s.unit not in present and still_remembered(s, state.tick, squares)
+    ]
+
+
+# --------------------------------------------------------------------------
+# Views
+
+
+def view(
+    state: State, nation: str | None, seen: Seen | None = None, survey: Survey | None = None
+) -> View:
+    """What ``nation`` may see of the position (None: the game master, who
+    sees everything). ``seen`` is :func:`all_visible` of this state (computed
+    if not given). ``View.board`` holds plain data: see :func:`board_for`."""
+    look = survey or Survey(state)
+    if nation is None:
+        board = master_board(look)
+    else:
+        squares = (seen if seen is not None else all_visible(state))[nation]
+        board = board_for(look, nation, squares)
+    return View("strategic", state.tick, "tick", standings(look, nation), (), board)
+
+
+def views(state: State, seen: Seen) -> dict[str, View]:
+    """Every nation's view of the state, by nation (made together: they
+    share one :class:`Survey`)."""
+    look = Survey(state)
+    return {n.name: view(state, n.name, seen, look) for n in look.nations}
+
+
+def _public(state: State) -> dict[str, Any]:
+    """What every nation may see: the board's size and land (public: a ruling)."""
+    grid = state.grid
+    return {"width": grid.width, "height": grid.height, "grid": grid, "land": state.board.land}
+
+
+def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, Any]:
+    """A nation's view: the board; ``seen``, the squares it sees now; its own
+    units and cities in full; the others' units it sees now (id, kind,
+    owner, square, hp) and those it remembers (with the tick last seen);
+    every city's name and square, with owner and designation where seen;
+    its nation in full; the other nations' names and relations toward it."""
+    state = look.state
+    others = look.units_seen(nation, squares)
+    units = [look.unit_entry(u, full=True) for u in look.by_owner.get(nation, [])]
+    units += [look.unit_entry(u, full=False) for u in others]
+    present = {u.id for u in others}
+    units += [memory_entry(state, s) for s in recalled(state, nation, squares, present)]
+    return {
+        **_public(state),
+        "viewer": nation,
+        "seen": squares,
+        "units": sorted(units, key=itemgetter("id")),
+        "cities": [
+            city_entry(state, c, True, mine=True)
+            if c.owner == nation
+            else look.city_entry(c, c.square in squares)
+            for c in look.cities
+        ],
+        "nation": nation_entry(state, state.nations[nation]),
+        "nations": [other_entry(state, o, nation) for o in look.nations if o.name != nation],
+    }
+
+
+def master_board(look: Survey) -> dict[str, Any]:
+    """The game master's view: everything."""
+    state = look.state
+    return {
+        **_public(state),
+        "viewer": None,
+        "seen": frozenset(range(state.grid.size)),
+        "units": [look.unit_entry(u, full=True) for u in sorted(state.units.values(), key=_id)],
+        "cities": [city_entry(state, c, True, mine=True) for c in look.cities],
+        "nation": None,
+        "nations": [nation_entry(state, n) for n in look.nations],
+    }
+
+
+def unit_entry(state: State, unit: Unit, full: bool) -> dict[str, Any]:
+    """A unit as a view shows it: ``full`` (its owner's, or the game
+    master's) adds ammo, mobility, fuel and what carries it."""
+    entry = {
+        "id": unit.id,
+        "kind": unit.kind,
+        "name": tables().unit(unit.kind).name,
+        "owner": unit.owner,
+        "square": unit.square,
+        "at": state.grid.name(unit.square),
+        "hp": unit.hp,
+        "status": "own" if full else "seen",
+    }
+    if full:
+        entry.update(ammo=unit.ammo, mobility=unit.mobility, fuel=unit.fuel)
+        entry.update(carried_by=unit.carried_by, full_hp=tables().unit(unit.kind).hp)
+    return entry
+
+
+def memory_entry(state: State, s: Sighting) -> dict[str, Any]:
+    """A remembered unit: where and as it was last seen, and when."""
+    return {
+        "id": s.unit,
+        "kind": s.kind,
+        "name": tables().unit(s.kind).name,
+        "owner": s.owner,
+        "square": s.square,
+        "at": state.grid.name(s.square),
+        "hp": s.hp,
+        "status": "remembered",
+        "tick": s.tick,
+    }
+
+
+def city_entry(state: State, city: City, known: bool, mine: bool) -> dict[str, Any]:
+    """A city as a view shows it: name and square always (public); owner
+    and designation if ``known`` (seen now, or ``mine``); the builds and
+    progress only if ``mine`` (its owner's view, or the game master's)."""
+    entry: dict[str, Any] = {
+        "name": city.name,
+        "square": city.square,
+        "at": state.grid.name(city.square),
+        "known": known,
+        "owner": city.owner if known else None,
+        "designation": city.designation if known else None,
+    }
+    if mine:
+        entry.update(build=city.build, next_build=city.next_build, progress=city.progress)
+    return entry
+
+
+def nation_entry(state: State, n: Nation) -> dict[str, Any]:
+    """A nation in full, as its player (or the game master) sees it."""
+    others = [o for o in sorted(state.nations) if o != n.name]
+    return {
+        "name": n.name,
+        "colour": n.colour,
+        "status": n.status,
+        "command": n.command,
+        "tech": n.tech,
+        "radar": radar_radius(n.tech),
+        "declared": dict(sorted(n.declared.items())),
+        "relations": {o: relation(state, n.name, o) for o in others},
+        "toward_you": {o: relation(state, o, n.name) for o in others},
+        "pending": [{"due": p.due, "toward": p.toward, "level": p.level} for p in n.pending],
+    }
+
+
+def other_entry(state: State, other: Nation, nation: str) -> dict[str, Any]:
+    """Another nation as ``nation`` sees it: its name, colour, whether it is
+    still in the game, and its relation toward ``nation``."""
+    return {
+        "name": other.name,
+        "colour": other.colour,
+        "status": other.status,
+        "toward_you": relation(state, other.name, nation),
+    }
+
+
+def standings(look: Survey, nation: str | None) -> tuple[Standing, ...]:
+    """Every nation with its status; its cities and units counted for the
+    viewer only (others' strength is hidden: a ruling), for everyone once
+    the game has ended, and for the game master."""
+    state = look.state
+    cities: dict[str | None, int] = {}
+    for c in look.cities:
+        cities[c.owner] = cities.get(c.owner, 0) + 1
+    winners = set(state.outcome.winners) if state.outcome else set()
+    out = []
+    for n in look.nations:
+        shown = nation is None or n.name == nation or state.outcome is not None
+        measures = (
+            ("cities", cities.get(n.name, 0)),
+            ("units", len(look.by_owner.get(n.name, []))),
+        )
+        status = "winner" if n.name in winners else n.status
+        out.append(Standing(n.name, measures if shown else (), status))
+    return tuple(out)
