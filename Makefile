@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/reports.py
 	$(BIN)/python bench/implosion.py
 	$(BIN)/python bench/territory.py
+	$(BIN)/python bench/strategic_sight.py
 	-$(BIN)/pip install --quiet diplomacy  # for the comparison only; the bench runs without it
 	$(BIN)/python bench/empire.py
 

@@ -15,6 +15,7 @@ from adjudicator.strategic.sight import (
     Survey,
     all_visible,
     base_radius,
+    describe,
     disc,
     radar_radius,
     remember,
@@ -252,6 +253,7 @@ def test_a_unit_seen_is_remembered_where_and_as_it_was_seen():
     shown = remembered(state, "red")["inf1"]
     assert (shown["at"], shown["hp"], shown["tick"]) == ("K11", 5, 5)
     assert "ammo" not in shown and "mobility" not in shown
+    assert "inf1 blue infantry at K11, HP 5 (last seen tick 5)" in describe(view(state, "red"))
 
 
 def test_memory_lasts_96_ticks():
@@ -560,3 +562,20 @@ def test_a_survey_sees_as_the_plain_functions_do():
     look = Survey(state)
     for nation in state.nations:
         assert view(state, nation, seen, look) == view(state, nation, seen)
+
+
+def test_a_view_as_text_says_what_the_view_holds_and_no_more():
+    state = position(
+        [unit("dd1", "red", "destroyer", "J10"), unit("tk1", "blue", "tank", "A1"),
+         unit("inf1", "blue", "infantry", "K11")],
+        [city("Ayr", "C3", "blue", "fort"), city("Bly", "K12", "red", "tech")],
+    )  # fmt: skip
+    state.cities[SQ("K12")].build = "engineer"
+    relate(state, "red", "blue", "war")
+    text = describe(view(state, "red"))
+    assert "dd1 red destroyer at J10, HP 14/14, ammo 2, mobility 8" in text
+    assert "In sight:\n  inf1 blue infantry at K11, HP 5\n" in text
+    assert "Bly at K12: red tech centre, building engineer (0 min)" in text
+    assert "toward blue: war (theirs toward you: war)" in text
+    assert "tk1" not in text and "Ayr" not in text
+    assert "tk1 blue tank at A1" in describe(view(state, None))

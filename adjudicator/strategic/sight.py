@@ -501,3 +501,61 @@ def standings(look: Survey, nation: str | None) -> tuple[Standing, ...]:
         status = "winner" if n.name in winners else n.status
         out.append(Standing(n.name, measures if shown else (), status))
     return tuple(out)
+
+
+# --------------------------------------------------------------------------
+# A view as text
+
+
+def describe(v: View) -> str:
+    """A view as plain text, for a report or a game master's look: the
+    nation, its units and cities, what it sees and what it remembers."""
+    board = v.board
+    lines = [f"Tick {v.turn}"]
+    if board["nation"] is not None:
+        lines += _describe_nation(board["nation"])
+    units = board["units"]
+    lines += _section("Units", [_describe_unit(e) for e in units if e["status"] == "own"])
+    lines += _section("In sight", [_describe_unit(e) for e in units if e["status"] == "seen"])
+    lines += _section(
+        "Remembered", [_describe_unit(e) for e in units if e["status"] == "remembered"]
+    )
+    lines += _section("Cities", [_describe_city(c) for c in board["cities"] if c["known"]])
+    return "\n".join(lines) + "\n"
+
+
+def _describe_nation(n: Mapping[str, Any]) -> list[str]:
+    tech = n["tech"]
+    lines = [
+        f"{n['name']}: command points {n['command']}, technology {float(tech):.2f}, "
+        f"radar {n['radar']}"
+    ]
+    for other, level in n["relations"].items():
+        lines.append(f"  toward {other}: {level} (theirs toward you: {n['toward_you'][other]})")
+    return lines
+
+
+def _section(title: str, rows: list[str]) -> list[str]:
+    return [f"{title}:", *(f"  {r}" for r in rows)] if rows else []
+
+
+def _describe_unit(e: Mapping[str, Any]) -> str:
+    text = f"{e['id']} {e['owner']} {e['name']} at {e['at']}, HP {e['hp']}"
+    if e["status"] == "own" or "ammo" in e:
+        text += f"/{e['full_hp']}, ammo {e['ammo']}, mobility {e['mobility']}"
+        if e["carried_by"]:
+            text += f", aboard {e['carried_by']}"
+    if e["status"] == "remembered":
+        text += f" (last seen tick {e['tick']})"
+    return text
+
+
+def _describe_city(c: Mapping[str, Any]) -> str:
+    owner = c["owner"] or "neutral"
+    text = f"{c['name']} at {c['at']}: {owner} {tables().cities[c['designation']].name}"
+    if "build" in c:
+        building = (c["build"] or "nothing").replace("_", " ")
+        text += f", building {building} ({c['progress']} min)"
+        if c["next_build"]:
+            text += f", then {c['next_build'].replace('_', ' ')}"
+    return text
