@@ -549,6 +549,7 @@ def test_random_games_show_each_nation_only_what_it_sees_or_remembers():
             remember(state, seen, destroyed)
             for nation in sorted(state.nations):
                 assert seen[nation] == slow_visible(state, nation), (seed, nation)
+                assert visible(state, nation) == seen[nation]
                 check_view(state, nation, seen[nation])
             destroyed = wander(state, rng, seen)
             state.tick += 1 + rng.below(40)

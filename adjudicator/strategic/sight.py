@@ -119,13 +119,14 @@ def spread(grid: Grid, centres: Iterable[int], radius: int) -> set[int]:
     return out
 
 
-def lookouts(state: State) -> dict[str, dict[int, int]]:
-    """For each nation, the squares it sees from and the farthest sight
-    from each (several units on one square count once)."""
-    out: dict[str, dict[int, int]] = {name: {} for name in state.nations}
+def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict[int, int]]:
+    """For each nation (of ``names``; all by default), the squares it sees
+    from and the farthest sight from each (several units on one square
+    count once)."""
+    out: dict[str, dict[int, int]] = {name: {} for name in (names or state.nations)}
     units = tables().units
     for unit in state.units.values():
-        nation = state.nations.get(unit.owner)
+        nation = state.nations.get(unit.owner) if unit.owner in out else None
         if nation is not None and unit.carried_by is None:  # as unit_sight, inline: 5,000 a tick
             _note(out, unit.owner, unit.square, _radius(units[unit.kind].sight, nation.tech))
     for city in state.cities.values():
@@ -139,11 +140,12 @@ def _note(out: dict[str, dict[int, int]], owner: str | None, square: int, r: int
         spots[square] = r
 
 
-def own_sight(state: State) -> dict[str, set[int]]:
-    """What each nation sees with its own units and cities."""
+def own_sight(state: State, names: Iterable[str] | None = None) -> dict[str, set[int]]:
+    """What each nation (of ``names``; all by default) sees with its own
+    units and cities."""
     grid = state.grid
     out = {}
-    for name, spots in lookouts(state).items():
+    for name, spots in lookouts(state, names).items():
         by_radius: dict[int, list[int]] = {}
         for square, r in spots.items():
             by_radius.setdefault(r, []).append(square)
@@ -176,7 +178,9 @@ def all_visible(state: State) -> dict[str, frozenset[int]]:
 
 def visible(state: State, nation: str) -> frozenset[int]:
     """The squares one nation sees now (what :func:`all_visible` gives it)."""
-    return all_visible(state)[nation]
+    others = sharers(state, nation)
+    own = own_sight(state, [nation, *others])
+    return frozenset().union(*own.values())
 
 
 def witnesses(seen: Seen, square: int) -> frozenset[str]:
