@@ -318,6 +318,16 @@ def test_a_unit_seen_destroyed_is_forgotten():
     assert "inf1" not in state.nations["red"].memory
 
 
+def test_a_unit_destroyed_before_everyone_is_forgotten_by_all():
+    """An event visible to everyone (``visible_to`` None) was seen by all."""
+    state = watched()
+    tick(state, 5)
+    state.units["dd1"].square = SQ("A1")
+    del state.units["inf1"]
+    tick(state, 6, destroyed={"inf1": None})
+    assert "inf1" not in state.nations["red"].memory
+
+
 def test_a_unit_destroyed_unseen_stays_remembered():
     """Nobody tells a nation of a loss it did not see: the memory stands."""
     state = watched()

@@ -2,9 +2,14 @@
 the position it is given (rules, sections 1, 7 and 15; RULINGS.md).
 
 Pure functions over a :class:`State`. A tick calls, once, after its last
-step: ``seen = all_visible(state)``; ``remember(state, seen, destroyed)``;
-then ``view(state, nation, seen)`` for each report, and ``witnesses(seen,
-square)`` gives the ``visible_to`` of an event at a square.
+step: ``seen = all_visible(state)``; ``look = Survey(state)``;
+``remember(state, seen, destroyed, look)``; then ``views(state, seen,
+look)`` for the reports (or ``view(state, nation, seen)`` for one), and
+``witnesses(seen, square)`` gives the ``visible_to`` of an event at a square.
+
+Part 2 plugs in here without reshaping: whether a unit in a seen square is
+seen is one per-unit test (:func:`sees_unit`: submarines' stealth), and a
+unit type's sight is data (satellites, zeppelins).
 
 What a nation sees:
 
@@ -294,7 +299,7 @@ def still_remembered(s: Sighting, tick: int, squares: frozenset[int]) -> bool:
 def remember(
     state: State,
     seen: Seen,
-    destroyed: Mapping[str, frozenset[str]] | None = None,
+    destroyed: Mapping[str, frozenset[str] | None] | None = None,
     survey: Survey | None = None,
 ) -> None:
     """Update every nation's memory at the end of a tick (``state.tick`` is
@@ -302,7 +307,7 @@ def remember(
     unit it sees now is remembered as it is now; an older sighting is kept
     while :func:`still_remembered`. ``destroyed`` maps the id of each unit
     destroyed this tick to the nations that saw it destroyed (the
-    ``visible_to`` of that event): they forget it at once."""
+    ``visible_to`` of that event; None: everyone): they forget it at once."""
     look = survey or Survey(state)
     gone = destroyed or {}
     for nation in look.nations:
@@ -312,11 +317,20 @@ def remember(
             s.unit: s
             for s in nation.memory.values()
             if s.unit not in now
-            and nation.name not in gone.get(s.unit, frozenset())
+            and not _saw_it_destroyed(gone, s.unit, nation.name)
             and still_remembered(s, state.tick, squares)
         }
         kept.update(now)
         nation.memory = dict(sorted(kept.items()))
+
+
+def _saw_it_destroyed(
+    destroyed: Mapping[str, frozenset[str] | None], unit: str, nation: str
+) -> bool:
+    if unit not in destroyed:
+        return False
+    witnessed = destroyed[unit]
+    return witnessed is None or nation in witnessed
 
 
 def recalled(
@@ -352,10 +366,10 @@ def view(
     return View("strategic", state.tick, "tick", standings(look, nation), (), board)
 
 
-def views(state: State, seen: Seen) -> dict[str, View]:
+def views(state: State, seen: Seen, survey: Survey | None = None) -> dict[str, View]:
     """Every nation's view of the state, by nation (made together: they
     share one :class:`Survey`)."""
-    look = Survey(state)
+    look = survey or Survey(state)
     return {n.name: view(state, n.name, seen, look) for n in look.nations}
 
 
