@@ -4,6 +4,7 @@ RULINGS.md). Each case quotes the sentence or ruling it checks."""
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import pytest
@@ -518,7 +519,9 @@ def wander(state: State, rng: Rng, seen) -> dict[str, frozenset[str]]:
 
 
 def check_view(state: State, nation: str, seen: frozenset[int]) -> None:
-    board = view(state, nation).board
+    v = view(state, nation)
+    board = v.board
+    texts = (describe(v), repr(board))
     memory = state.nations[nation].memory
     named = set()
     for e in board["units"]:
@@ -542,6 +545,7 @@ def check_view(state: State, nation: str, seen: frozenset[int]) -> None:
     for u in state.units.values():
         if u.owner != nation and u.square not in seen and u.id not in memory:
             assert u.id not in named
+            assert not any(re.search(rf"\b{u.id}\b", text) for text in texts)
     for c in board["cities"]:
         assert c["known"] == (c["square"] in seen or state.cities[c["square"]].owner == nation)
         assert ("build" in c) == (state.cities[c["square"]].owner == nation)

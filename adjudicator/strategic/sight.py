@@ -230,8 +230,9 @@ class Survey:
         self.cities = [state.cities[sq] for sq in sorted(state.cities)]
         self.nations = [state.nations[name] for name in sorted(state.nations)]
         self._sightings: dict[str, Sighting] = {}
-        self._entries: dict[str, dict[str, Any]] = {}
+        self._entries: dict[bool, dict[str, dict[str, Any]]] = {True: {}, False: {}}
         self._city_entries: dict[tuple[int, bool], dict[str, Any]] = {}
+        self._names: dict[int, str] = {}
 
     def units_seen(self, nation: str, squares: frozenset[int]) -> list[Unit]:
         """The other nations' units ``nation`` sees now, by id."""
@@ -252,10 +253,18 @@ class Survey:
     def unit_entry(self, unit: Unit, full: bool) -> dict[str, Any]:
         """A unit as a view shows it: ``full`` to its owner (and the game
         master), else as others see it."""
-        key = ("full:" if full else "seen:") + unit.id
-        if key not in self._entries:
-            self._entries[key] = unit_entry(self.state, unit, full)
-        return self._entries[key]
+        made = self._entries[full]
+        entry = made.get(unit.id)
+        if entry is None:
+            entry = made[unit.id] = unit_entry(self.state, unit, full, self.name(unit.square))
+        return entry
+
+    def name(self, square: int) -> str:
+        """A square's name (K12), worked out once a tick."""
+        found = self._names.get(square)
+        if found is None:
+            found = self._names[square] = self.state.grid.name(square)
+        return found
 
     def city_entry(self, city: City, known: bool) -> dict[str, Any]:
         """Another nation's (or a neutral) city, seen now or not."""
@@ -390,7 +399,9 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
     units = [look.unit_entry(u, full=True) for u in look.by_owner.get(nation, [])]
     units += [look.unit_entry(u, full=False) for u in others]
     present = {u.id for u in others}
-    units += [memory_entry(state, s) for s in recalled(state, nation, squares, present)]
+    units += [
+        memory_entry(s, look.name(s.square)) for s in recalled(state, nation, squares, present)
+    ]
     return {
         **_public(state),
         "viewer": nation,
@@ -421,34 +432,37 @@ def master_board(look: Survey) -> dict[str, Any]:
     }
 
 
-def unit_entry(state: State, unit: Unit, full: bool) -> dict[str, Any]:
-    """A unit as a view shows it: ``full`` (its owner's, or the game
-    master's) adds ammo, mobility, fuel and what carries it."""
+def unit_entry(state: State, unit: Unit, full: bool, at: str | None = None) -> dict[str, Any]:
+    """A unit as a view shows it (``at``: its square's name, if known):
+    ``full`` (its owner's, or the game master's) adds ammo, mobility, fuel,
+    full HP and what carries it."""
+    kind = tables().units[unit.kind]
     entry = {
         "id": unit.id,
         "kind": unit.kind,
-        "name": tables().unit(unit.kind).name,
+        "name": kind.name,
         "owner": unit.owner,
         "square": unit.square,
-        "at": state.grid.name(unit.square),
+        "at": at or state.grid.name(unit.square),
         "hp": unit.hp,
         "status": "own" if full else "seen",
     }
-    if full:
-        entry.update(ammo=unit.ammo, mobility=unit.mobility, fuel=unit.fuel)
-        entry.update(carried_by=unit.carried_by, full_hp=tables().unit(unit.kind).hp)
-    return entry
+    if not full:
+        return entry
+    more = {"ammo": unit.ammo, "mobility": unit.mobility, "fuel": unit.fuel}
+    return entry | more | {"full_hp": kind.hp, "carried_by": unit.carried_by}
 
 
-def memory_entry(state: State, s: Sighting) -> dict[str, Any]:
-    """A remembered unit: where and as it was last seen, and when."""
+def memory_entry(s: Sighting, at: str) -> dict[str, Any]:
+    """A remembered unit: where (``at``: the square's name) and as it was
+    last seen, and when."""
     return {
         "id": s.unit,
         "kind": s.kind,
         "name": tables().unit(s.kind).name,
         "owner": s.owner,
         "square": s.square,
-        "at": state.grid.name(s.square),
+        "at": at,
         "hp": s.hp,
         "status": "remembered",
         "tick": s.tick,
