@@ -370,7 +370,7 @@ def view(
     if nation is None:
         board = master_board(look)
     else:
-        squares = (seen if seen is not None else all_visible(state))[nation]
+        squares = seen[nation] if seen is not None else visible(state, nation)
         board = board_for(look, nation, squares)
     return View("strategic", state.tick, "tick", standings(look, nation), (), board)
 
