@@ -205,7 +205,8 @@ def heal(state: State, in_supply: InSupply) -> None:
         unit = state.units[uid]
         full = t.unit(unit.kind).hp
         if unit.hp < full:
-            unit.hp = min(full, unit.hp + floor(full * heal_share(state, unit, in_supply)))
+            share = heal_share(state, unit, in_supply)
+            unit.hp = min(full, unit.hp + full * share.numerator // share.denominator)
 
 
 def heal_share(state: State, unit: Unit, in_supply: InSupply) -> Fraction:
