@@ -59,6 +59,15 @@ def test_builds(text, want):
     assert one(text) == want
 
 
+def test_a_base_and_clearing_the_next_build():
+    assert one("build base in Avalon").kind == "base"
+    assert one("Build Tech Centre in Avalon").kind == "tech"
+    cleared = one("clear next build in Avalon")
+    assert cleared == Build(player="ann", seq=7, line=1, city="Avalon", kind="", next=True)
+    assert cleared.canonical() == "clear next build in Avalon"
+    assert one("next build none in avalon") == cleared
+
+
 def test_moves_and_attacks_name_units_and_places():
     avalon_square = position().grid.square(3, 3)
     move = one("move inf1 inf2 to E5")

@@ -15,7 +15,7 @@ class Build(Order):
     the unit type and the progress is lost) or its next build."""
 
     city: str = ""
-    kind: str = ""  # a key of the unit table
+    kind: str = ""  # a key of the unit table, or a designation (base); "" clears the next build
     next: bool = False
 
     @property
@@ -23,6 +23,8 @@ class Build(Order):
         return f"city:{self.city.lower()}:{'next' if self.next else 'build'}"
 
     def canonical(self) -> str:
+        if not self.kind:
+            return f"clear next build in {self.city}"
         return f"{'next ' if self.next else ''}build {self.kind.replace('_', ' ')} in {self.city}"
 
     def to_dict(self) -> dict[str, Any]:

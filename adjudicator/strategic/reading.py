@@ -1,7 +1,9 @@
 """Reading Strategic Initiative orders from the words players write.
 
     build tank in Avalon           the city's current build (changes its designation)
+    build base in Avalon           a base: it builds nothing
     next build destroyer in Avalon the build after it (up to 2 tech above yours)
+    clear next build in Avalon     no build after the current one
     Avalon builds tank             the same as "build tank in Avalon"
     move inf1 inf2 to K12          a unit or a group, to a square or a city
     inf1, inf2 -> K12              the same
@@ -39,6 +41,10 @@ from adjudicator.strategic.state import State
 _IDS = r"([a-z0-9][a-z0-9 ,]*?)"
 _PLACE = r"([a-z0-9][a-z0-9 '\-]*?)"
 _FORMS: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "clear_next",
+        re.compile(rf"^(?:clear|cancel|no)\s+next(?:\s+build)?\s+(?:in|at)\s+{_PLACE}$"),
+    ),
     ("build", re.compile(rf"^(next\s+)?build\s+(.+?)\s+(?:in|at)\s+{_PLACE}$")),
     ("build_city", re.compile(rf"^{_PLACE}:?\s+(next\s+)?builds?\s+(.+)$")),
     ("next", re.compile(rf"^next\s+(.+?)\s+(?:in|at)\s+{_PLACE}$")),
@@ -103,12 +109,32 @@ def _build(state: State, player: str, n: int, line: str, seq: int, kind_word: st
                        suggest=closest_names(city_word, mine))  # fmt: skip
     if city.owner != player:
         return _refuse(n, line, "not_your_city", ProblemKind.NOT_ALLOWED, city=city.name)
+    if following and kind_word in ("none", "nothing"):
+        return Build(player=player, seq=seq, line=n, city=city.name, kind="", next=True)
+    designation = _designation(kind_word)
+    if designation is not None:  # BUILD BASE: a designation that builds nothing
+        return Build(player=player, seq=seq, line=n, city=city.name, kind=designation,
+                     next=following)  # fmt: skip
     kind = tables().by_name(kind_word)
     if kind is None:
         names = [u.name for u in tables().units.values()]
         return _refuse(n, line, "no_such_unit_type", ProblemKind.NOT_UNDERSTOOD,
                        name=kind_word, suggest=closest_names(kind_word, names))  # fmt: skip
     return Build(player=player, seq=seq, line=n, city=city.name, kind=kind.key, next=following)
+
+
+def _designation(word: str) -> str | None:
+    """A city designation by its key or name (``base``, ``tech centre``)."""
+    key = "".join(ch for ch in word.lower() if ch.isalnum())
+    for name, ct in tables().cities.items():
+        if key in (name, "".join(ch for ch in ct.name.lower() if ch.isalnum())):
+            return name
+    return None
+
+
+def _read_clear_next(state: State, player: str, n: int, line: str, seq: int,
+                     m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    return _build(state, player, n, line, seq, "none", m[1], True)
 
 
 def _read_build(state: State, player: str, n: int, line: str, seq: int,
@@ -229,6 +255,7 @@ def _read_status(state: State, player: str, n: int, line: str, seq: int,
 
 
 _READERS = {
+    "clear_next": _read_clear_next,
     "build": _read_build,
     "build_city": _read_build_city,
     "next": _read_next,
