@@ -8,7 +8,7 @@ look)`` for the reports (or ``view(state, nation, seen)`` for one), and
 ``witnesses(seen, square)`` gives the ``visible_to`` of an event at a square.
 
 Part 2 plugs in here without reshaping: whether a unit in a seen square is
-seen is one per-unit test (:func:`sees_unit`: submarines' stealth), and a
+seen is one per-unit test (:meth:`Survey.sees`: submarines' stealth), and a
 unit type's sight is data (satellites, zeppelins).
 
 What a nation sees:
@@ -205,13 +205,6 @@ def witnesses_of(seen: Seen, squares: Iterable[int]) -> frozenset[str]:
 # Units seen
 
 
-def sees_unit(state: State, nation: str, unit: Unit, squares: frozenset[int]) -> bool:
-    """Whether ``nation``, seeing ``squares``, sees ``unit``: its own always;
-    another's where its square is seen. (Part 2 adds here what hides a unit
-    in a seen square: a submarine's stealth.)"""
-    return unit.owner == nation or unit.square in squares
-
-
 class Survey:
     """One look at a state, shared by the memory update and every view of a
     tick: the units by square and by owner, the cities in square order, and
@@ -236,13 +229,24 @@ class Survey:
 
     def units_seen(self, nation: str, squares: frozenset[int]) -> list[Unit]:
         """The other nations' units ``nation`` sees now, by id."""
-        found = [
+        return sorted(self.seen_unsorted(nation, squares), key=_id)
+
+    def seen_unsorted(self, nation: str, squares: frozenset[int]) -> list[Unit]:
+        """The same, in no particular order (for callers that sort)."""
+        return [
             unit
             for square in squares & self.occupied
             for unit in self.by_square[square]
-            if unit.owner != nation and sees_unit(self.state, nation, unit, squares)
+            if unit.owner != nation and self.sees(nation, unit, squares)
         ]
-        return sorted(found, key=_id)
+
+    def sees(self, nation: str, unit: Unit, squares: frozenset[int]) -> bool:
+        """Whether ``nation``, seeing ``squares``, sees ``unit``: its own
+        always; another's where its square is seen. Part 2 adds here what
+        hides a unit in a seen square: a submarine, seen only by a unit
+        whose ``sees_subs`` reaches it (of the nation or of one sharing its
+        sight), which ``by_square`` finds near it."""
+        return unit.owner == nation or unit.square in squares
 
     def sighting(self, unit: Unit) -> Sighting:
         """The unit as seen this tick (one value for every nation seeing it)."""
@@ -321,7 +325,7 @@ def remember(
     gone = destroyed or {}
     for nation in look.nations:
         squares = seen.get(nation.name, frozenset())
-        now = {u.id: look.sighting(u) for u in look.units_seen(nation.name, squares)}
+        now = {u.id: look.sighting(u) for u in look.seen_unsorted(nation.name, squares)}
         kept = {
             s.unit: s
             for s in nation.memory.values()
@@ -395,7 +399,7 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
     every city's name and square, with owner and designation where seen;
     its nation in full; the other nations' names and relations toward it."""
     state = look.state
-    others = look.units_seen(nation, squares)
+    others = look.seen_unsorted(nation, squares)
     units = [look.unit_entry(u, full=True) for u in look.by_owner.get(nation, [])]
     units += [look.unit_entry(u, full=False) for u in others]
     present = {u.id for u in others}
