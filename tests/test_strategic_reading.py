@@ -100,7 +100,8 @@ def test_cancel_declare_status():
         ("build tank in Brest", "not_your_city", ProblemKind.NOT_ALLOWED, None),
         ("build tnak in Avalon", "no_such_unit_type", ProblemKind.NOT_UNDERSTOOD, "tank"),
         ("move inf9 to E5", "no_such_unit", ProblemKind.NOT_UNDERSTOOD, "inf1"),
-        ("move tr3 to E5", "not_your_unit", ProblemKind.NOT_ALLOWED, None),
+        # another nation's unit: refused as if it did not exist (it may be out of sight)
+        ("move tr3 to E5", "no_such_unit", ProblemKind.NOT_UNDERSTOOD, None),
         ("move inf1 inf1 to E5", "unit_twice", ProblemKind.NOT_ALLOWED, None),
         ("move inf1 to Z99", "no_such_square", ProblemKind.NOT_UNDERSTOOD, None),
         ("move all at A1 to E5", "no_units_there", ProblemKind.NOT_ALLOWED, None),

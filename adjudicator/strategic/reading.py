@@ -187,11 +187,9 @@ def _units(state: State, player: str, n: int, line: str,
     mine = sorted(u.id for u in state.units.values() if u.owner == player)
     for word in ids:
         unit = state.units.get(word)
-        if unit is None:
+        if unit is None or unit.owner != player:  # another's unit: never say it exists
             return _refuse(n, line, "no_such_unit", ProblemKind.NOT_UNDERSTOOD, unit=word,
                            suggest=closest_names(word, mine))  # fmt: skip
-        if unit.owner != player:
-            return _refuse(n, line, "not_your_unit", ProblemKind.NOT_ALLOWED, unit=word)
     if len(set(ids)) != len(ids):
         return _refuse(n, line, "unit_twice", ProblemKind.NOT_ALLOWED)
     return tuple(ids)
