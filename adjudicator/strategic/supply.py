@@ -1,0 +1,144 @@
+"""Supply and ammunition (rules, sections 8 and 9, with RULINGS.md).
+
+A ship or land unit is in supply within 5 squares (Chebyshev, wrapping) of
+a source for its domain, owned by its own nation or one allied with it:
+the data's ``supplies`` fields say which city types and unit types supply
+which domain (ports and bases and supply ships supply ships; every city,
+supply ships, transports and engineers supply land units). A unit that
+supplies does so only while it has ammo aboard, and never supplies itself.
+A unit whose type is ``always_supplied`` (the patrol boat) counts as in
+supply everywhere. Air units have no supply (part 2 gives them refuelling
+places instead): :func:`in_supply` says False for them.
+
+A unit in supply is topped up to full ammo from the nearest source (cities
+have unlimited ammo; a unit gives from its own, then tops itself up from
+its own nearest source, so ammo is pulled along a chain of supply ships
+back to a port).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from adjudicator.strategic.grid import Grid
+from adjudicator.strategic.places import Places
+from adjudicator.strategic.rules import SUPPLY_RANGE, UnitType, tables
+from adjudicator.strategic.state import City, State, Unit, relation
+
+Source = tuple[int, int, int, str, City | Unit]  # distance, city 0/unit 1, square, id, source
+
+
+def supply_domain(kind: UnitType) -> str | None:
+    """Which sources supply units of this type: "sea" for ships, "land"
+    for land units (engineers too), None for air, space and missiles."""
+    if kind.ship:
+        return "sea"
+    if kind.land:
+        return "land"
+    return None
+
+
+def always_supplied(kind: UnitType) -> bool:
+    """The patrol boat "does not require supply" (RULINGS.md: it always
+    counts as in supply, and its ammo is refilled wherever it is)."""
+    return "always_supplied" in kind.flags
+
+
+def in_supply(state: State, unit: Unit, places: Places | None = None) -> bool:
+    """Whether ``unit`` is in supply where it stands (False for air units:
+    they have no supply, part 2 refuels them instead)."""
+    kind = tables().unit(unit.kind)
+    if always_supplied(kind):
+        return True
+    domain = supply_domain(kind)
+    if domain is None:
+        return False
+    return bool(_sources(state, places or Places(state), unit, domain, ()))
+
+
+def top_up(state: State, unit: Unit, places: Places | None = None) -> int:
+    """Fill ``unit``'s ammo from the nearest source in range if it is in
+    supply; a unit that gives ammo then tops itself up the same way.
+    Returns the ammo ``unit`` gained."""
+    kind = tables().unit(unit.kind)
+    if unit.ammo >= kind.ammo:
+        return 0
+    if always_supplied(kind):
+        gained = kind.ammo - unit.ammo
+        unit.ammo = kind.ammo
+        return gained
+    domain = supply_domain(kind)
+    if domain is None:
+        return 0
+    return _pull(state, places or Places(state), unit, kind.ammo, domain, frozenset())
+
+
+def top_up_all(state: State, places: Places | None = None) -> None:
+    """Step 1 of a tick: every unit in supply short of ammo is topped up,
+    in the order of unit ids."""
+    places = places or Places(state)
+    units = tables().units
+    for unit_id in sorted(state.units):
+        unit = state.units.get(unit_id)
+        if unit is not None and unit.ammo < units[unit.kind].ammo:
+            top_up(state, unit, places)
+
+
+def _pull(
+    state: State, places: Places, unit: Unit, full: int, domain: str, chain: frozenset[str]
+) -> int:
+    """Take ammo for ``unit`` from its nearest sources until full or none
+    is left in range; ``chain`` holds the units already pulling (a unit
+    never pulls back from one it is giving to)."""
+    chain = chain | {unit.id}
+    gained = 0
+    while unit.ammo < full:
+        found = _sources(state, places, unit, domain, chain)
+        if not found:
+            break
+        source = found[0][4]
+        give = full - unit.ammo if isinstance(source, City) else min(full - unit.ammo, source.ammo)
+        unit.ammo += give
+        gained += give
+        if isinstance(source, Unit):
+            source.ammo -= give
+            kind = tables().unit(source.kind)
+            if not always_supplied(kind):
+                _pull(state, places, source, kind.ammo, supply_domain(kind) or domain, chain)
+    return gained
+
+
+def _sources(
+    state: State, places: Places, unit: Unit, domain: str, chain: Collection[str]
+) -> list[Source]:
+    """The sources in range of ``unit`` for ``domain``, nearest first (a
+    city before a unit at the same distance, then by square and id)."""
+    grid = state.grid
+    found: list[Source] = []
+    for sq in _near(grid, unit.square, places.city_sources[domain]):
+        city = state.cities.get(sq)
+        if city is not None and city.owner is not None and _shares(state, unit.owner, city.owner):
+            found.append((grid.distance(unit.square, sq), 0, sq, "", city))
+    by_square = places.unit_sources.get(domain, {})
+    for sq in _near(grid, unit.square, by_square):
+        for uid in by_square[sq]:
+            src = state.units.get(uid)
+            if src is None or uid == unit.id or uid in chain or src.ammo <= 0:
+                continue
+            if src.square == sq and _shares(state, unit.owner, src.owner):
+                found.append((grid.distance(unit.square, sq), 1, sq, uid, src))
+    found.sort(key=lambda s: s[:4])
+    return found
+
+
+def _shares(state: State, nation: str, owner: str) -> bool:
+    """Allies share supply (section 15); a nation supplies itself."""
+    return relation(state, nation, owner) == "allied"
+
+
+def _near(grid: Grid, square: int, squares: Collection[int]) -> list[int]:
+    """The squares of ``squares`` within supply range of ``square``: by
+    scanning the range, or the collection when that is smaller."""
+    if len(squares) <= (2 * SUPPLY_RANGE + 1) ** 2:
+        return [sq for sq in squares if grid.distance(square, sq) <= SUPPLY_RANGE]
+    return [sq for sq in grid.within(square, SUPPLY_RANGE) if sq in squares]
