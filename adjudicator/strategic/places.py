@@ -35,6 +35,10 @@ class Places:
                 sq for sq, c in state.cities.items() if domain in cities[c.designation].supplies
             )
 
+    def ids_at(self, square: int) -> list[str]:
+        """The ids of the units in a square (do not change the list)."""
+        return self._at.get(square, [])
+
     def units_at(self, square: int) -> list[Unit]:
         """The units in a square, most recently built first (then lowest id)."""
         units = self.state.units

@@ -1,0 +1,461 @@
+"""Moving (rules, section 4; RULINGS.md): land units over land, ships over
+sea and into their own or allied ports and coastal bases, engineers over
+both; one ship per sea square; no entering a square another nation holds;
+a land unit entering an empty neutral city, or one of a nation at war with
+its own, captures it. Each square entered costs 1 mobility (2 out of
+supply). A group takes shortest paths on the wrapping grid, each unit in
+the order given, as far as its mobility goes; the rest of the way becomes a
+standing order that goes on at step 3 of later ticks.
+
+Part 2 adds what happens on the way (interception, interdiction, carrying,
+fuel): each square entered is one call of :func:`_step`.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator.base import Event
+from adjudicator.strategic.places import Places
+from adjudicator.strategic.resolve import Happened, Reason
+from adjudicator.strategic.rules import CAPTURE_HP, UnitType, tables
+from adjudicator.strategic.state import Standing, State, Unit, at_war, relation
+from adjudicator.strategic.supply import in_supply
+
+MOVES_BY_ORDER = ("land", "sea", "amphibious")  # domains; air units: part 2
+DONE = ("arrived", "captured", "stopped")  # stopped: next to a sea square a ship holds
+FAILED = ("no_path", "blocked", "cannot_capture", "occupied", "not_at_war")
+
+Refusal = tuple[Reason, dict[str, Any]]
+
+
+@dataclass
+class Going:
+    """What became of one unit of a group: its status and the squares it
+    entered."""
+
+    unit: str
+    status: str  # one of DONE, FAILED, or "going" (on its way)
+    path: list[int] = field(default_factory=list)
+
+
+# -- where a unit may go -------------------------------------------------------
+
+
+def allied(state: State, nation: str, owner: str) -> bool:
+    """Units of allied nations (and a nation's own) may share a square."""
+    return relation(state, nation, owner) == "allied"
+
+
+def harbour(state: State, square: int) -> bool:
+    """A port or a coastal base: a city whose type supplies ships, next to
+    water (ships may enter it; it holds any number)."""
+    city = state.cities.get(square)
+    if city is None or "sea" not in tables().cities[city.designation].supplies:
+        return False
+    return state.board.coastal(square)
+
+
+def terrain_allows(state: State, kind: UnitType, square: int) -> bool:
+    """Land units over land (a city is land), ships over water and
+    harbours, engineers anywhere."""
+    if kind.domain == "amphibious":
+        return True
+    if kind.ship:
+        return not state.board.is_land(square) or harbour(state, square)
+    return kind.land and state.board.is_land(square)
+
+
+def enterable(state: State, places: Places, unit: Unit, kind: UnitType, square: int) -> bool:
+    """Whether ``unit`` may step into ``square`` now: the terrain allows it,
+    a city there is its nation's or an ally's, no unit there belongs to a
+    nation not allied, and a sea square holds no other ship."""
+    if not terrain_allows(state, kind, square):
+        return False
+    city = state.cities.get(square)
+    if city is not None and (city.owner is None or not allied(state, unit.owner, city.owner)):
+        return False
+    units = state.units
+    kinds = tables().units
+    for uid in places.ids_at(square):
+        other = units[uid]
+        if uid == unit.id:
+            continue
+        if not allied(state, unit.owner, other.owner):
+            return False
+        if kind.ship and city is None and kinds[other.kind].ship:
+            return False
+    return True
+
+
+def capturable(state: State, places: Places, nation: str, square: int) -> bool:
+    """An empty city, neutral or of a nation at war with ``nation``."""
+    city = state.cities.get(square)
+    if city is None or places.ids_at(square):
+        return False
+    return city.owner is None or at_war(state, nation, city.owner)
+
+
+def can_capture(kind: UnitType, unit: Unit) -> bool:
+    """Only land units capture, and only with more than 4 HP (a capture
+    costs 4)."""
+    return kind.land and unit.hp > CAPTURE_HP
+
+
+def step_cost(state: State, places: Places, unit: Unit) -> int:
+    """Mobility to enter a square: 1, or 2 out of supply (where the unit
+    stands before the step)."""
+    return 1 if in_supply(state, unit, places) else 2
+
+
+# -- shortest paths --------------------------------------------------------------
+
+
+def find_path(
+    state: State, places: Places, unit: Unit, target: int, near: int = 0, units_matter: bool = True
+) -> list[int] | None:
+    """The squares ``unit`` enters on a shortest way to ``target`` (near 0)
+    or to a square next to it (near 1), or None if there is none. With
+    ``units_matter`` False only the terrain counts (to tell "no way there"
+    from "the way is held"). The target itself (near 0) need only suit the
+    terrain: whether it can be entered is settled on arrival."""
+    kind = tables().unit(unit.kind)
+    grid = state.grid
+
+    def may_step(sq: int) -> bool:
+        if sq == target:
+            return near == 0 and terrain_allows(state, kind, sq)
+        if units_matter:
+            return enterable(state, places, unit, kind, sq)
+        return terrain_allows(state, kind, sq)
+
+    def arrived(sq: int) -> bool:
+        return sq == target if near == 0 else grid.distance(sq, target) == near
+
+    if arrived(unit.square):
+        return []
+    return _search(grid, unit.square, target, near, may_step, arrived)
+
+
+def _search(
+    grid: Any,
+    start: int,
+    target: int,
+    near: int,
+    may_step: Callable[[int], bool],
+    arrived: Callable[[int], bool],
+) -> list[int] | None:
+    """A* over the 8-neighbour wrapping grid, every step costing 1; the
+    heuristic is the Chebyshev distance (exact on open water). Ties go to
+    the deeper square, then the lower square number: the same board gives
+    the same path."""
+    best = {start: 0}
+    came: dict[int, int] = {}
+    heap = [(max(0, grid.distance(start, target) - near), 0, start)]
+    while heap:
+        _, negative, sq = heapq.heappop(heap)
+        depth = -negative
+        if depth > best[sq]:
+            continue
+        if arrived(sq):
+            return _trace(came, start, sq)
+        for n in grid.neighbours(sq):
+            if depth + 1 >= best.get(n, depth + 2) or not may_step(n):
+                continue
+            best[n] = depth + 1
+            came[n] = sq
+            estimate = depth + 1 + max(0, grid.distance(n, target) - near)
+            heapq.heappush(heap, (estimate, -(depth + 1), n))
+    return None
+
+
+def _trace(came: dict[int, int], start: int, end: int) -> list[int]:
+    path = [end]
+    while path[-1] != start:
+        path.append(came[path[-1]])
+    path.pop()
+    return path[::-1]
+
+
+# -- walking ---------------------------------------------------------------------
+
+
+def walk(
+    state: State, places: Places, unit: Unit, path: Sequence[int], target: int, events: list[Event]
+) -> Going:
+    """Step along ``path`` as far as mobility goes; the last step into an
+    empty enemy or neutral city captures it."""
+    kind = tables().unit(unit.kind)
+    start = unit.square
+    going = Going(unit.id, "arrived")
+    for sq in path:
+        status = _step(state, places, unit, kind, sq, target)
+        if status != "entered":
+            going.status = status
+            break
+        going.path.append(sq)
+    if going.path:
+        events.append(_moved_event(state, unit, kind, start, going.path))
+    if going.status == "arrived" and unit.square == target and _owner_changes(state, unit):
+        _capture(state, unit, events)
+        going.status = "captured"
+    return going
+
+
+def _step(state: State, places: Places, unit: Unit, kind: UnitType, sq: int, target: int) -> str:
+    """Enter one square, paying its mobility: "entered", or why not."""
+    capture = sq == target and capturable(state, places, unit.owner, sq)
+    if capture and not can_capture(kind, unit):
+        return "cannot_capture"
+    if not capture and not enterable(state, places, unit, kind, sq):
+        return _why_not(state, places, unit, kind, sq, target)
+    cost = step_cost(state, places, unit)
+    if unit.mobility < cost:
+        return "going"
+    unit.mobility -= cost
+    old = unit.square
+    unit.square = sq
+    places.moved(unit, old)
+    return "entered"
+
+
+def _why_not(state: State, places: Places, unit: Unit, kind: UnitType, sq: int, target: int) -> str:
+    if sq != target:
+        return "blocked"
+    owners = {state.units[i].owner for i in places.ids_at(sq)}
+    if any(not allied(state, unit.owner, o) for o in owners):
+        return "occupied"
+    city = state.cities.get(sq)
+    if city is not None and terrain_allows(state, kind, sq):
+        return "not_at_war"
+    return "stopped" if kind.ship else "no_path"
+
+
+def _owner_changes(state: State, unit: Unit) -> bool:
+    city = state.cities.get(unit.square)
+    return city is not None and not (city.owner and allied(state, unit.owner, city.owner))
+
+
+def _capture(state: State, unit: Unit, events: list[Event]) -> None:
+    """The city becomes the unit's nation's; the unit loses 4 HP; the
+    city's build starts over (it keeps its designation)."""
+    city = state.cities[unit.square]
+    before = city.owner
+    city.owner = unit.owner
+    city.progress = 0
+    unit.hp -= CAPTURE_HP
+    facts = {
+        "city": city.name,
+        "square": state.grid.name(city.square),
+        "unit": unit.id,
+        "nation": unit.owner,
+        "from_nation": before,
+        "hp": unit.hp,
+    }
+    seen = {unit.owner} | ({before} if before else set())
+    events.append(Event(Happened.CAPTURED, facts, frozenset(seen)))
+
+
+def _moved_event(state: State, unit: Unit, kind: UnitType, start: int, path: list[int]) -> Event:
+    name = state.grid.name
+    facts = {
+        "unit": unit.id,
+        "kind": kind.key,
+        "nation": unit.owner,
+        "from": name(start),
+        "square": name(unit.square),
+        "path": [name(sq) for sq in path],
+    }
+    return Event(Happened.MOVED, facts, frozenset({unit.owner}))
+
+
+# -- a group ---------------------------------------------------------------------
+
+
+def run_group(
+    state: State,
+    places: Places,
+    units: Sequence[Unit],
+    target: int,
+    near: int,
+    events: list[Event],
+) -> list[Going]:
+    """Move each unit in turn (those that can capture first when the target
+    is a city to capture) by a shortest path as far as it can."""
+    if near == 0 and units and capturable(state, places, units[0].owner, target):
+        kinds = tables().units
+        units = sorted(units, key=lambda u: not can_capture(kinds[u.kind], u))
+    out = []
+    for unit in units:
+        if unit.id not in state.units:
+            continue
+        path = find_path(state, places, unit, target, near)
+        if path is None:
+            terrain = find_path(state, places, unit, target, near, units_matter=False)
+            out.append(Going(unit.id, "no_path" if terrain is None else "blocked"))
+            continue
+        out.append(walk(state, places, unit, path, target, events))
+    return out
+
+
+def anything_happened(goings: Sequence[Going]) -> bool:
+    """A unit moved, arrived or is on its way."""
+    return any(g.path or g.status in DONE or g.status == "going" for g in goings)
+
+
+def summary(goings: Sequence[Going], left_out: dict[str, str]) -> dict[str, Any]:
+    """The facts of a group's moves: who arrived, who goes on, who failed."""
+    failed = dict(left_out)
+    failed.update({g.unit: g.status for g in goings if g.status in FAILED})
+    return {
+        "arrived": [g.unit for g in goings if g.status in DONE],
+        "going": [g.unit for g in goings if g.status == "going"],
+        "failed": dict(sorted(failed.items())),
+    }
+
+
+# -- the orders ------------------------------------------------------------------
+
+
+def own_units(state: State, nation: str, unit_ids: Sequence[str]) -> list[Unit] | Refusal:
+    """The units an order names, each once, in the order named; refused if
+    one is not the nation's or cannot be moved by orders in this part."""
+    units: list[Unit] = []
+    for uid in dict.fromkeys(unit_ids):
+        unit = state.units.get(uid)
+        if unit is None or unit.owner != nation:
+            return Reason.NOT_YOUR_UNIT, {"unit": uid}
+        if tables().unit(unit.kind).domain not in MOVES_BY_ORDER:
+            return Reason.CANNOT_MOVE, {"unit": uid, "kind": unit.kind}
+        units.append(unit)
+    if not units:
+        return Reason.NOT_YOUR_UNIT, {"unit": ""}
+    return units
+
+
+def target_refusal(state: State, places: Places, nation: str, target: int) -> Refusal | None:
+    """Why no unit of ``nation`` may enter ``target``, or None: a square
+    another nation holds ("attack it instead"), or a city of a nation it is
+    not at war with."""
+    name = state.grid.name(target)
+    holders = sorted(
+        {state.units[i].owner for i in places.ids_at(target)}
+        - {o for o in state.nations if allied(state, nation, o)}
+    )
+    if holders:
+        war = any(at_war(state, nation, h) for h in holders)
+        return Reason.OCCUPIED, {"square": name, "nations": holders, "at_war": war}
+    city = state.cities.get(target)
+    if city is not None and city.owner is not None:
+        if not allied(state, nation, city.owner) and not at_war(state, nation, city.owner):
+            return Reason.NOT_AT_WAR, {"square": name, "city": city.name, "nations": [city.owner]}
+    return None
+
+
+def charge(state: State, nation: str, cost: int) -> Refusal | None:
+    """Refused if the nation cannot pay ``cost`` command points."""
+    left = state.nations[nation].command
+    if left < cost:
+        return Reason.CANNOT_PAY, {"cost": cost, "left": left}
+    return None
+
+
+def release(state: State, unit_ids: Sequence[str]) -> None:
+    """A new order for a unit replaces its standing order."""
+    gone = set(unit_ids)
+    kept = []
+    for s in state.standing:
+        rest = tuple(u for u in s.units if u not in gone)
+        if rest == s.units:
+            kept.append(s)
+        elif rest:
+            kept.append(Standing(s.nation, rest, s.target, s.action, s.seq, s.line))
+    state.standing = kept
+
+
+def move(
+    state: State,
+    nation: str,
+    unit_ids: Sequence[str],
+    target: int,
+    seq: int,
+    line: int,
+    events: list[Event],
+    places: Places | None = None,
+) -> tuple[Reason, dict[str, Any]]:
+    """A move order (step 4): 1 command point however many units, 4 if it
+    captures a city; beyond today's mobility the rest becomes a standing
+    order. Refused orders change nothing and cost nothing."""
+    places = places or Places(state)
+    units = own_units(state, nation, unit_ids)
+    if not isinstance(units, list):
+        return units
+    plan = _plan(state, places, nation, units, target)
+    if isinstance(plan[0], Reason):
+        return plan  # type: ignore[return-value]
+    movers, left_out, cost = plan  # type: ignore[misc]
+    goings = run_group(state, places, movers, target, 0, events)
+    name = state.grid.name(target)
+    ids = [u.id for u in units]
+    if not anything_happened(goings):
+        why = Reason.BLOCKED if any(g.status == "blocked" for g in goings) else Reason.NO_PATH
+        return why, {"units": ids, "square": name}
+    state.nations[nation].command -= cost
+    release(state, [u.id for u in movers])
+    facts = {"units": ids, "square": name, "cost": cost, "left": state.nations[nation].command}
+    facts.update(summary(goings, left_out))
+    if facts["going"]:
+        state.standing.append(Standing(nation, tuple(facts["going"]), target, "move", seq, line))
+    return _move_reason(state, goings, facts), facts
+
+
+def _plan(
+    state: State, places: Places, nation: str, units: list[Unit], target: int
+) -> tuple[list[Unit], dict[str, str], int] | Refusal:
+    """Who goes, who is left out (cannot capture), and the cost; or why the
+    order is refused."""
+    name = state.grid.name(target)
+    if all(u.square == target for u in units):
+        return Reason.ALREADY_THERE, {"units": [u.id for u in units], "square": name}
+    refusal = target_refusal(state, places, nation, target)
+    if refusal:
+        return refusal
+    costs = tables().costs
+    movers, left_out, cost = units, {}, costs["move"]
+    if capturable(state, places, nation, target):
+        kinds = tables().units
+        movers = [u for u in units if can_capture(kinds[u.kind], u)]
+        left_out = {u.id: "cannot_capture" for u in units if u not in movers}
+        cost = costs["capture"]
+        if not movers:
+            city = state.cities[target].name
+            facts = {"units": [u.id for u in units], "square": name, "city": city}
+            return Reason.CANNOT_CAPTURE, facts | {"hp_needed": CAPTURE_HP + 1}
+    refusal = charge(state, nation, cost)
+    return refusal if refusal else (movers, left_out, cost)
+
+
+def _move_reason(state: State, goings: Sequence[Going], facts: dict[str, Any]) -> Reason:
+    captured = [g for g in goings if g.status == "captured"]
+    if captured:
+        unit = state.units[captured[0].unit]
+        facts.update(city=state.cities[unit.square].name, by=unit.id, hp=unit.hp)
+        return Reason.CAPTURED
+    if facts["failed"]:
+        return Reason.MOVED_PART
+    return Reason.STANDING if facts["going"] else Reason.MOVED
+
+
+def cancel(state: State, nation: str, unit_id: str) -> tuple[Reason, dict[str, Any]]:
+    """Drop a unit's standing order (the rest of its group goes on). Free."""
+    unit = state.units.get(unit_id)
+    if unit is None or unit.owner != nation:
+        return Reason.NOT_YOUR_UNIT, {"unit": unit_id}
+    for s in state.standing:
+        if unit_id in s.units:
+            release(state, [unit_id])
+            return Reason.CANCELLED, {"unit": unit_id, "square": state.grid.name(s.target)}
+    return Reason.NO_STANDING, {"unit": unit_id}

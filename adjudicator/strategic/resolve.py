@@ -1,0 +1,73 @@
+"""The result codes of Strategic Initiative's orders and the kinds of its
+events (stable strings: reports and JSON carry them, templates word them).
+
+Moving (movement.py) and attacking (combat.py) share the codes: an attack
+on an empty city is a capture, and an attack's units move first.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Reason(enum.StrEnum):
+    """What became of one order. The facts each carries are listed beside
+    it (squares by name, units by id, nations by player)."""
+
+    # done
+    MOVED = "moved"  # units, square, cost, left: every unit reached the square
+    MOVED_PART = "moved_part"  # ... arrived, going, failed {unit: why}: some could not go
+    STANDING = "standing"  # ... arrived, going: the rest goes on as mobility allows
+    CAPTURED = "captured"  # ... city, by (the unit), hp (it has left)
+    ATTACKED = "attacked"  # units, square, attacks, destroyed, lost, going, failed
+    DESTROYED = "destroyed"  # as attacked, and no enemy is left in the square
+    NOT_ATTACKED = "not_attacked"  # units, square, why {unit: no_mobility/no_ammo/...}
+    CANCELLED = "cancelled"  # unit, square (the standing order's target)
+    # refused (nothing happens, nothing is paid)
+    NOT_YOUR_UNIT = "not_your_unit"  # unit
+    CANNOT_MOVE = "cannot_move"  # unit, kind: air units move with the second part
+    ALREADY_THERE = "already_there"  # units, square
+    NO_PATH = "no_path"  # units, square: no way over the terrain
+    BLOCKED = "blocked"  # units, square: the way is held by others' units or ships
+    OCCUPIED = "occupied"  # square, nations, at_war: "attack it instead"
+    NOT_AT_WAR = "not_at_war"  # square, nations (and city): war is needed
+    CANNOT_CAPTURE = "cannot_capture"  # units, square, city, hp_needed
+    CANNOT_ATTACK = "cannot_attack"  # units, square: none may attack what is there
+    NOTHING_TO_ATTACK = "nothing_to_attack"  # square
+    CANNOT_PAY = "cannot_pay"  # cost, left (command points)
+    NO_STANDING = "no_standing"  # unit
+
+    @property
+    def succeeded(self) -> bool:
+        return self in SUCCEEDED
+
+
+SUCCEEDED = frozenset(
+    {
+        Reason.MOVED,
+        Reason.MOVED_PART,
+        Reason.STANDING,
+        Reason.CAPTURED,
+        Reason.ATTACKED,
+        Reason.DESTROYED,
+        Reason.NOT_ATTACKED,
+        Reason.CANCELLED,
+    }
+)
+
+
+class Happened(enum.StrEnum):
+    """Kinds of the events of moving and fighting. Every event but the
+    private notice STANDING_DROPPED has a ``square`` fact (by name) where it
+    happened; every one has ``visible_to`` the nations involved (the tick
+    widens it to those who see that square)."""
+
+    MOVED = "moved"  # unit, kind, nation, from, square, path
+    CAPTURED = "captured"  # city, square, unit, nation, from_nation, hp
+    ATTACK = "attack"  # unit, kind, nation, target, target_kind, target_nation,
+    # damage, hp, from, square, counter (True for a counter-attack)
+    CANNON = "cannon"  # city, nation, target, target_kind, target_nation, damage, hp, square
+    DESTROYED = "destroyed"  # unit, kind, nation, by, by_nation, square
+    STANDING_DROPPED = (
+        "standing_dropped"  # nation, units, target, action, why, seq, line (private: no square)
+    )
