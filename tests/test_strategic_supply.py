@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from adjudicator.base import Rng
 from adjudicator.strategic.places import Places
-from adjudicator.strategic.supply import in_supply, top_up, top_up_all
+from adjudicator.strategic.supply import in_supply, supplied, top_up, top_up_all
 from tests.si_war_boards import position, relate, unit
 
 SEA = ["." * 16 for _ in range(8)]
@@ -227,3 +227,4 @@ def test_the_index_answers_as_a_fresh_one_after_moves_and_losses():
             del state.units[u.id]
         for other in sorted(state.units.values(), key=lambda x: x.id):
             assert in_supply(state, other, places) == in_supply(state, other)
+        assert supplied(state, places) == supplied(state)

@@ -327,28 +327,27 @@ def assault(
     state: State, places: Places, units: Sequence[Unit], target: int, rng: Rng, events: list[Event]
 ) -> tuple[list[Going], dict[str, str]]:
     """The group moves next to ``target``, then those there attack one
-    after another; what became of each move, and why a unit next to the
-    target did not attack."""
+    after another; what became of each move, and of each unit next to the
+    target: "attacked" or why not."""
     goings = run_group(state, places, units, target, 1, events)
     why: dict[str, str] = {}
     for g in goings:
         unit = state.units.get(g.unit)
         if g.status in DONE and unit is not None:
-            outcome = strike(state, places, rng, unit, target, events)
-            if outcome != "attacked":
-                why[g.unit] = outcome
+            why[g.unit] = strike(state, places, rng, unit, target, events)
     return goings, why
 
 
 def _tally(nation: str, happened: Sequence[Event], why: dict[str, str]) -> dict[str, Any]:
-    """How many attacks the order's units made, what they destroyed and lost."""
-    attacks = [e for e in happened if e.kind == Happened.ATTACK and not e.facts["counter"]]
+    """How many attacks the order's units made (one sunk by a city's cannon
+    counts: it spent its ammo), what they destroyed and lost, and why the
+    others did not attack."""
     losses = [e.facts for e in happened if e.kind == Happened.DESTROYED]
     return {
-        "attacks": sum(1 for e in attacks if e.facts["nation"] == nation),
+        "attacks": sum(1 for w in why.values() if w == "attacked"),
         "destroyed": [f["unit"] for f in losses if f["nation"] != nation],
         "lost": [f["unit"] for f in losses if f["nation"] == nation],
-        "why": dict(sorted(why.items())),
+        "why": {u: w for u, w in sorted(why.items()) if w != "attacked"},
     }
 
 

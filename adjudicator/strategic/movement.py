@@ -137,6 +137,9 @@ def find_path(
 
     if arrived(unit.square):
         return []
+    ends = [target] if near == 0 else list(grid.neighbours(target))
+    if not any(terrain_allows(state, kind, sq) for sq in ends):
+        return None  # no way to end there: spare the search of a whole ocean
     return _search(grid, unit.square, target, near, may_step, arrived)
 
 

@@ -11,29 +11,56 @@ unit's HP, ammo or owner need no bookkeeping here.
 
 from __future__ import annotations
 
-from adjudicator.strategic.rules import tables
+from functools import cache
+
+from adjudicator.strategic.rules import SUPPLY_RANGE, tables
 from adjudicator.strategic.state import State, Unit
+
+CELL = 2 * SUPPLY_RANGE + 1  # sources are kept in cells this wide: a range touches 4 at most
 
 
 class Places:
-    """Units by square, and the squares of the units and cities that supply
-    each domain (``"land"``, ``"sea"``: the data's ``supplies`` fields)."""
+    """Units by square, and the units and cities that supply each domain
+    (``"land"``, ``"sea"``: the data's ``supplies`` fields) by cells of the
+    board, so "which sources are within 5 squares" looks at 4 cells."""
 
     def __init__(self, state: State) -> None:
         self.state = state
         self._at: dict[int, list[str]] = {}
-        self.unit_sources: dict[str, dict[int, list[str]]] = {}
-        self.city_sources: dict[str, frozenset[int]] = {}
+        self._unit_cells: dict[str, dict[int, list[str]]] = {"land": {}, "sea": {}}
+        self._city_cells: dict[str, dict[int, list[int]]] = {"land": {}, "sea": {}}
         kinds = tables().units
         for unit in sorted(state.units.values(), key=lambda u: u.id):
             self._at.setdefault(unit.square, []).append(unit.id)
+            cell = self._cell(unit.square)
             for domain in sorted(kinds[unit.kind].supplies):
-                self.unit_sources.setdefault(domain, {}).setdefault(unit.square, []).append(unit.id)
+                self._unit_cells[domain].setdefault(cell, []).append(unit.id)
         cities = tables().cities
-        for domain in ("land", "sea"):
-            self.city_sources[domain] = frozenset(
-                sq for sq, c in state.cities.items() if domain in cities[c.designation].supplies
-            )
+        for sq in sorted(state.cities):
+            for domain in sorted(cities[state.cities[sq].designation].supplies):
+                self._city_cells[domain].setdefault(self._cell(sq), []).append(sq)
+
+    def _cell(self, square: int) -> int:
+        column, row = self.state.grid.at(square)
+        return (row // CELL) * _cells_across(self.state.grid.width) + column // CELL
+
+    def candidates(self, domain: str, square: int) -> tuple[list[int], list[str]]:
+        """The city squares and unit ids that supply ``domain`` in the cells
+        around ``square``: every one within supply range of it is among
+        them (the caller measures; owners and ammo are not looked at)."""
+        grid = self.state.grid
+        column, row = grid.at(square)
+        across = _cells_across(grid.width)
+        columns = _window(grid.width)[column]
+        cities, units = self._city_cells[domain], self._unit_cells[domain]
+        found_cities: list[int] = []
+        found_units: list[str] = []
+        for cell_row in _window(grid.height)[row]:
+            for cell_column in columns:
+                cell = cell_row * across + cell_column
+                found_cities.extend(cities.get(cell, ()))
+                found_units.extend(units.get(cell, ()))
+        return found_cities, found_units
 
     def ids_at(self, square: int) -> list[str]:
         """The ids of the units in a square (do not change the list)."""
@@ -50,20 +77,37 @@ class Places:
         self._take(self._at, unit.id, old)
         self._at.setdefault(unit.square, []).append(unit.id)
         for domain in sorted(tables().unit(unit.kind).supplies):
-            by_square = self.unit_sources[domain]
-            self._take(by_square, unit.id, old)
-            by_square.setdefault(unit.square, []).append(unit.id)
+            by_cell = self._unit_cells[domain]
+            self._take(by_cell, unit.id, self._cell(old))
+            by_cell.setdefault(self._cell(unit.square), []).append(unit.id)
 
     def removed(self, unit: Unit) -> None:
         """``unit`` has left the board (destroyed)."""
         self._take(self._at, unit.id, unit.square)
         for domain in sorted(tables().unit(unit.kind).supplies):
-            self._take(self.unit_sources[domain], unit.id, unit.square)
+            self._take(self._unit_cells[domain], unit.id, self._cell(unit.square))
 
     @staticmethod
-    def _take(by_square: dict[int, list[str]], unit_id: str, square: int) -> None:
-        ids = by_square.get(square)
+    def _take(by_key: dict[int, list[str]], unit_id: str, key: int) -> None:
+        ids = by_key.get(key)
         if ids and unit_id in ids:
             ids.remove(unit_id)
             if not ids:
-                del by_square[square]
+                del by_key[key]
+
+
+def _cells_across(length: int) -> int:
+    return -(-length // CELL)
+
+
+@cache
+def _window(length: int) -> tuple[tuple[int, ...], ...]:
+    """For each coordinate along an edge of ``length`` (wrapping), the
+    cells that squares within supply range of it fall in."""
+    out = []
+    for x in range(length):
+        cells = dict.fromkeys(
+            (y % length) // CELL for y in range(x - SUPPLY_RANGE, x + SUPPLY_RANGE + 1)
+        )
+        out.append(tuple(cells))
+    return tuple(out)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.rules import SUPPLY_RANGE, UnitType, tables
 from adjudicator.strategic.state import City, State, Unit, relation
@@ -53,7 +52,13 @@ def in_supply(state: State, unit: Unit, places: Places | None = None) -> bool:
     domain = supply_domain(kind)
     if domain is None:
         return False
-    return bool(_sources(state, places or Places(state), unit, domain, ()))
+    return _any_source(state, places or Places(state), unit, domain)
+
+
+def supplied(state: State, places: Places | None = None) -> frozenset[str]:
+    """The ids of every unit in supply (for healing: one index for all)."""
+    places = places or Places(state)
+    return frozenset(u.id for u in state.units.values() if in_supply(state, u, places))
 
 
 def top_up(state: State, unit: Unit, places: Places | None = None) -> int:
@@ -115,30 +120,44 @@ def _sources(
     city before a unit at the same distance, then by square and id)."""
     grid = state.grid
     found: list[Source] = []
-    for sq in _near(grid, unit.square, places.city_sources[domain]):
+    cities, units = places.candidates(domain, unit.square)
+    for sq in cities:
         city = state.cities.get(sq)
-        if city is not None and city.owner is not None and _shares(state, unit.owner, city.owner):
-            found.append((grid.distance(unit.square, sq), 0, sq, "", city))
-    by_square = places.unit_sources.get(domain, {})
-    for sq in _near(grid, unit.square, by_square):
-        for uid in by_square[sq]:
-            src = state.units.get(uid)
-            if src is None or uid == unit.id or uid in chain or src.ammo <= 0:
-                continue
-            if src.square == sq and _shares(state, unit.owner, src.owner):
-                found.append((grid.distance(unit.square, sq), 1, sq, uid, src))
+        if city is None or city.owner is None or not _shares(state, unit.owner, city.owner):
+            continue
+        distance = grid.distance(unit.square, sq)
+        if distance <= SUPPLY_RANGE:
+            found.append((distance, 0, sq, "", city))
+    for uid in units:
+        src = state.units.get(uid)
+        if src is None or uid == unit.id or uid in chain or src.ammo <= 0:
+            continue
+        distance = grid.distance(unit.square, src.square)
+        if distance <= SUPPLY_RANGE and _shares(state, unit.owner, src.owner):
+            found.append((distance, 1, src.square, uid, src))
     found.sort(key=lambda s: s[:4])
     return found
+
+
+def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
+    """Whether any source for ``domain`` is in range (the first found)."""
+    grid = state.grid
+    cities, units = places.candidates(domain, unit.square)
+    for sq in cities:
+        city = state.cities.get(sq)
+        if city is not None and city.owner is not None and _shares(state, unit.owner, city.owner):
+            if grid.distance(unit.square, sq) <= SUPPLY_RANGE:
+                return True
+    for uid in units:
+        src = state.units.get(uid)
+        if src is None or uid == unit.id or src.ammo <= 0:
+            continue
+        if _shares(state, unit.owner, src.owner):
+            if grid.distance(unit.square, src.square) <= SUPPLY_RANGE:
+                return True
+    return False
 
 
 def _shares(state: State, nation: str, owner: str) -> bool:
     """Allies share supply (section 15); a nation supplies itself."""
     return relation(state, nation, owner) == "allied"
-
-
-def _near(grid: Grid, square: int, squares: Collection[int]) -> list[int]:
-    """The squares of ``squares`` within supply range of ``square``: by
-    scanning the range, or the collection when that is smaller."""
-    if len(squares) <= (2 * SUPPLY_RANGE + 1) ** 2:
-        return [sq for sq in squares if grid.distance(square, sq) <= SUPPLY_RANGE]
-    return [sq for sq in grid.within(square, SUPPLY_RANGE) if sq in squares]
