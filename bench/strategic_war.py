@@ -4,7 +4,9 @@ A seeded 256 x 256 board (about 30% land in blobs), 24 nations, 5,000
 units (land units on land, ships at sea, a supply ship or transport in
 every tenth), 20 cities a nation. Printed: building the square index, the
 supply question for every unit, a step-1 ammo top-up of every unit (a
-third of them short of ammo), 240 move orders (10 a nation, some far
+third of them short of ammo), the regions of the board (reckoned once a
+board: a move to another island or a lake is refused without a search),
+240 move orders (10 a nation, some far
 enough to become standing orders) and 120 attack orders, and the peak
 memory (tracemalloc). The issue's target for a whole tick of this size
 (with every player's view) is 250 ms; these steps are part of it.
@@ -23,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from adjudicator.base import Rng  # noqa: E402
 from adjudicator.strategic.combat import attack  # noqa: E402
 from adjudicator.strategic.grid import Grid  # noqa: E402
-from adjudicator.strategic.movement import move  # noqa: E402
+from adjudicator.strategic.movement import _regions, move  # noqa: E402
 from adjudicator.strategic.places import Places  # noqa: E402
 from adjudicator.strategic.rules import tables  # noqa: E402
 from adjudicator.strategic.state import Board, City, Nation, State, Unit  # noqa: E402
@@ -100,6 +102,10 @@ def main() -> None:
             target = near[0].square if near else u.square + 2
             attack(state, u.owner, [u.id], target, rng, i, 1, events, places)
 
+    timed(
+        "regions of the board for ships and land units (once a board)",
+        lambda: [_regions(state.board, places.city_squares, ships) for ships in (True, False)],
+    )
     timed("240 move orders", moves)
     timed("120 attack orders", attacks)
     tracemalloc.start()

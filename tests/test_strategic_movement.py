@@ -375,3 +375,25 @@ def test_already_there():
     inf = unit(state, "red", "infantry", "C3")
     assert order(state, "red", [inf.id], "C3")[0] == Reason.ALREADY_THERE
     assert state.nations["red"].command == 512
+
+
+def test_a_ship_cannot_reach_a_lake():
+    """A lake is water no ship outside it can reach: refused at once."""
+    rows = ["..........", ".#####....", ".#..##....", ".#####....", ".........."]
+    state = position(rows)
+    dd = unit(state, "red", "destroyer", "A1")
+    assert order(state, "red", [dd.id], "C3")[0] == Reason.NO_PATH
+    inner = unit(state, "red", "patrol_boat", "C3")
+    assert order(state, "red", [inner.id], "D3")[0] == Reason.MOVED
+
+
+def test_ships_pass_through_their_own_harbour_between_two_seas():
+    """Ships sail through ports and coastal bases of their own: a port on an
+    isthmus joins two seas (another nation's port closes the way)."""
+    rows = ["#######", "##...##", "###P###", "##...##", "#######"]
+    state = position(rows, D3="red")
+    pb = unit(state, "red", "patrol_boat", "D2")
+    reason, _, events = order(state, "red", [pb.id], "D4")
+    assert reason == Reason.MOVED and events[0].facts["path"] == ["D3", "D4"]
+    state.cities[sq(state, "D3")].owner = "blue"
+    assert order(state, "red", [pb.id], "D2")[0] == Reason.BLOCKED

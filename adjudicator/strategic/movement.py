@@ -16,13 +16,15 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from adjudicator.base import Event
+from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import CAPTURE_HP, UnitType, tables
-from adjudicator.strategic.state import Standing, State, Unit, at_war, relation
+from adjudicator.strategic.state import Board, Standing, State, Unit, at_war, relation
 from adjudicator.strategic.supply import in_supply
 
 MOVES_BY_ORDER = ("land", "sea", "amphibious")  # domains; air units: part 2
@@ -140,11 +142,51 @@ def find_path(
     ends = [target] if near == 0 else list(grid.neighbours(target))
     if not any(terrain_allows(state, kind, sq) for sq in ends):
         return None  # no way to end there: spare the search of a whole ocean
+    if not _same_region(state, places, kind, unit.square, ends):
+        return None  # another island, a lake: no search either
     return _search(grid, unit.square, target, near, may_step, arrived)
 
 
+def _same_region(
+    state: State, places: Places, kind: UnitType, start: int, ends: Sequence[int]
+) -> bool:
+    """Whether one of ``ends`` is in the same region as ``start`` for the
+    unit's kind (land: land squares joined; ships: water and coastal cities
+    joined; engineers: everywhere), a quick no before a long search."""
+    if kind.domain == "amphibious":
+        return True
+    regions = _regions(state.board, places.city_squares, kind.ship)
+    mine = regions.get(start)
+    return mine is None or any(regions.get(sq) == mine for sq in ends)
+
+
+@lru_cache(maxsize=16)
+def _regions(board: Board, cities: frozenset[int], ships: bool) -> dict[int, int]:
+    """Each square a kind may cross (ships: water and every coastal city,
+    more than it may ever use) numbered by the connected region it is in."""
+    grid = board.grid
+    if ships:
+        open_ = {sq for sq in range(grid.size) if not board.is_land(sq)}
+        open_ |= {sq for sq in cities if board.coastal(sq)}
+    else:
+        open_ = set(board.land)
+    regions: dict[int, int] = {}
+    for first in sorted(open_):
+        if first in regions:
+            continue
+        regions[first] = first
+        todo = [first]
+        while todo:
+            sq = todo.pop()
+            for n in grid.neighbours(sq):
+                if n in open_ and n not in regions:
+                    regions[n] = first
+                    todo.append(n)
+    return regions
+
+
 def _search(
-    grid: Any,
+    grid: Grid,
     start: int,
     target: int,
     near: int,

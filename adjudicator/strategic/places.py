@@ -35,6 +35,7 @@ class Places:
             cell = self._cell(unit.square)
             for domain in sorted(kinds[unit.kind].supplies):
                 self._unit_cells[domain].setdefault(cell, []).append(unit.id)
+        self.city_squares = frozenset(state.cities)
         cities = tables().cities
         for sq in sorted(state.cities):
             for domain in sorted(cities[state.cities[sq].designation].supplies):
