@@ -72,18 +72,22 @@ def test_an_attack_costs_1_mobility_and_1_ammo_and_is_topped_up_in_supply():
 
 def test_out_of_supply_an_attack_costs_2_mobility_and_ammo_is_not_refilled():
     """RULINGS.md: out of supply "2 per attack"; "Run out of ammo and can't
-    attack any more"."""
+    attack any more". Next to the target without the mobility to attack, the
+    unit keeps the order and attacks when it has some."""
     state = war(position(FIELD))
     inf = unit(state, "red", "infantry", "B1", mobility=3)
     unit(state, "blue", "tank", "C1", ammo=0)
     reason, facts, _ = hit(state, "red", [inf.id], "C1")
     assert reason == Reason.ATTACKED and (inf.mobility, inf.ammo) == (1, 0)
+    inf.ammo = 1
     reason, facts, events = hit(state, "red", [inf.id], "C1")
-    assert reason == Reason.NOT_ATTACKED and facts["why"] == {inf.id: "no_mobility"}
-    inf.mobility = 4
+    assert reason == Reason.STANDING and facts["why"] == {inf.id: "no_mobility"}
+    assert state.standing[0].units == (inf.id,) and state.standing[0].action == "attack"
+    inf.mobility, inf.ammo = 4, 0
     reason, facts, _ = hit(state, "red", [inf.id], "C1")
-    assert facts["why"] == {inf.id: "no_ammo"}
-    assert state.nations["red"].command == 512 - 6  # paid: the order ran
+    assert reason == Reason.NOT_ATTACKED and facts["why"] == {inf.id: "no_ammo"}
+    assert state.standing == []  # the new order replaced the standing one
+    assert state.nations["red"].command == 512 - 6  # paid: each order ran
 
 
 def test_the_target_is_the_most_recent_of_those_with_the_highest_multiplier():
@@ -371,11 +375,24 @@ def test_an_attack_beyond_todays_mobility_stands_and_attacks_on_arrival():
     events: list = []
     run_standing(state, Rng(3), events)
     assert Happened.ATTACK in kinds(events) and foe.hp < 8 and state.standing == []
-    hit(state, "red", [dd.id], "J1")  # standing again? it is next to it: it attacks now
     far = unit(state, "red", "destroyer", "T1", mobility=0)
-    hit(state, "red", [far.id], "J1")
+    assert hit(state, "red", [far.id], "J1")[0] == Reason.STANDING
     del state.units[foe.id]
     events = []
     run_standing(state, Rng(3), events)
     assert kinds(events) == [Happened.STANDING_DROPPED] and state.standing == []
-    assert events[0].facts["why"] == "nothing_to_attack"
+    assert events[0].facts["why"] == "nothing_to_attack" and events[0].facts["units"] == [far.id]
+
+
+def test_next_to_the_target_without_mobility_the_attack_waits_for_it():
+    """A unit next to the target without the mobility to attack keeps the
+    order (a standing attack) and attacks when mobility comes (step 3)."""
+    state = war(position(FIELD))
+    inf = unit(state, "red", "infantry", "A1", mobility=0)
+    foe = unit(state, "blue", "tank", "B1", ammo=0)
+    reason, facts, events = hit(state, "red", [inf.id], "B1")
+    assert reason == Reason.STANDING and facts["going"] == [inf.id] and events == []
+    inf.mobility = 2
+    events = []
+    run_standing(state, Rng(1), events)
+    assert kinds(events) == [Happened.ATTACK] and foe.hp < 8 and state.standing == []

@@ -328,13 +328,16 @@ def assault(
 ) -> tuple[list[Going], dict[str, str]]:
     """The group moves next to ``target``, then those there attack one
     after another; what became of each move, and of each unit next to the
-    target: "attacked" or why not."""
+    target: "attacked" or why not. A unit next to the target without the
+    mobility to attack stays on the order: it attacks when it has some."""
     goings = run_group(state, places, units, target, 1, events)
     why: dict[str, str] = {}
     for g in goings:
         unit = state.units.get(g.unit)
         if g.status in DONE and unit is not None:
             why[g.unit] = strike(state, places, rng, unit, target, events)
+            if why[g.unit] == "no_mobility":
+                g.status = "going"  # it attacks when mobility allows
     return goings, why
 
 
