@@ -228,3 +228,17 @@ def test_the_index_answers_as_a_fresh_one_after_moves_and_losses():
         for other in sorted(state.units.values(), key=lambda x: x.id):
             assert in_supply(state, other, places) == in_supply(state, other)
         assert supplied(state, places) == supplied(state)
+
+
+def test_the_index_follows_designations_and_builds():
+    """A port redesignated a fort (a BUILD order) stops supplying ships at
+    once; a unit built (Places.added) supplies at once."""
+    state = sea_with(("P", "A1"), A1="red")
+    dd = unit(state, "red", "destroyer", "C1")
+    places = Places(state)
+    assert in_supply(state, dd, places)
+    state.cities[state.grid.parse("A1")].designation = "fort"
+    assert not in_supply(state, dd, places)
+    ss = unit(state, "red", "supply_ship", "E1")
+    places.added(ss)
+    assert in_supply(state, dd, places)

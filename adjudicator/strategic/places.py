@@ -20,40 +20,44 @@ CELL = 2 * SUPPLY_RANGE + 1  # sources are kept in cells this wide: a range touc
 
 
 class Places:
-    """Units by square, and the units and cities that supply each domain
-    (``"land"``, ``"sea"``: the data's ``supplies`` fields) by cells of the
-    board, so "which sources are within 5 squares" looks at 4 cells."""
+    """Units by square; cities, and the units that supply each domain
+    (``"land"``, ``"sea"``: the data's ``supplies`` fields), by cells of the
+    board, so "which sources are within 5 squares" looks at 4 cells. Code
+    that moves, adds or removes units while a Places is in use tells it
+    (:meth:`moved`, :meth:`added`, :meth:`removed`)."""
 
     def __init__(self, state: State) -> None:
         self.state = state
         self._at: dict[int, list[str]] = {}
         self._unit_cells: dict[str, dict[int, list[str]]] = {"land": {}, "sea": {}}
-        self._city_cells: dict[str, dict[int, list[int]]] = {"land": {}, "sea": {}}
-        kinds = tables().units
+        self._city_cells: dict[int, list[int]] = {}
         for unit in sorted(state.units.values(), key=lambda u: u.id):
-            self._at.setdefault(unit.square, []).append(unit.id)
-            cell = self._cell(unit.square)
-            for domain in sorted(kinds[unit.kind].supplies):
-                self._unit_cells[domain].setdefault(cell, []).append(unit.id)
+            self.added(unit)
         self.city_squares = frozenset(state.cities)
-        cities = tables().cities
         for sq in sorted(state.cities):
-            for domain in sorted(cities[state.cities[sq].designation].supplies):
-                self._city_cells[domain].setdefault(self._cell(sq), []).append(sq)
+            self._city_cells.setdefault(self._cell(sq), []).append(sq)
+
+    def added(self, unit: Unit) -> None:
+        """``unit`` has appeared (a build)."""
+        self._at.setdefault(unit.square, []).append(unit.id)
+        cell = self._cell(unit.square)
+        for domain in sorted(tables().unit(unit.kind).supplies):
+            self._unit_cells[domain].setdefault(cell, []).append(unit.id)
 
     def _cell(self, square: int) -> int:
         column, row = self.state.grid.at(square)
         return (row // CELL) * _cells_across(self.state.grid.width) + column // CELL
 
     def candidates(self, domain: str, square: int) -> tuple[list[int], list[str]]:
-        """The city squares and unit ids that supply ``domain`` in the cells
-        around ``square``: every one within supply range of it is among
-        them (the caller measures; owners and ammo are not looked at)."""
+        """Every city square, and the ids of the units that supply
+        ``domain``, in the cells around ``square``: every one within supply
+        range of it is among them (the caller measures, and looks at the
+        city's designation, which BUILD orders change, owners and ammo)."""
         grid = self.state.grid
         column, row = grid.at(square)
         across = _cells_across(grid.width)
         columns = _window(grid.width)[column]
-        cities, units = self._city_cells[domain], self._unit_cells[domain]
+        cities, units = self._city_cells, self._unit_cells[domain]
         found_cities: list[int] = []
         found_units: list[str] = []
         for cell_row in _window(grid.height)[row]:
@@ -64,8 +68,9 @@ class Places:
         return found_cities, found_units
 
     def ids_at(self, square: int) -> list[str]:
-        """The ids of the units in a square (do not change the list)."""
-        return self._at.get(square, [])
+        """The ids of the units in a square."""
+        units = self.state.units
+        return [i for i in self._at.get(square, ()) if i in units]
 
     def units_at(self, square: int) -> list[Unit]:
         """The units in a square, most recently built first (then lowest id)."""

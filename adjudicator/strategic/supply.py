@@ -123,7 +123,7 @@ def _sources(
     cities, units = places.candidates(domain, unit.square)
     for sq in cities:
         city = state.cities.get(sq)
-        if city is None or city.owner is None or not _shares(state, unit.owner, city.owner):
+        if not _city_supplies(state, unit, city, domain):
             continue
         distance = grid.distance(unit.square, sq)
         if distance <= SUPPLY_RANGE:
@@ -144,8 +144,7 @@ def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
     grid = state.grid
     cities, units = places.candidates(domain, unit.square)
     for sq in cities:
-        city = state.cities.get(sq)
-        if city is not None and city.owner is not None and _shares(state, unit.owner, city.owner):
+        if _city_supplies(state, unit, state.cities.get(sq), domain):
             if grid.distance(unit.square, sq) <= SUPPLY_RANGE:
                 return True
     for uid in units:
@@ -156,6 +155,14 @@ def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
             if grid.distance(unit.square, src.square) <= SUPPLY_RANGE:
                 return True
     return False
+
+
+def _city_supplies(state: State, unit: Unit, city: City | None, domain: str) -> bool:
+    """A city of the unit's nation or an ally whose designation supplies
+    ``domain`` (every city supplies land units; ports and bases ships)."""
+    if city is None or city.owner is None or not _shares(state, unit.owner, city.owner):
+        return False
+    return domain in tables().cities[city.designation].supplies
 
 
 def _shares(state: State, nation: str, owner: str) -> bool:
