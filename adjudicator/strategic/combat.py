@@ -116,7 +116,7 @@ def _hurt(
     release(state, [victim.id])
     facts = {
         "unit": victim.id,
-        "kind": victim.kind,
+        "unit_type": victim.kind,
         "nation": victim.owner,
         "by": by,
         "by_nation": by_nation,
@@ -140,10 +140,10 @@ def fire(
     hit = damage(state, rng, attack, shooter.kind, victim)
     facts = {
         "unit": shooter.id,
-        "kind": shooter.kind,
+        "unit_type": shooter.kind,
         "nation": shooter.owner,
         "target": victim.id,
-        "target_kind": victim.kind,
+        "target_type": victim.kind,
         "target_nation": victim.owner,
         "damage": hit,
         "hp": max(0, victim.hp - hit),
@@ -169,7 +169,7 @@ def cannon(
         "city": city.name,
         "nation": city.owner,
         "target": ship.id,
-        "target_kind": ship.kind,
+        "target_type": ship.kind,
         "target_nation": ship.owner,
         "damage": hit,
         "hp": max(0, ship.hp - hit),

@@ -308,7 +308,7 @@ def _moved_event(state: State, unit: Unit, kind: UnitType, start: int, path: lis
     name = state.grid.name
     facts = {
         "unit": unit.id,
-        "kind": kind.key,
+        "unit_type": kind.key,
         "nation": unit.owner,
         "from": name(start),
         "square": name(unit.square),
@@ -374,7 +374,7 @@ def own_units(state: State, nation: str, unit_ids: Sequence[str]) -> list[Unit] 
         if unit is None or unit.owner != nation:
             return Reason.NOT_YOUR_UNIT, {"unit": uid}
         if tables().unit(unit.kind).domain not in MOVES_BY_ORDER:
-            return Reason.CANNOT_MOVE, {"unit": uid, "kind": unit.kind}
+            return Reason.CANNOT_MOVE, {"unit": uid, "unit_type": unit.kind}
         units.append(unit)
     if not units:
         return Reason.NOT_YOUR_UNIT, {"unit": ""}

@@ -25,7 +25,7 @@ class Reason(enum.StrEnum):
     CANCELLED = "cancelled"  # unit, square (the standing order's target)
     # refused (nothing happens, nothing is paid)
     NOT_YOUR_UNIT = "not_your_unit"  # unit
-    CANNOT_MOVE = "cannot_move"  # unit, kind: air units move with the second part
+    CANNOT_MOVE = "cannot_move"  # unit, unit_type: air units move with the second part
     ALREADY_THERE = "already_there"  # units, square
     NO_PATH = "no_path"  # units, square: no way over the terrain
     BLOCKED = "blocked"  # units, square: the way is held by others' units or ships
@@ -62,12 +62,12 @@ class Happened(enum.StrEnum):
     happened; every one has ``visible_to`` the nations involved (the tick
     widens it to those who see that square)."""
 
-    MOVED = "moved"  # unit, kind, nation, from, square, path
+    MOVED = "moved"  # unit, unit_type, nation, from, square, path
     CAPTURED = "captured"  # city, square, unit, nation, from_nation, hp
-    ATTACK = "attack"  # unit, kind, nation, target, target_kind, target_nation,
+    ATTACK = "attack"  # unit, unit_type, nation, target, target_type, target_nation,
     # damage, hp, from, square, counter (True for a counter-attack)
-    CANNON = "cannon"  # city, nation, target, target_kind, target_nation, damage, hp, square
-    DESTROYED = "destroyed"  # unit, kind, nation, by, by_nation, square
+    CANNON = "cannon"  # city, nation, target, target_type, target_nation, damage, hp, square
+    DESTROYED = "destroyed"  # unit, unit_type, nation, by, by_nation, square
     STANDING_DROPPED = (
         "standing_dropped"  # nation, units, target, action, why, seq, line (private: no square)
     )
