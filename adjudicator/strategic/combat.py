@@ -289,7 +289,7 @@ def attack(
         blocked = any(g.status == "blocked" for g in goings)
         return (Reason.BLOCKED if blocked else Reason.NO_PATH), {"units": ids, "square": name}
     state.nations[nation].command -= tables().costs["attack"]
-    release(state, [u.id for u in able])
+    release(state, ids)  # every unit it names: the new order replaces its standing one
     facts = {"units": ids, "square": name, "cost": tables().costs["attack"]}
     facts["left"] = state.nations[nation].command
     facts.update(summary(goings, left_out))

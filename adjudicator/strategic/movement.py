@@ -449,7 +449,7 @@ def move(
         why = Reason.BLOCKED if any(g.status == "blocked" for g in goings) else Reason.NO_PATH
         return why, {"units": ids, "square": name}
     state.nations[nation].command -= cost
-    release(state, [u.id for u in movers])
+    release(state, ids)  # every unit it names: the new order replaces its standing one
     facts = {"units": ids, "square": name, "cost": cost, "left": state.nations[nation].command}
     facts.update(summary(goings, left_out))
     if facts["going"]:
