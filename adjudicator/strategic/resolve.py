@@ -36,6 +36,29 @@ class Reason(enum.StrEnum):
     NOTHING_TO_ATTACK = "nothing_to_attack"  # square
     CANNOT_PAY = "cannot_pay"  # cost, left (command points)
     NO_STANDING = "no_standing"  # unit
+    # builds (economy.py: its BuildRefused codes are these values)
+    BUILD_SET = "build_set"  # city, kind, designation
+    NEXT_BUILD_SET = "next_build_set"  # city, kind
+    NEXT_BUILD_CLEARED = "next_build_cleared"  # city
+    NO_SUCH_CITY = "no_such_city"  # city
+    NOT_YOUR_CITY = "not_your_city"  # city
+    NO_SUCH_UNIT_TYPE = "no_such_unit_type"  # kind
+    NOT_IN_THIS_PART = "not_in_this_part"  # kind
+    TECH_TOO_LOW = "tech_too_low"  # kind, needed, tech
+    NEXT_TECH_TOO_HIGH = "next_tech_too_high"  # kind, needed, most
+    PORT_NEEDS_COAST = "port_needs_coast"  # city, kind
+    NEXT_NOT_BUILT_THERE = "next_not_built_there"  # city, kind, built_in, designation
+    NAME_A_UNIT = "name_a_unit"  # city, designation, units
+    BASE_IS_NOT_NEXT = "base_is_not_next"  # city
+    # diplomacy (diplomacy.py: its DeclareRefused codes are these values)
+    DECLARED = "declared"  # toward, level
+    NO_SUCH_NATION = "no_such_nation"  # toward
+    TOWARD_YOURSELF = "toward_yourself"
+    NO_SUCH_LEVEL = "no_such_level"  # level, levels
+    ALREADY_DECLARED = "already_declared"  # toward, level, due
+    # the rest
+    STATUS = "status"  # a situation report follows
+    NOT_IN_GAME = "not_in_game"  # the nation is out of the game
 
     @property
     def succeeded(self) -> bool:
@@ -52,6 +75,11 @@ SUCCEEDED = frozenset(
         Reason.DESTROYED,
         Reason.NOT_ATTACKED,
         Reason.CANCELLED,
+        Reason.BUILD_SET,
+        Reason.NEXT_BUILD_SET,
+        Reason.NEXT_BUILD_CLEARED,
+        Reason.DECLARED,
+        Reason.STATUS,
     }
 )
 

@@ -1,0 +1,150 @@
+"""One tick of Strategic Initiative, in RULINGS.md's order:
+
+1. accruals: command points, technology, build progress; every 16th tick
+   mobility and healing; ammo topped up for every unit in supply;
+2. builds that completed appear (the power limit checked), and each city
+   starts its next build;
+3. standing orders from earlier ticks, in the order given;
+4. the orders received since the last tick, in received order, each run to
+   completion before the next;
+5. diplomacy that falls due; the end of the game.
+
+Then the fog of war: each event is shown to the nations it concerns and,
+in a shorter form that names only what can be seen there, to the nations
+that see its square at the end of the tick; every nation's memory is
+brought up to date. The state given is never changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from adjudicator.base import Event, Order, OrderResult, OrderSheet, Rng, TurnResult
+from adjudicator.strategic import combat, diplomacy, economy, ending, movement, sight, supply
+from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Status
+from adjudicator.strategic.places import Places
+from adjudicator.strategic.resolve import Reason
+from adjudicator.strategic.standing import run_standing
+from adjudicator.strategic.state import State
+
+# what a nation that only sees an event's square is told of it
+WITNESS_FACTS = frozenset(
+    {"unit", "unit_type", "nation", "square", "target", "target_kind", "target_nation",
+     "damage", "hp", "counter", "city", "by", "by_nation", "from_nation"}
+)  # fmt: skip
+
+
+def run_tick(state: State, sheets: Sequence[OrderSheet], seed: int) -> TurnResult:
+    """The next tick of ``state`` with the orders of ``sheets`` (received
+    since the last tick) and the tick's ``seed``."""
+    s = state.copy()
+    s.tick += 1
+    rng = Rng(seed)
+    events: list[Event] = []
+    places = Places(s)
+    economy.accrue(s, events, lambda st, unit: supply.in_supply(st, unit, places))
+    supply.top_up_all(s, places)
+    economy.complete_builds(s, events)
+    places = Places(s)  # the units just built
+    run_standing(s, rng, events, places)
+    orders = sorted((o for sheet in sheets for o in sheet.orders), key=lambda o: (o.seq, o.line))
+    results = [run_order(s, o, rng, events, places) for o in orders]
+    diplomacy.due(s, events)
+    ending.end(s, events)
+    return TurnResult(s, tuple(results), tuple(fog(s, events)))
+
+
+def run_order(
+    state: State, order: Order, rng: Rng, events: list[Event], places: Places
+) -> OrderResult:
+    """Step 4: one order, run to completion. Its result is shown to the
+    player who gave it only."""
+    nation = state.nations.get(order.player)
+    if nation is None or nation.status != "active" or state.outcome is not None:
+        reason, facts = Reason.NOT_IN_GAME, {}
+    else:
+        reason, facts = _RUNNERS[type(order)](state, order, rng, events, places)
+    reason = Reason(reason)  # the economy's and diplomacy's codes are Reason values too
+    return OrderResult(order, reason.succeeded, reason, dict(facts), frozenset({order.player}))
+
+
+def _build(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    refused = economy.set_build(state, o.player, o.city, o.kind or None, o.next, events)
+    if refused is not None:
+        return refused.reason, refused.facts
+    city = state.city_named(o.city)
+    assert city is not None
+    if o.next:
+        reason = Reason.NEXT_BUILD_SET if o.kind else Reason.NEXT_BUILD_CLEARED
+        return reason, {"city": city.name, "kind": o.kind or None}
+    return Reason.BUILD_SET, {"city": city.name, "kind": city.build,
+                              "designation": city.designation}  # fmt: skip
+
+
+def _move(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    return movement.move(state, o.player, o.units, o.target, o.seq, o.line, events, places)
+
+
+def _attack(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    return combat.attack(state, o.player, o.units, o.target, rng, o.seq, o.line, events, places)
+
+
+def _cancel(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    return movement.cancel(state, o.player, o.of)
+
+
+def _declare(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    refused = diplomacy.declare(state, o.player, o.toward, o.level, events)
+    if refused is not None:
+        return refused.reason, refused.facts
+    return Reason.DECLARED, {"toward": o.toward, "level": o.level}
+
+
+def _status(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    return Reason.STATUS, {}  # the host mails a situation report
+
+
+_RUNNERS: dict[type, Callable[..., Any]] = {
+    Build: _build,
+    Move: _move,
+    Attack: _attack,
+    Cancel: _cancel,
+    Declare: _declare,
+    Status: _status,
+}
+
+
+# --------------------------------------------------------------------------
+# The fog of war over what happened
+
+
+def fog(state: State, events: list[Event]) -> list[Event]:
+    """Every event for the nations it concerns, and for those that see its
+    square at the end of the tick a shorter one (WITNESS_FACTS only: where
+    a unit came from and the way it took stay hidden). Updates memory."""
+    seen = sight.all_visible(state)
+    look = sight.Survey(state)
+    out: list[Event] = []
+    destroyed: dict[str, frozenset[str] | None] = {}
+    for event in events:
+        out.append(event)
+        extra = _witnesses(state, seen, event)
+        if extra:
+            facts = {k: v for k, v in event.facts.items() if k in WITNESS_FACTS}
+            out.append(Event(event.kind, {**facts, "seen": True}, extra))
+        if event.kind == "destroyed":
+            destroyed[str(event.facts.get("unit"))] = (event.visible_to or frozenset()) | extra
+    sight.remember(state, seen, destroyed, look)
+    return out
+
+
+def _witnesses(state: State, seen: Mapping[str, frozenset[int]], event: Event) -> frozenset[str]:
+    """The nations not concerned by ``event`` that see where it happened."""
+    where = event.facts.get("square")
+    if not isinstance(where, str) or event.visible_to is None:
+        return frozenset()
+    square = state.grid.parse(where)
+    if square is None:
+        return frozenset()
+    return sight.witnesses(seen, square) - event.visible_to
