@@ -140,7 +140,8 @@ class _Work:
 def _blob(work: _Work, seed: int, target: int, radius: int) -> dict[int, tuple[int, int]]:
     """An island grown at random from ``seed`` over free water, up to
     ``target`` squares within ``radius`` of it, its enclosed water filled:
-    each square with its offset from the seed. Not yet on the map."""
+    each square with its offset from the seed. Not yet on the map. Empty
+    when it would ring another island in (a lagoon no ship could leave)."""
     rng = work.rng
     off = {seed: (0, 0)}
     candidates: list[tuple[int, int, int]] = []
@@ -153,8 +154,8 @@ def _blob(work: _Work, seed: int, target: int, radius: int) -> dict[int, tuple[i
             continue
         off[sq] = (dx, dy)
         _add_cross(work, candidates, sq, dx, dy)
-    if len(off) >= 8:  # fewer cannot enclose water
-        _fill_lakes(work, seed, off)
+    if len(off) >= 8 and not _fill_lakes(work, seed, off):  # fewer cannot enclose water
+        return {}
     return off
 
 
@@ -163,9 +164,9 @@ def _add_cross(work: _Work, out: list[tuple[int, int, int]], sq: int, dx: int, d
         out.append((work.at(sq, ex, ey), dx + ex, dy + ey))
 
 
-def _fill_lakes(work: _Work, seed: int, off: dict[int, tuple[int, int]]) -> None:
-    """Water the island encloses (ships could never reach it) becomes land,
-    unless another island stands in it."""
+def _fill_lakes(work: _Work, seed: int, off: dict[int, tuple[int, int]]) -> bool:
+    """Water the island encloses (ships could never reach it) becomes land;
+    False (and nothing filled) if another island stands in it."""
     xs = [d[0] for d in off.values()]
     ys = [d[1] for d in off.values()]
     box = [(x, y) for y in range(min(ys) - 1, max(ys) + 2) for x in range(min(xs) - 1, max(xs) + 2)]
@@ -174,11 +175,10 @@ def _fill_lakes(work: _Work, seed: int, off: dict[int, tuple[int, int]]) -> None
     edge = [sq for sq, (x, y) in inside.items() if x in (x0, x1) or y in (y0, y1)]
     reached = _flood(work, edge, lambda sq: sq in inside and sq not in off)
     enclosed = [sq for sq in inside if sq not in off and sq not in reached]
-    while enclosed:
-        region = _flood(work, [enclosed[0]], lambda sq: sq in inside and sq not in off)
-        enclosed = [sq for sq in enclosed if sq not in region]
-        if not any(work.island[sq] for sq in region):
-            off.update((sq, inside[sq]) for sq in sorted(region))
+    if any(work.island[sq] for sq in enclosed):
+        return False
+    off.update((sq, inside[sq]) for sq in enclosed)
+    return True
 
 
 def _flood(work: _Work, start: list[int], passable: Any) -> set[int]:
