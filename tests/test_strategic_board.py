@@ -65,7 +65,7 @@ def players_of(case):
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_islands_in_water_about_30_percent_land(case):
-    """"islands in water, about 30% land"; no island encloses water a ship
+    """RULINGS.md: "islands in water, about 30% land"; no island encloses water a ship
     could never leave (the sea is one body)."""
     board, _, island = made(*case)
     share = len(board.land) / board.grid.size
@@ -84,7 +84,7 @@ def test_islands_in_water_about_30_percent_land(case):
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_a_home_island_per_player_with_six_cities_in_order(case):
-    """"a home island per player with 6 cities (designated fort, port, tech
+    """RULINGS.md: "a home island per player with 6 cities (designated fort, port, tech
     centre, fort, port, airport)": the six of a seat are on one island, no
     other city is, and each seat has its own island."""
     board, cities, island = made(*case)
@@ -102,7 +102,7 @@ def test_a_home_island_per_player_with_six_cities_in_order(case):
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_every_home_at_least_8_squares_from_the_next(case):
-    """"every home at least 8 squares from the next": the land of one home
+    """RULINGS.md: "every home at least 8 squares from the next": the land of one home
     island is 8 squares or more (wrapping) from the land of every other."""
     board, cities, island = made(*case)
     grid = board.grid
@@ -116,7 +116,7 @@ def test_every_home_at_least_8_squares_from_the_next(case):
 
 @pytest.mark.parametrize("case", CASES, ids=str)
 def test_at_least_six_neutral_cities_per_player_ports_on_a_coast(case):
-    """"at least 6 neutral cities per player elsewhere"; "Ports must be
+    """RULINGS.md: "at least 6 neutral cities per player elsewhere"; "Ports must be
     designated next to water"; cities are land, never side by side."""
     board, cities, _ = made(*case)
     assert sum(c.home is None for c in cities) >= 6 * case[0]
@@ -148,7 +148,7 @@ def test_city_names_a_person_can_type(case):
 
 @pytest.mark.parametrize("case", CASES[:6] + CASES[-3:-1], ids=str)
 def test_the_same_seed_makes_the_same_game_byte_for_byte(case):
-    """"deterministic from player count, size and seed": the whole start,
+    """RULINGS.md: "deterministic from player count, size and seed": the whole start,
     written as a position, is the same text every time; another seed makes
     another map."""
     players, seed, width, height = case
@@ -163,7 +163,7 @@ def test_the_same_seed_makes_the_same_game_byte_for_byte(case):
 
 @pytest.mark.parametrize("case", CASES[::3], ids=str)
 def test_the_start(case):
-    """"Each nation starts with 512 command points, technology 0, 2 infantry
+    """RULINGS.md: "Each nation starts with 512 command points, technology 0, 2 infantry
     in its first fort and 1 transport in its first port; every city's first
     build is the cheapest unit its designation allows at technology 0 (an
     airport ... builds nothing)"; neutral cities have no owner and no build;
@@ -183,7 +183,8 @@ def test_the_start(case):
         assert [(u.kind, u.id) for u in state.units_at(fort)] == [
             ("infantry", f"inf{3 * seat + 2}"), ("infantry", f"inf{3 * seat + 1}")
         ]  # fmt: skip
-        assert [(u.kind, u.id) for u in state.units_at(port)] == [("transport", f"tr{3 * seat + 3}")]
+        ships = [(u.kind, u.id) for u in state.units_at(port)]
+        assert ships == [("transport", f"tr{3 * seat + 3}")]
         for spot in home:
             city = state.cities[spot.square]
             assert (city.owner, city.build, city.progress) == (
@@ -203,7 +204,7 @@ def test_the_start(case):
 
 
 def test_games_yaml_may_change_the_start_figures():
-    """"games.yaml may change these": command_start and length; the options
+    """RULINGS.md: "games.yaml may change these": command_start and length; the options
     are kept in the state; bad values are refused by name."""
     board, cities, _ = made(2, 1, None, None)
     state = start(board, cities, ["ann", "bob"], 5, {"command_start": 300, "length": 480})
