@@ -32,7 +32,7 @@ each line may begin with its row number) or as an excerpt (``at``: the top
 left square of the rows given; every square outside them is water). Cities
 and units stand on squares named like ``K12``. A unit's ``hp``, ``ammo``,
 ``mobility`` and ``fuel`` are full (as built) unless given, ``built`` is the
-number in its id unless given, and ``on`` names the unit carrying it.
+number in its id unless given, and ``aboard`` names the unit carrying it.
 Nations may have ``declared`` and ``relations`` (toward each other nation;
 Neutral unless said), ``pending`` downgrades, ``memory`` (units last seen)
 and a ``status``. ``standing`` lists standing orders; ``outcome`` a finished
@@ -99,7 +99,7 @@ def dump(state: State) -> str:
             {_s(k): str(v) for k, v in o.scores.items()})}  # fmt: skip
         out.append(f"outcome: {_flow(fields)}")
     if state.options:
-        opts = {_s(k): json.dumps(v, sort_keys=True) for k, v in state.options.items()}
+        opts = {_s(k): _value(v) for k, v in state.options.items()}
         out.append(f"options: {_flow(opts)}")
     return "\n".join(out) + "\n"
 
@@ -110,6 +110,12 @@ def _s(text: str) -> str:
     if _PLAIN.fullmatch(text) and yaml.safe_load(text) == text:
         return text
     return json.dumps(text)
+
+
+def _value(value: Any) -> str:
+    """An option's value: a name plain where it can be, anything else as JSON
+    (which YAML reads as written)."""
+    return _s(value) if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
 def _flow(fields: dict[str, str]) -> str:
@@ -196,7 +202,7 @@ def _unit_fields(state: State, u: Unit) -> dict[str, str]:
         if value != default:
             fields[key] = str(value)
     if u.carried_by is not None:
-        fields["on"] = _s(u.carried_by)
+        fields["aboard"] = _s(u.carried_by)
     return fields
 
 
@@ -219,7 +225,7 @@ TOP = ("tick", "seed", "length", "counter", "board", "nations", "cities", "units
        "standing", "outcome", "options")  # fmt: skip
 NATION_KEYS = ("colour", "command", "tech", "declared", "relations", "pending", "memory", "status")
 CITY_KEYS = ("at", "owner", "designation", "build", "next", "progress")
-UNIT_KEYS = ("owner", "type", "at", "hp", "ammo", "mobility", "fuel", "built", "on")
+UNIT_KEYS = ("owner", "type", "at", "hp", "ammo", "mobility", "fuel", "built", "aboard")
 SIGHTING_KEYS = ("owner", "type", "at", "hp", "tick")
 STANDING_KEYS = ("nation", "action", "units", "to", "seq", "line")
 
@@ -261,10 +267,12 @@ def load(text: str) -> State:
     _units(bad, state, _mapping(bad, data, "units"))
     _memories(bad, state, _mapping(bad, data, "nations"))
     last = max((u.built for u in state.units.values()), default=0)
-    state.counter = _int(bad, data, "counter", last, least=last)
-    state.standing = _standings(
-        bad, state, data.get("standing"), yamltext.line_of(data, "standing")
-    )
+    state.counter = _int(bad, data, "counter", last)
+    if state.counter < last:
+        bad.add(yamltext.line_of(data, "counter"), f"counter: {state.counter} is below the "
+                f"last unit built ({last}): new units' ids would repeat")  # fmt: skip
+    listed = set(_mapping(bad, data, "units"))  # a unit whose line is wrong is not named again
+    state.standing = _standings(bad, state, data, listed)
     state.outcome = _outcome(bad, data.get("outcome"), yamltext.line_of(data, "outcome"))
     state.options = {
         str(k): json.loads(json.dumps(v)) for k, v in _mapping(bad, data, "options").items()
@@ -301,10 +309,10 @@ def _int(bad: _Problems, data: Any, key: str, default: int | None, least: int | 
     if type(value) is not int:
         bad.add(line, f"{key}: {value!r} is not a whole number")
         return 0
-    if (least is not None and value < least) or (most is not None and value > most):
-        bad.add(
-            line, f"{key}: {value} is not from {least} to {most if most is not None else 'any'}"
-        )
+    if most is None and least is not None and value < least:
+        bad.add(line, f"{key}: {value} is less than {least}")
+    elif (least is not None and value < least) or (most is not None and value > most):
+        bad.add(line, f"{key}: {value} is not from {least} to {most}")
     return value
 
 
@@ -589,7 +597,7 @@ def _unit(bad: _Problems, state: State, uid: str, row: dict[Any, Any]) -> Unit |
         bad.add(
             yamltext.line_of(row), f"{uid}: give built (when it appeared): the id has no number"
         )
-    carrier = _str(bad, row, "on", False)
+    carrier = _str(bad, row, "aboard", False)
     return Unit(
         id=uid, owner=owner, kind=kind.key, square=square,
         hp=_int(bad, row, "hp", kind.hp, least=1, most=kind.hp),
@@ -611,6 +619,8 @@ def _check_places(bad: _Problems, state: State, data: dict[Any, Any]) -> None:
         land = u.square in state.board.land
         if u.carried_by is not None:
             carrier = state.units.get(u.carried_by)
+            if carrier is None and u.carried_by in data:
+                continue  # the carrier's own line is wrong: said there
             if carrier is None or carrier.square != u.square or u.carried_by == uid:
                 bad.add(line, f"{uid} is on {u.carried_by!r}, which is no other unit in {where}")
             continue
@@ -639,7 +649,10 @@ def _harbour(state: State, square: int) -> bool:
 # -- standing orders, the outcome --
 
 
-def _standings(bad: _Problems, state: State, items: Any, line: int) -> list[Standing]:
+def _standings(
+    bad: _Problems, state: State, data: dict[Any, Any], listed: set[Any]
+) -> list[Standing]:
+    items, line = data.get("standing"), yamltext.line_of(data, "standing")
     if items is None:
         return []
     if not isinstance(items, list):
@@ -660,7 +673,7 @@ def _standings(bad: _Problems, state: State, items: Any, line: int) -> list[Stan
             bad.add(yamltext.line_of(item, "action"), f"action: {action!r} is not move or attack")
         units = item.get("units") or []
         for uid in units if isinstance(units, list) else [units]:
-            if uid not in state.units:
+            if uid not in state.units and uid not in listed:
                 bad.add(yamltext.line_of(item, "units"), f"units: no unit {uid!r} in this position")
         target = _square(bad, state.grid, item, "to")
         out.append(Standing(nation or "", tuple(str(u) for u in units), target or 0,
