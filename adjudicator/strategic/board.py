@@ -141,7 +141,8 @@ def _blob(work: _Work, seed: int, target: int, radius: int) -> dict[int, tuple[i
     """An island grown at random from ``seed`` over free water, up to
     ``target`` squares within ``radius`` of it, its enclosed water filled:
     each square with its offset from the seed. Not yet on the map. Empty
-    when it would ring another island in (a lagoon no ship could leave)."""
+    when it would ring another island in (a lagoon no ship could leave) or
+    a wide lagoon."""
     rng = work.rng
     off = {seed: (0, 0)}
     candidates: list[tuple[int, int, int]] = []
@@ -150,7 +151,7 @@ def _blob(work: _Work, seed: int, target: int, radius: int) -> dict[int, tuple[i
         i = len(candidates) - 1 - rng.below(min(len(candidates), WINDOW))
         candidates[i], candidates[-1] = candidates[-1], candidates[i]
         sq, dx, dy = candidates.pop()
-        if sq in off or max(abs(dx), abs(dy)) > radius or not work.free(sq):
+        if sq in off or dx * dx + dy * dy > radius * radius or not work.free(sq):
             continue
         off[sq] = (dx, dy)
         _add_cross(work, candidates, sq, dx, dy)
@@ -159,37 +160,51 @@ def _blob(work: _Work, seed: int, target: int, radius: int) -> dict[int, tuple[i
     return off
 
 
+CROSS = ((0, -1), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 0), (0, 1))
+
+
 def _add_cross(work: _Work, out: list[tuple[int, int, int]], sq: int, dx: int, dy: int) -> None:
-    for ex, ey in ((0, -1), (-1, 0), (1, 0), (0, 1)):
-        out.append((work.at(sq, ex, ey), dx + ex, dy + ey))
+    """The 4 sides of ``sq`` as candidates, starting at a random side (a
+    fixed order would sweep the island row by row into a rectangle)."""
+    w, h = work.width, work.height
+    row, column = divmod(sq, w)
+    first = work.rng.below(4)
+    for ex, ey in CROSS[first : first + 4]:
+        out.append((((row + ey) % h) * w + (column + ex) % w, dx + ex, dy + ey))
 
 
 def _fill_lakes(work: _Work, seed: int, off: dict[int, tuple[int, int]]) -> bool:
     """Water the island encloses (ships could never reach it) becomes land;
-    False (and nothing filled) if another island stands in it."""
-    xs = [d[0] for d in off.values()]
-    ys = [d[1] for d in off.values()]
-    box = [(x, y) for y in range(min(ys) - 1, max(ys) + 2) for x in range(min(xs) - 1, max(xs) + 2)]
-    inside = {work.at(seed, x, y): (x, y) for x, y in box}
-    x0, x1, y0, y1 = min(xs) - 1, max(xs) + 1, min(ys) - 1, max(ys) + 1
-    edge = [sq for sq, (x, y) in inside.items() if x in (x0, x1) or y in (y0, y1)]
-    reached = _flood(work, edge, lambda sq: sq in inside and sq not in off)
-    enclosed = [sq for sq in inside if sq not in off and sq not in reached]
-    if any(work.island[sq] for sq in enclosed):
-        return False
-    off.update((sq, inside[sq]) for sq in enclosed)
-    return True
-
-
-def _flood(work: _Work, start: list[int], passable: Any) -> set[int]:
-    seen = set(start)
-    todo = list(start)
+    False (and nothing filled) if another island stands in it or the water
+    is a large part of the island (filled, it would make a solid block)."""
+    x0 = min(d[0] for d in off.values()) - 2
+    y0 = min(d[1] for d in off.values()) - 2
+    bw = max(d[0] for d in off.values()) - x0 + 3
+    bh = max(d[1] for d in off.values()) - y0 + 3
+    # a local box: the island with a ring of water and a ring of walls around
+    # it; water reached from the ring by 8-step moves is open sea
+    cells = bytearray(bw * bh)
+    for x, y in off.values():
+        cells[(y - y0) * bw + x - x0] = 1
+    for k in range(bw):
+        cells[k] = cells[(bh - 1) * bw + k] = 2
+    for k in range(bh):
+        cells[k * bw] = cells[k * bw + bw - 1] = 2
+    todo = [bw + 1]
+    cells[bw + 1] = 2
+    steps = (-bw - 1, -bw, -bw + 1, -1, 1, bw - 1, bw, bw + 1)
     while todo:
-        for n in work.around(todo.pop()):
-            if n not in seen and passable(n):
-                seen.add(n)
-                todo.append(n)
-    return seen
+        at = todo.pop()
+        for step in steps:
+            if not cells[at + step]:
+                cells[at + step] = 2
+                todo.append(at + step)
+    enclosed = [(k % bw + x0, k // bw + y0) for k, c in enumerate(cells) if not c]
+    squares = [work.at(seed, x, y) for x, y in enclosed]
+    if len(enclosed) > max(4, len(off) // 4) or any(work.island[sq] for sq in squares):
+        return False  # a solid block, or another island walled in
+    off.update(zip(squares, enclosed, strict=True))
+    return True
 
 
 # -- home islands ----------------------------------------------------------------
@@ -298,7 +313,7 @@ def _neutral_islands(work: _Work, players: int) -> None:
             misses += 1
             continue
         size = min(_island_size(rng), target - work.land + 2)
-        off = _blob(work, seed, size, min(most, max(2, isqrt(size))))
+        off = _blob(work, seed, size, min(most, max(2, 2 * isqrt(size))))
         if len(off) < 3:
             misses += 1
             continue
