@@ -42,6 +42,7 @@ NEUTRAL_LAND_PER_CITY = 40  # and one per this much neutral land where that is m
 # a neutral city's designation, drawn with these weights (a port only on a coast)
 NEUTRAL_DESIGNATIONS = (("fort", 3), ("port", 3), ("tech", 2), ("airport", 2), ("base", 1))
 START_UNITS = (("fort", "infantry", 2), ("port", "transport", 1))  # in the first such city
+MOST_SIDE = 1024  # the widest or highest board
 CELL = 2 * HOME_RADIUS + 1 + HOME_APART  # the least cell a home island needs
 
 
@@ -102,8 +103,10 @@ class _Work:
     """The map being made: which island each square belongs to (0: water)."""
 
     def __init__(self, width: int, height: int, rng: Rng) -> None:
-        if width < CELL or height < CELL or width > 18278 or height > 9999:
-            raise GameError(f"a board of {width} x {height} cannot be: each side from {CELL}")
+        if not (CELL <= width <= MOST_SIDE and CELL <= height <= MOST_SIDE):
+            raise GameError(
+                f"a board of {width} x {height} cannot be: each side from {CELL} to {MOST_SIDE}"
+            )
         self.width, self.height, self.rng = width, height, rng
         self.size = width * height
         self.island = [0] * self.size
@@ -389,7 +392,8 @@ VOWELS = ("a", "e", "i", "o", "u", "a", "o", "e")
 CODAS = ("", "", "", "", "n", "r", "l", "s", "m")
 INNER_CODAS = ("n", "r", "l", "m")
 ORDER_WORDS = ("move", "attack", "build", "next", "cancel", "declare", "status", "with",
-               "toward", "towards", "into", "help", "units", "cities", "city")  # fmt: skip
+               "toward", "towards", "into", "help", "units", "cities", "city", "stop",
+               "alliance", "peace", "builds")  # fmt: skip
 
 
 def _reserved() -> set[str]:

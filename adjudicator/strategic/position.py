@@ -52,7 +52,7 @@ import yaml
 
 from adjudicator import yamltext
 from adjudicator.base import GameError, Outcome
-from adjudicator.strategic.board import colour, full_fuel
+from adjudicator.strategic.board import MOST_SIDE, colour, full_fuel
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.rules import GAME_TICKS, LEVELS, MOBILITY_MOST, UnitType, tables
 from adjudicator.strategic.state import (
@@ -274,11 +274,22 @@ def load(text: str) -> State:
     listed = set(_mapping(bad, data, "units"))  # a unit whose line is wrong is not named again
     state.standing = _standings(bad, state, data, listed)
     state.outcome = _outcome(bad, data.get("outcome"), yamltext.line_of(data, "outcome"))
-    state.options = {
-        str(k): json.loads(json.dumps(v)) for k, v in _mapping(bad, data, "options").items()
-    }
+    state.options = _options(bad, data)
     bad.raise_any()
     return state
+
+
+def _options(bad: _Problems, data: dict[Any, Any]) -> dict[str, Any]:
+    """The game's options, as plain data (what JSON holds: the state is
+    stored as JSON)."""
+    out = {}
+    for key, value in _mapping(bad, data, "options").items():
+        try:
+            out[str(key)] = json.loads(json.dumps(value))
+        except (TypeError, ValueError):
+            bad.add(yamltext.line_of(data, "options"), f"options: {key}: {value!r} is not "
+                    "a number, a name, a list or a mapping")  # fmt: skip
+    return out
 
 
 def _known(bad: _Problems, data: dict[Any, Any], keys: tuple[str, ...], what: str) -> None:
@@ -362,7 +373,8 @@ def _board(bad: _Problems, data: dict[Any, Any]) -> Board | None:
         bad.add(yamltext.line_of(data, "board") or 1, "board: give width, height and rows")
         return None
     _known(bad, b, ("width", "height", "at", "rows"), "the board")
-    width, height = _int(bad, b, "width", None, least=1), _int(bad, b, "height", None, least=1)
+    width = _int(bad, b, "width", None, least=1, most=MOST_SIDE)
+    height = _int(bad, b, "height", None, least=1, most=MOST_SIDE)
     if bad.found:
         return None
     grid = Grid(width, height)
@@ -694,5 +706,7 @@ def _outcome(bad: _Problems, item: Any, line: int) -> Outcome | None:
     if not isinstance(winners, list) or not isinstance(scores, dict):
         bad.add(line, "outcome: winners is a list, scores a mapping")
         return None
+    if any(type(v) is not int for v in scores.values()):
+        bad.add(line, "outcome: every score is a whole number (scores: {ann: 1, bob: 0})")
     return Outcome(_str(bad, item, "reason") or "", tuple(str(w) for w in winners),
                    {str(k): v for k, v in scores.items()})  # fmt: skip
