@@ -34,6 +34,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/implosion.py
 	$(BIN)/python bench/territory.py
 	$(BIN)/python bench/strategic_sight.py
+	$(BIN)/python bench/strategic_war.py
+	$(BIN)/python bench/strategic.py
 	-$(BIN)/pip install --quiet diplomacy  # for the comparison only; the bench runs without it
 	$(BIN)/python bench/empire.py
 

@@ -1,0 +1,157 @@
+"""Strategic Initiative as a game of the interface (adjudicator/base.py):
+the board generated at the start, orders read from words, a tick a turn,
+the fog of war in every view, positions as text.
+
+Not yet among the games the host offers (adjudicator/__init__.py): the
+host's clock of ticks and its reports per player come first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from adjudicator.base import (
+    Game,
+    GameError,
+    Order,
+    OrderMode,
+    OrderSheet,
+    Seats,
+    TurnResult,
+    View,
+)
+from adjudicator.strategic import board as boards
+from adjudicator.strategic import position, reading, sight
+from adjudicator.strategic.rules import MINUTES_PER_TICK, TICKS_PER_DAY
+from adjudicator.strategic.state import State
+from adjudicator.strategic.tick import run_tick
+
+MAX_PLAYERS = 24
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """``map: islands`` in games.yaml: the board is generated at the start
+    from the number of players, the game's seed and the options ``width``
+    and ``height`` (by default a size for the number of players)."""
+
+    name: str = "islands"
+    title: str = "Islands, generated for the players"
+
+
+def clock(tick: int) -> str:
+    """The game clock of a tick, in words: tick 0 is the start, "day 1,
+    00:00"; every tick is 15 game-minutes."""
+    day, rest = divmod(tick, TICKS_PER_DAY)
+    minutes = rest * MINUTES_PER_TICK
+    return f"day {day + 1}, {minutes // 60:02d}:{minutes % 60:02d}"
+
+
+class Codec:
+    """The state as text: the position format (position.py), canonical."""
+
+    @staticmethod
+    def dump(state: State) -> str:
+        return position.dump(state)
+
+    @staticmethod
+    def load(text: str) -> State:
+        return position.load(text)
+
+
+class Strategic(Game):
+    name = "strategic"
+    title = "Strategic Initiative"
+    order_mode = OrderMode.RECEIVED
+    seats = Seats(minimum=2, maximum=MAX_PLAYERS)
+    default_deadline = "*/15 * * * *"  # a tick every 15 minutes
+    uses_chance = True
+    positions = True
+    codec = Codec()
+
+    def maps(self) -> tuple[str, ...]:
+        return ("islands",)
+
+    def load_map(self, source: str) -> BoardSpec:
+        if source.strip() != "islands":
+            raise GameError(
+                "Strategic Initiative boards are generated from the players and the seed: "
+                "map: islands (options width and height set the size)"
+            )
+        return BoardSpec()
+
+    def start(self, board: Any, players: Sequence[str], options: Mapping[str, Any],
+              seed: int) -> State:  # fmt: skip
+        width, height = options.get("width"), options.get("height")
+        grid, cities = boards.generate(len(players), seed, width, height)
+        return boards.start(grid, cities, list(players), seed, options)
+
+    def phase(self, state: State) -> tuple[int, str]:
+        return state.tick, clock(state.tick)
+
+    def read_orders(self, state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
+        return reading.read_orders(state, player, text, seq)
+
+    def default_orders(
+        self, state: State, player: str, orders: Sequence[Order]
+    ) -> tuple[Order, ...]:
+        return ()  # units without orders wait; standing orders go on by themselves
+
+    def adjudicate(self, state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> TurnResult:
+        return run_tick(state, sheets, seed)
+
+    def remove_player(self, state: State, player: str) -> State:
+        """A nation whose player left stays on the board and does nothing:
+        its units hold, its cities build on, and it may be conquered."""
+        new = state.copy()
+        if player in new.nations:
+            new.nations[player].status = "removed"
+            new.standing = [s for s in new.standing if s.nation != player]
+        return new
+
+    def view(self, state: State, viewer: str | None) -> View:
+        return sight.view(state, viewer)
+
+    def player_for(self, state: State, word: str) -> str | None:
+        low = word.strip().lower()
+        for n in state.nations.values():
+            if low in (n.name.lower(), n.colour.lower()):
+                return n.name
+        return None
+
+    def seat(self, state: State, player: str) -> str | None:
+        nation = state.nations.get(player)
+        return nation.colour if nation is not None else None
+
+    def describe_map(self, board: Any) -> str:
+        return f"{board.title}, for {self.seats.takes()}"
+
+    def load_position(self, text: str) -> State:
+        return position.load(text)
+
+    def dump_position(self, state: State) -> str:
+        return position.dump(state)
+
+    def phase_result(self, before: State, result: TurnResult) -> dict[str, Any]:
+        """One tick as JSON-ready data: every order with its result, every
+        event with who may see it, and the position after."""
+        return {
+            "tick": result.state.tick,
+            "clock": clock(result.state.tick),
+            "results": [
+                {**r.to_dict(), "visible_to": sorted(r.visible_to or ())} for r in result.results
+            ],  # fmt: skip
+            "events": [
+                {
+                    **e.to_dict(),
+                    "visible_to": None if e.visible_to is None else sorted(e.visible_to),
+                }
+                for e in result.events
+            ],  # fmt: skip
+            "position": position.dump(result.state),
+        }
+
+
+GAME = Strategic()
