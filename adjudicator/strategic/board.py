@@ -521,6 +521,8 @@ def new_unit(state: State, owner: str, kind: str, square: int) -> Unit:
     game's counter (``inf7``: the 7th unit of the game), added to the state."""
     t = tables().unit(kind)
     state.counter += 1
+    while f"{t.short}{state.counter}" in state.units:  # a hand-made position's ids
+        state.counter += 1
     unit = Unit(
         id=f"{t.short}{state.counter}", owner=owner, kind=kind, square=square, hp=t.hp,
         ammo=t.ammo, mobility=t.mobility, fuel=full_fuel(t), built=state.counter,

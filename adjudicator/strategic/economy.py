@@ -21,6 +21,7 @@ from math import floor
 from typing import Any
 
 from adjudicator.base import Event
+from adjudicator.strategic.board import new_unit
 from adjudicator.strategic.rules import (
     HEAL_IN_CITY,
     HEAL_IN_SUPPLY,
@@ -270,26 +271,11 @@ def _finish(state: State, city: City, ut: UnitType, h: Holdings, events: list[Ev
 
 
 def appear(state: State, city: City, ut: UnitType) -> Unit:
-    """A new unit of ``ut`` in ``city``: full HP and ammo, mobility the
-    table's value, fuel the same for air units (RULINGS.md); its id is the
-    type's short name and the game's build count (``inf7``)."""
+    """A new unit of ``ut`` in ``city``, as built (board.new_unit: full HP
+    and ammo, mobility the table's value, fuel the same for air units; its
+    id the type's short name and the game's build count, ``inf7``)."""
     assert city.owner is not None
-    state.counter += 1
-    while f"{ut.short}{state.counter}" in state.units:  # a hand-made position's ids
-        state.counter += 1
-    unit = Unit(
-        id=f"{ut.short}{state.counter}",
-        owner=city.owner,
-        kind=ut.key,
-        square=city.square,
-        hp=ut.hp,
-        ammo=ut.ammo,
-        mobility=ut.mobility,
-        fuel=ut.mobility if ut.domain == "air" else 0,
-        built=state.counter,
-    )
-    state.units[unit.id] = unit
-    return unit
+    return new_unit(state, city.owner, ut.key, city.square)
 
 
 def _start_next(state: State, city: City) -> None:
