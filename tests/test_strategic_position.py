@@ -13,6 +13,7 @@ from fractions import Fraction
 
 import pytest
 
+from adjudicator import yamltext
 from adjudicator.base import GameError, Outcome
 from adjudicator.strategic import position
 from adjudicator.strategic.board import generate, start
@@ -257,3 +258,13 @@ def test_mangled_text_is_refused_or_read_never_a_crash():
         text = position.dump(state)
         assert position.load(text) == state and position.dump(position.load(text)) == text
     assert 20 < read < 380  # both kinds were tried
+
+
+def test_both_readers_read_the_same():
+    """A stored position is read by libyaml when it is there; the reader
+    that knows lines (used to name them) reads every text to the same
+    state."""
+    for text in (HAND, position.dump(start(*generate(3, 4), ["a", "b", "c"], 4))):
+        assert position._read(yamltext.load(text)) == position.load(text)
+    assert position._quick(HAND) is not None  # libyaml comes with PyYAML's wheels
+    assert position._quick(altered("  eng7:", "  tr9:")) is None  # a duplicate key
