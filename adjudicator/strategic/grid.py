@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 _NAME = re.compile(r"\s*([A-Za-z]{1,3})\s*(\d{1,4})\s*")
 
 
+@cache
 def column_name(column: int) -> str:
     """0 -> A, 25 -> Z, 26 -> AA."""
     out = ""

@@ -64,33 +64,57 @@ def harbour(state: State, square: int) -> bool:
 def terrain_allows(state: State, kind: UnitType, square: int) -> bool:
     """Land units over land (a city is land), ships over water and
     harbours, engineers anywhere."""
+    return _terrain(state, kind)(square)
+
+
+def _terrain(state: State, kind: UnitType) -> Callable[[int], bool]:
+    """:func:`terrain_allows` for one kind, as a function of the square
+    (a search asks it of many squares)."""
+    land = state.board.land
     if kind.domain == "amphibious":
-        return True
+        return lambda sq: True
     if kind.ship:
-        return not state.board.is_land(square) or harbour(state, square)
-    return kind.land and state.board.is_land(square)
+        return lambda sq: sq not in land or harbour(state, sq)
+    if kind.land:
+        return land.__contains__
+    return lambda sq: False
 
 
 def enterable(state: State, places: Places, unit: Unit, kind: UnitType, square: int) -> bool:
     """Whether ``unit`` may step into ``square`` now: the terrain allows it,
     a city there is its nation's or an ally's, no unit there belongs to a
     nation not allied, and a sea square holds no other ship."""
-    if not terrain_allows(state, kind, square):
-        return False
-    city = state.cities.get(square)
-    if city is not None and (city.owner is None or not allied(state, unit.owner, city.owner)):
-        return False
-    units = state.units
-    kinds = tables().units
-    for uid in places.ids_at(square):
-        other = units[uid]
-        if uid == unit.id:
-            continue
-        if not allied(state, unit.owner, other.owner):
+    return _enterable(state, places, unit, kind)(square)
+
+
+def _enterable(state: State, places: Places, unit: Unit, kind: UnitType) -> Callable[[int], bool]:
+    """:func:`enterable` for one unit, as a function of the square; whether
+    a nation is allied is asked once a nation."""
+    terrain = _terrain(state, kind)
+    cities, units, kinds, ship = state.cities, state.units, tables().units, kind.ship
+    friends: dict[str, bool] = {}
+
+    def friend(owner: str) -> bool:
+        known = friends.get(owner)
+        if known is None:
+            known = friends[owner] = allied(state, unit.owner, owner)
+        return known
+
+    def may_enter(square: int) -> bool:
+        if not terrain(square):
             return False
-        if kind.ship and city is None and kinds[other.kind].ship:
+        city = cities.get(square)
+        if city is not None and (city.owner is None or not friend(city.owner)):
             return False
-    return True
+        for uid in places.ids_at(square):
+            if uid == unit.id:
+                continue
+            other = units[uid]
+            if not friend(other.owner) or (ship and city is None and kinds[other.kind].ship):
+                return False
+        return True
+
+    return may_enter
 
 
 def capturable(state: State, places: Places, nation: str, square: int) -> bool:
@@ -126,13 +150,15 @@ def find_path(
     terrain: whether it can be entered is settled on arrival."""
     kind = tables().unit(unit.kind)
     grid = state.grid
+    terrain = _terrain(state, kind)
+    passable = _enterable(state, places, unit, kind) if units_matter else terrain
+    known: dict[int, bool] = {}  # each square asked once per search
 
     def may_step(sq: int) -> bool:
-        if sq == target:
-            return near == 0 and terrain_allows(state, kind, sq)
-        if units_matter:
-            return enterable(state, places, unit, kind, sq)
-        return terrain_allows(state, kind, sq)
+        answer = known.get(sq)
+        if answer is None:
+            answer = known[sq] = (near == 0 and terrain(sq)) if sq == target else passable(sq)
+        return answer
 
     def arrived(sq: int) -> bool:
         return sq == target if near == 0 else grid.distance(sq, target) == near
@@ -140,11 +166,12 @@ def find_path(
     if arrived(unit.square):
         return []
     ends = [target] if near == 0 else list(grid.neighbours(target))
-    if not any(terrain_allows(state, kind, sq) for sq in ends):
+    if not any(terrain(sq) for sq in ends):
         return None  # no way to end there: spare the search of a whole ocean
     if not _same_region(state, places, kind, unit.square, ends):
         return None  # another island, a lake: no search either
-    return _search(grid, unit.square, target, near, may_step, arrived)
+    back = _Flood(grid, unit.square, [sq for sq in ends if may_step(sq)], may_step)
+    return _search(grid, unit.square, target, near, may_step, arrived, back)
 
 
 def _same_region(
@@ -155,7 +182,9 @@ def _same_region(
     joined; engineers: everywhere), a quick no before a long search."""
     if kind.domain == "amphibious":
         return True
-    regions = _regions(state.board, places.city_squares, kind.ship)
+    regions = places.regions.get(kind.ship)
+    if regions is None:
+        regions = places.regions[kind.ship] = _regions(state.board, places.city_squares, kind.ship)
     mine = regions.get(start)
     return mine is None or any(regions.get(sq) == mine for sq in ends)
 
@@ -185,6 +214,40 @@ def _regions(board: Board, cities: frozenset[int], ships: bool) -> dict[int, int
     return regions
 
 
+class _Flood:
+    """The squares from which one of ``ends`` can be reached, found
+    backwards from them one square at a time, until the flood meets
+    ``start`` (then there is a way, and the flood stops) or runs dry (then
+    there is none)."""
+
+    def __init__(
+        self, grid: Grid, start: int, ends: list[int], may_step: Callable[[int], bool]
+    ) -> None:
+        self.grid, self.start, self.may_step = grid, start, may_step
+        self.todo = list(ends)
+        self.seen = set(ends)
+        self.met = start in self.seen
+
+    def dry(self) -> bool:
+        """Take one more square: True once no way to ``start`` is left."""
+        if self.met:
+            return False
+        if not self.todo:
+            return True
+        seen = self.seen
+        for n in self.grid.neighbours(self.todo.pop()):
+            if n == self.start:
+                self.met = True
+                return False
+            if n not in seen and self.may_step(n):
+                seen.add(n)
+                self.todo.append(n)
+        return False
+
+
+FLOOD_AFTER = 16  # squares a search takes before the flood back starts
+
+
 def _search(
     grid: Grid,
     start: int,
@@ -192,29 +255,55 @@ def _search(
     near: int,
     may_step: Callable[[int], bool],
     arrived: Callable[[int], bool],
+    back: _Flood,
 ) -> list[int] | None:
     """A* over the 8-neighbour wrapping grid, every step costing 1; the
     heuristic is the Chebyshev distance (exact on open water). Ties go to
     the deeper square, then the lower square number: the same board gives
-    the same path."""
+    the same path. Once the search has taken FLOOD_AFTER squares, the
+    flood ``back`` from the ends takes one for each it takes: a target
+    walled in (by other ships, say) is known to be out of reach in a few
+    squares, not after a whole ocean; the path found is the same either
+    way."""
+    estimate = _estimate(grid, target, near)
+    neighbours = grid.neighbours
     best = {start: 0}
     came: dict[int, int] = {}
-    heap = [(max(0, grid.distance(start, target) - near), 0, start)]
+    heap = [(estimate(start), 0, start)]
+    taken = 0
     while heap:
+        taken += 1
+        if taken > FLOOD_AFTER and back.dry():
+            return None
         _, negative, sq = heapq.heappop(heap)
-        depth = -negative
-        if depth > best[sq]:
+        depth = 1 - negative  # of the squares next to it
+        if depth - 1 > best[sq]:
             continue
         if arrived(sq):
             return _trace(came, start, sq)
-        for n in grid.neighbours(sq):
-            if depth + 1 >= best.get(n, depth + 2) or not may_step(n):
+        for n in neighbours(sq):
+            if depth >= best.get(n, depth + 1) or not may_step(n):
                 continue
-            best[n] = depth + 1
+            best[n] = depth
             came[n] = sq
-            estimate = depth + 1 + max(0, grid.distance(n, target) - near)
-            heapq.heappush(heap, (estimate, -(depth + 1), n))
+            heapq.heappush(heap, (depth + estimate(n), -depth, n))
     return None
+
+
+def _estimate(grid: Grid, target: int, near: int) -> Callable[[int], int]:
+    """The fewest steps from a square to within ``near`` of ``target``
+    (:meth:`Grid.distance`, written out: it is asked of every square a
+    search meets)."""
+    width, height = grid.width, grid.height
+    target_row, target_column = divmod(target, width)
+
+    def estimate(sq: int) -> int:
+        row, column = divmod(sq, width)
+        dc, dr = abs(column - target_column), abs(row - target_row)
+        steps = max(min(dc, width - dc), min(dr, height - dr))
+        return steps - near if steps > near else 0
+
+    return estimate
 
 
 def _trace(came: dict[int, int], start: int, end: int) -> list[int]:
@@ -386,10 +475,8 @@ def target_refusal(state: State, places: Places, nation: str, target: int) -> Re
     another nation holds ("attack it instead"), or a city of a nation it is
     not at war with."""
     name = state.grid.name(target)
-    holders = sorted(
-        {state.units[i].owner for i in places.ids_at(target)}
-        - {o for o in state.nations if allied(state, nation, o)}
-    )
+    owners = {state.units[i].owner for i in places.ids_at(target)}
+    holders = sorted(o for o in owners if not allied(state, nation, o))
     if holders:
         war = any(at_war(state, nation, h) for h in holders)
         return Reason.OCCUPIED, {"square": name, "nations": holders, "at_war": war}
@@ -413,10 +500,11 @@ def release(state: State, unit_ids: Sequence[str]) -> None:
     gone = set(unit_ids)
     kept = []
     for s in state.standing:
-        rest = tuple(u for u in s.units if u not in gone)
-        if rest == s.units:
+        if gone.isdisjoint(s.units):
             kept.append(s)
-        elif rest:
+            continue
+        rest = tuple(u for u in s.units if u not in gone)
+        if rest:
             kept.append(Standing(s.nation, rest, s.target, s.action, s.seq, s.line))
     state.standing = kept
 

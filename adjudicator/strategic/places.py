@@ -34,6 +34,9 @@ class Places:
         for unit in sorted(state.units.values(), key=lambda u: u.id):
             self.added(unit)
         self.city_squares = frozenset(state.cities)
+        # the board's regions for ships (True) and land units (False), asked
+        # of movement once a Places, not once a search
+        self.regions: dict[bool, dict[int, int]] = {}
         for sq in sorted(state.cities):
             self._city_cells.setdefault(self._cell(sq), []).append(sq)
 
@@ -69,8 +72,11 @@ class Places:
 
     def ids_at(self, square: int) -> list[str]:
         """The ids of the units in a square."""
+        ids = self._at.get(square)
+        if not ids:
+            return []
         units = self.state.units
-        return [i for i in self._at.get(square, ()) if i in units]
+        return [i for i in ids if i in units]
 
     def units_at(self, square: int) -> list[Unit]:
         """The units in a square, most recently built first (then lowest id)."""

@@ -184,10 +184,10 @@ def _units(state: State, player: str, n: int, line: str,
                            square=state.grid.name(square))  # fmt: skip
         return tuple(sorted(ids))
     ids = [w for w in words if w != "and"]
-    mine = sorted(u.id for u in state.units.values() if u.owner == player)
     for word in ids:
         unit = state.units.get(word)
         if unit is None or unit.owner != player:  # another's unit: never say it exists
+            mine = sorted(u.id for u in state.units.values() if u.owner == player)
             return _refuse(n, line, "no_such_unit", ProblemKind.NOT_UNDERSTOOD, unit=word,
                            suggest=closest_names(word, mine))  # fmt: skip
     if len(set(ids)) != len(ids):
