@@ -150,7 +150,15 @@ def find_path(
     terrain: whether it can be entered is settled on arrival."""
     kind = tables().unit(unit.kind)
     grid = state.grid
+    start = unit.square
+    if (start == target) if near == 0 else grid.distance(start, target) == near:
+        return []
     terrain = _terrain(state, kind)
+    ends = [target] if near == 0 else list(grid.neighbours(target))
+    if not any(terrain(sq) for sq in ends):
+        return None  # no way to end there: spare the search of a whole ocean
+    if not _same_region(state, places, kind, start, ends):
+        return None  # another island, a lake: no search either
     passable = _enterable(state, places, unit, kind) if units_matter else terrain
     known: dict[int, bool] = {}  # each square asked once per search
 
@@ -160,18 +168,7 @@ def find_path(
             answer = known[sq] = (near == 0 and terrain(sq)) if sq == target else passable(sq)
         return answer
 
-    def arrived(sq: int) -> bool:
-        return sq == target if near == 0 else grid.distance(sq, target) == near
-
-    if arrived(unit.square):
-        return []
-    ends = [target] if near == 0 else list(grid.neighbours(target))
-    if not any(terrain(sq) for sq in ends):
-        return None  # no way to end there: spare the search of a whole ocean
-    if not _same_region(state, places, kind, unit.square, ends):
-        return None  # another island, a lake: no search either
-    back = _Flood(grid, unit.square, [sq for sq in ends if may_step(sq)], may_step)
-    return _search(grid, unit.square, target, near, may_step, arrived, back)
+    return _search(grid, start, target, near, may_step, [sq for sq in ends if may_step(sq)])
 
 
 def _same_region(
@@ -245,7 +242,7 @@ class _Flood:
         return False
 
 
-FLOOD_AFTER = 16  # squares a search takes before the flood back starts
+FLOOD_AFTER = 24  # squares a search meets before the flood back starts
 
 
 def _search(
@@ -254,32 +251,35 @@ def _search(
     target: int,
     near: int,
     may_step: Callable[[int], bool],
-    arrived: Callable[[int], bool],
-    back: _Flood,
+    ends: list[int],
 ) -> list[int] | None:
-    """A* over the 8-neighbour wrapping grid, every step costing 1; the
-    heuristic is the Chebyshev distance (exact on open water). Ties go to
-    the deeper square, then the lower square number: the same board gives
-    the same path. Once the search has taken FLOOD_AFTER squares, the
-    flood ``back`` from the ends takes one for each it takes: a target
-    walled in (by other ships, say) is known to be out of reach in a few
-    squares, not after a whole ocean; the path found is the same either
+    """A* over the 8-neighbour wrapping grid to one of ``ends``, every step
+    costing 1; the heuristic is the Chebyshev distance (exact on open
+    water). Ties go to the deeper square, then the lower square number: the
+    same board gives the same path. Once the search has taken FLOOD_AFTER
+    squares, a flood back from the ends takes one for each it takes: a
+    target walled in (by other ships, say) is known to be out of reach in a
+    few squares, not after a whole ocean; the path found is the same either
     way."""
+    if not ends:
+        return None  # every end held by others
     estimate = _estimate(grid, target, near)
     neighbours = grid.neighbours
+    goals = set(ends)
     best = {start: 0}
     came: dict[int, int] = {}
     heap = [(estimate(start), 0, start)]
-    taken = 0
+    back: _Flood | None = None
     while heap:
-        taken += 1
-        if taken > FLOOD_AFTER and back.dry():
+        if back is None and len(best) > FLOOD_AFTER:
+            back = _Flood(grid, start, ends, may_step)
+        if back is not None and back.dry():
             return None
         _, negative, sq = heapq.heappop(heap)
         depth = 1 - negative  # of the squares next to it
         if depth - 1 > best[sq]:
             continue
-        if arrived(sq):
+        if sq in goals:
             return _trace(came, start, sq)
         for n in neighbours(sq):
             if depth >= best.get(n, depth + 1) or not may_step(n):

@@ -31,7 +31,7 @@ class Places:
         self._at: dict[int, list[str]] = {}
         self._unit_cells: dict[str, dict[int, list[str]]] = {"land": {}, "sea": {}}
         self._city_cells: dict[int, list[int]] = {}
-        for unit in sorted(state.units.values(), key=lambda u: u.id):
+        for unit in sorted(state.units.values(), key=_id):
             self.added(unit)
         self.city_squares = frozenset(state.cities)
         # the board's regions for ships (True) and land units (False), asked
@@ -43,9 +43,8 @@ class Places:
     def added(self, unit: Unit) -> None:
         """``unit`` has appeared (a build)."""
         self._at.setdefault(unit.square, []).append(unit.id)
-        cell = self._cell(unit.square)
-        for domain in sorted(tables().unit(unit.kind).supplies):
-            self._unit_cells[domain].setdefault(cell, []).append(unit.id)
+        for domain in _domains(unit.kind):
+            self._unit_cells[domain].setdefault(self._cell(unit.square), []).append(unit.id)
 
     def _cell(self, square: int) -> int:
         column, row = self.state.grid.at(square)
@@ -88,7 +87,7 @@ class Places:
         """``unit`` has gone from ``old`` to ``unit.square``."""
         self._take(self._at, unit.id, old)
         self._at.setdefault(unit.square, []).append(unit.id)
-        for domain in sorted(tables().unit(unit.kind).supplies):
+        for domain in _domains(unit.kind):
             by_cell = self._unit_cells[domain]
             self._take(by_cell, unit.id, self._cell(old))
             by_cell.setdefault(self._cell(unit.square), []).append(unit.id)
@@ -96,7 +95,7 @@ class Places:
     def removed(self, unit: Unit) -> None:
         """``unit`` has left the board (destroyed)."""
         self._take(self._at, unit.id, unit.square)
-        for domain in sorted(tables().unit(unit.kind).supplies):
+        for domain in _domains(unit.kind):
             self._take(self._unit_cells[domain], unit.id, self._cell(unit.square))
 
     @staticmethod
@@ -106,6 +105,16 @@ class Places:
             ids.remove(unit_id)
             if not ids:
                 del by_key[key]
+
+
+def _id(unit: Unit) -> str:
+    return unit.id
+
+
+@cache
+def _domains(kind: str) -> tuple[str, ...]:
+    """The domains a unit type supplies, in a fixed order."""
+    return tuple(sorted(tables().unit(kind).supplies))
 
 
 def _cells_across(length: int) -> int:
