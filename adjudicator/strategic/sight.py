@@ -130,10 +130,19 @@ def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict
     count once)."""
     out: dict[str, dict[int, int]] = {name: {} for name in (names or state.nations)}
     units = tables().units
+    radii: dict[tuple[str, str], int] = {}  # by nation and unit type: 5,000 units a tick
     for unit in state.units.values():
-        nation = state.nations.get(unit.owner) if unit.owner in out else None
-        if nation is not None and unit.carried_by is None:  # as unit_sight, inline: 5,000 a tick
-            _note(out, unit.owner, unit.square, _radius(units[unit.kind].sight, nation.tech))
+        spots = out.get(unit.owner)
+        if spots is None or unit.carried_by is not None:  # as unit_sight, inline
+            continue
+        r = radii.get((unit.owner, unit.kind))
+        if r is None:
+            nation = state.nations.get(unit.owner)
+            if nation is None:
+                continue
+            r = radii[unit.owner, unit.kind] = _radius(units[unit.kind].sight, nation.tech)
+        if spots.get(unit.square, -1) < r:
+            spots[unit.square] = r
     for city in state.cities.values():
         _note(out, city.owner, city.square, city_sight(state, city))
     return out
@@ -441,20 +450,14 @@ def unit_entry(state: State, unit: Unit, full: bool, at: str | None = None) -> d
     ``full`` (its owner's, or the game master's) adds ammo, mobility, fuel,
     full HP and what carries it."""
     kind = tables().units[unit.kind]
-    entry = {
-        "id": unit.id,
-        "kind": unit.kind,
-        "name": kind.name,
-        "owner": unit.owner,
-        "square": unit.square,
-        "at": at or state.grid.name(unit.square),
-        "hp": unit.hp,
-        "status": "own" if full else "seen",
-    }
+    at = at or state.grid.name(unit.square)
     if not full:
-        return entry
-    more = {"ammo": unit.ammo, "mobility": unit.mobility, "fuel": unit.fuel}
-    return entry | more | {"full_hp": kind.hp, "carried_by": unit.carried_by}
+        return {"id": unit.id, "kind": unit.kind, "name": kind.name, "owner": unit.owner,
+                "square": unit.square, "at": at, "hp": unit.hp, "status": "seen"}  # fmt: skip
+    return {"id": unit.id, "kind": unit.kind, "name": kind.name, "owner": unit.owner,
+            "square": unit.square, "at": at, "hp": unit.hp, "status": "own",
+            "ammo": unit.ammo, "mobility": unit.mobility, "fuel": unit.fuel,
+            "full_hp": kind.hp, "carried_by": unit.carried_by}  # fmt: skip
 
 
 def memory_entry(s: Sighting, at: str) -> dict[str, Any]:
