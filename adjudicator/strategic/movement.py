@@ -13,10 +13,10 @@ fuel): each square entered is one call of :func:`_step`.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from heapq import heappop, heappush
 from typing import Any
 
 from adjudicator.base import Event
@@ -242,7 +242,7 @@ class _Flood:
         return False
 
 
-FLOOD_AFTER = 24  # squares a search meets before the flood back starts
+FLOOD_AFTER = 16  # squares a search takes before the flood back starts
 
 
 def _search(
@@ -256,11 +256,13 @@ def _search(
     """A* over the 8-neighbour wrapping grid to one of ``ends``, every step
     costing 1; the heuristic is the Chebyshev distance (exact on open
     water). Ties go to the deeper square, then the lower square number: the
-    same board gives the same path. Once the search has taken FLOOD_AFTER
-    squares, a flood back from the ends takes one for each it takes: a
-    target walled in (by other ships, say) is known to be out of reach in a
-    few squares, not after a whole ocean; the path found is the same either
-    way."""
+    same board gives the same path. Whether a square may be entered is
+    asked when the search takes it, not when it meets it: a short way asks
+    few squares, and the squares taken are the same. Once the search has
+    taken FLOOD_AFTER squares, a flood back from the ends takes one for
+    each it takes: a target walled in (by other ships, say) is known to be
+    out of reach in a few squares, not after a whole ocean; the path found
+    is the same either way."""
     if not ends:
         return None  # every end held by others
     estimate = _estimate(grid, target, near)
@@ -270,23 +272,24 @@ def _search(
     came: dict[int, int] = {}
     heap = [(estimate(start), 0, start)]
     back: _Flood | None = None
+    taken = 0
     while heap:
-        if back is None and len(best) > FLOOD_AFTER:
+        taken += 1
+        if back is None and taken > FLOOD_AFTER:
             back = _Flood(grid, start, ends, may_step)
         if back is not None and back.dry():
             return None
-        _, negative, sq = heapq.heappop(heap)
+        _, negative, sq = heappop(heap)
         depth = 1 - negative  # of the squares next to it
-        if depth - 1 > best[sq]:
-            continue
+        if depth - 1 > best[sq] or (sq != start and not may_step(sq)):
+            continue  # a shorter way came first, or the square is closed
         if sq in goals:
             return _trace(came, start, sq)
         for n in neighbours(sq):
-            if depth >= best.get(n, depth + 1) or not may_step(n):
-                continue
-            best[n] = depth
-            came[n] = sq
-            heapq.heappush(heap, (depth + estimate(n), -depth, n))
+            if depth < best.get(n, depth + 1):
+                best[n] = depth
+                came[n] = sq
+                heappush(heap, (depth + estimate(n), -depth, n))
     return None
 
 
