@@ -62,7 +62,8 @@ def plain_path(
         for n in grid.neighbours(square):
             if depth + 1 < best.get(n, depth + 2) and may_step(n):
                 best[n], came[n] = depth + 1, square
-                heapq.heappush(heap, (depth + 1 + max(0, grid.distance(n, target) - near), -(depth + 1), n))  # fmt: skip
+                estimate = depth + 1 + max(0, grid.distance(n, target) - near)
+                heapq.heappush(heap, (estimate, -(depth + 1), n))
     return None
 
 
