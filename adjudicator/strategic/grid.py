@@ -53,8 +53,16 @@ class Grid:
         return column, row
 
     def name(self, square: int) -> str:
-        column, row = self.at(square)
-        return f"{column_name(column)}{row + 1}"
+        found = self._names.get(square)
+        if found is None:
+            column, row = self.at(square)
+            found = self._names[square] = f"{column_name(column)}{row + 1}"
+        return found
+
+    @cached_property
+    def _names(self) -> dict[int, str]:
+        """The names asked so far (a tick names the same squares often)."""
+        return {}
 
     def parse(self, text: str) -> int | None:
         """The square a player named (``k12``, ``K 12``), or None if the

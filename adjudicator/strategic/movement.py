@@ -265,12 +265,13 @@ def _search(
     is the same either way."""
     if not ends:
         return None  # every end held by others
-    estimate = _estimate(grid, target, near)
+    width, height = grid.width, grid.height
+    target_row, target_column = divmod(target, width)
     neighbours = grid.neighbours
     goals = set(ends)
     best = {start: 0}
     came: dict[int, int] = {}
-    heap = [(estimate(start), 0, start)]
+    heap = [(_estimate(grid, target, near)(start), 0, start)]
     back: _Flood | None = None
     taken = 0
     while heap:
@@ -286,10 +287,14 @@ def _search(
         if sq in goals:
             return _trace(came, start, sq)
         for n in neighbours(sq):
-            if depth < best.get(n, depth + 1):
-                best[n] = depth
-                came[n] = sq
-                heappush(heap, (depth + estimate(n), -depth, n))
+            if n in best and best[n] <= depth:
+                continue
+            best[n] = depth
+            came[n] = sq
+            row, column = divmod(n, width)  # the estimate, written out: asked of every square
+            dc, dr = abs(column - target_column), abs(row - target_row)
+            steps = max(min(dc, width - dc), min(dr, height - dr))
+            heappush(heap, (depth + (steps - near if steps > near else 0), -depth, n))
     return None
 
 

@@ -45,8 +45,10 @@ def run_tick(state: State, sheets: Sequence[OrderSheet], seed: int) -> TurnResul
     places = Places(s)
     economy.accrue(s, events, lambda st, unit: supply.in_supply(st, unit, places))
     supply.top_up_all(s, places)
+    before = set(s.units)
     economy.complete_builds(s, events)
-    places = Places(s)  # the units just built
+    for uid in sorted(set(s.units) - before):
+        places.added(s.units[uid])  # the units just built join the index
     run_standing(s, rng, events, places)
     orders = sorted((o for sheet in sheets for o in sheet.orders), key=lambda o: (o.seq, o.line))
     results = [run_order(s, o, rng, events, places) for o in orders]
