@@ -333,8 +333,9 @@ def walk(
     kind = tables().unit(unit.kind)
     start = unit.square
     going = Going(unit.id, "arrived")
+    may_enter = _enterable(state, places, unit, kind)
     for sq in path:
-        status = _step(state, places, unit, kind, sq, target)
+        status = _step(state, places, unit, kind, sq, target, may_enter)
         if status != "entered":
             going.status = status
             break
@@ -347,12 +348,21 @@ def walk(
     return going
 
 
-def _step(state: State, places: Places, unit: Unit, kind: UnitType, sq: int, target: int) -> str:
-    """Enter one square, paying its mobility: "entered", or why not."""
+def _step(
+    state: State,
+    places: Places,
+    unit: Unit,
+    kind: UnitType,
+    sq: int,
+    target: int,
+    may_enter: Callable[[int], bool],
+) -> str:
+    """Enter one square, paying its mobility: "entered", or why not
+    (``may_enter``: :func:`enterable` for this unit)."""
     capture = sq == target and capturable(state, places, unit.owner, sq)
     if capture and not can_capture(kind, unit):
         return "cannot_capture"
-    if not capture and not enterable(state, places, unit, kind, sq):
+    if not capture and not may_enter(sq):
         return _why_not(state, places, unit, kind, sq, target)
     cost = step_cost(state, places, unit)
     if unit.mobility < cost:

@@ -235,6 +235,7 @@ class Survey:
         self._entries: dict[bool, dict[str, dict[str, Any]]] = {True: {}, False: {}}
         self._city_entries: dict[tuple[int, bool], dict[str, Any]] = {}
         self._names: dict[int, str] = {}
+        self._held: dict[str | None, int] | None = None
 
     def units_seen(self, nation: str, squares: frozenset[int]) -> list[Unit]:
         """The other nations' units ``nation`` sees now, by id."""
@@ -278,6 +279,14 @@ class Survey:
         if found is None:
             found = self._names[square] = self.state.grid.name(square)
         return found
+
+    def cities_held(self) -> dict[str | None, int]:
+        """How many cities each nation holds (None: neutral), counted once."""
+        if self._held is None:
+            self._held = {}
+            for c in self.cities:
+                self._held[c.owner] = self._held.get(c.owner, 0) + 1
+        return self._held
 
     def city_entry(self, city: City, known: bool) -> dict[str, Any]:
         """Another nation's (or a neutral) city, seen now or not."""
@@ -526,9 +535,7 @@ def standings(look: Survey, nation: str | None) -> tuple[Standing, ...]:
     viewer only (others' strength is hidden: a ruling), for everyone once
     the game has ended, and for the game master."""
     state = look.state
-    cities: dict[str | None, int] = {}
-    for c in look.cities:
-        cities[c.owner] = cities.get(c.owner, 0) + 1
+    cities = look.cities_held()
     winners = set(state.outcome.winners) if state.outcome else set()
     out = []
     for n in look.nations:
