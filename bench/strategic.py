@@ -80,7 +80,8 @@ def whole_game(seed: int = 1) -> tuple[float, int, int, State]:
         state = result.state
         events += len(result.events)
         seen = sight.all_visible(state)
-        sight.views(state, seen)  # every player's report view
+        for p in PLAYERS6:
+            GAME.view(state, p)  # every player's report view
     return time.perf_counter() - started, orders, events, state
 
 
@@ -118,7 +119,8 @@ def big_tick(state: State, seed: int = 3) -> tuple[float, int]:
     sheets: list[OrderSheet] = [GAME.read_orders(state, p, t, 1) for p, t in texts.items()]
     result = GAME.adjudicate(state, sheets, seed)
     after = result.state
-    sight.views(after, sight.all_visible(after))
+    for player in sorted(after.nations):  # every player's view, as the reports ask for it
+        GAME.view(after, player)
     return time.perf_counter() - started, sum(len(s.orders) for s in sheets)
 
 

@@ -85,3 +85,16 @@ def test_a_whole_tick_as_data(started):
     assert data["tick"] == 1 and data["clock"] == "day 1, 00:15"
     assert data["results"][0]["visible_to"] == ["ann"]
     assert GAME.load_position(data["position"]) == result.state
+
+
+def test_a_view_after_a_tick_is_the_view_worked_out_afresh(started):
+    """The tick keeps the sight it worked out for the views; it is the same
+    as working it out again, and a copy of the state does not carry it."""
+    state = started
+    for t in range(1, 4):
+        state = GAME.adjudicate(state, [], turn_seed(11, t)).state
+    assert "sight" in state.cache and state.copy().cache == {}
+    fresh = GAME.load_state(GAME.dump_state(state))
+    assert fresh.cache == {} and fresh == state
+    for player in [*PLAYERS, None]:
+        assert GAME.view(state, player) == GAME.view(fresh, player)

@@ -112,7 +112,10 @@ class Strategic(Game):
         return new
 
     def view(self, state: State, viewer: str | None) -> View:
-        return sight.view(state, viewer)
+        """What ``viewer`` sees; after a tick, from the sight the tick
+        worked out (the same as working it out again)."""
+        seen, survey = state.cache.get("sight", (None, None))
+        return sight.view(state, viewer, seen, survey)
 
     def player_for(self, state: State, word: str) -> str | None:
         low = word.strip().lower()

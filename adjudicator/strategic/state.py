@@ -125,6 +125,10 @@ class State:
     standing: list[Standing] = field(default_factory=list)
     outcome: Outcome | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    # what the tick that made this state worked out of it and may be read
+    # again (sight: what each nation sees): never written, never compared,
+    # dropped by copy(); a state is not changed once a tick has returned it
+    cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def grid(self) -> Grid:
@@ -138,6 +142,7 @@ class State:
         new.units = {k: _shallow(u) for k, u in self.units.items()}
         new.standing = list(self.standing)
         new.options = dict(self.options)
+        new.cache = {}
         return new
 
     def units_at(self, square: int) -> list[Unit]:

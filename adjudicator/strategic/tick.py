@@ -138,6 +138,7 @@ def fog(state: State, events: list[Event]) -> list[Event]:
         if event.kind == "destroyed":
             destroyed[str(event.facts.get("unit"))] = (event.visible_to or frozenset()) | extra
     sight.remember(state, seen, destroyed, look)
+    state.cache["sight"] = (seen, look)  # the views of the reports read them again
     return out
 
 
