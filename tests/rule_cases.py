@@ -35,3 +35,20 @@ def check_results_in_order(results: Sequence[OrderResult], case: dict[str, Any])
         wanted = want[2] if len(want) > 2 else {}
         mismatch = {k: (v, facts.get(k)) for k, v in wanted.items() if facts.get(k) != v}
         assert not mismatch, f"{text}: {reason}: (expected, got) {mismatch}; all: {facts}"
+
+
+def check_outcome(new: Any, case: dict[str, Any]) -> None:
+    """The case's ``outcome`` (reason and winners, or null), if it gives one."""
+    if "outcome" in case:
+        outcome = new.outcome
+        got = None if outcome is None else {"reason": outcome.reason,
+                                            "winners": list(outcome.winners)}  # fmt: skip
+        assert got == case["outcome"]
+
+
+def check_round_trip(game: Any, build_state: Any, case: dict[str, Any], state: Any,
+                     new: Any) -> None:  # fmt: skip
+    """The state the turn was given is untouched, and the new one
+    round-trips through the game's text."""
+    assert game.dump_state(state) == game.dump_state(build_state(case))
+    assert game.load_state(game.dump_state(new)) == new

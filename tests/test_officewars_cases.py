@@ -87,14 +87,5 @@ def test_case(case: dict[str, Any]) -> None:
         assert sorted(event_text(e) for e in result.events) == sorted(case["events"]), [
             event_text(e) for e in result.events
         ]
-    if "outcome" in case:
-        outcome = result.state.outcome
-        got_outcome = (
-            None
-            if outcome is None
-            else {"reason": outcome.reason, "winners": list(outcome.winners)}
-        )
-        assert got_outcome == case["outcome"]
-    # the old state is untouched and the new one round-trips
-    assert GAME.dump_state(state) == GAME.dump_state(build_state(case))
-    assert GAME.load_state(GAME.dump_state(result.state)) == result.state
+    rule_cases.check_outcome(result.state, case)
+    rule_cases.check_round_trip(GAME, build_state, case, state, result.state)

@@ -65,10 +65,5 @@ def test_case(case: dict[str, Any]) -> None:
         assert new.player[name].status == status, (name, new.player[name])
     if "events" in case:
         assert [event_text(e) for e in result.events] == case["events"]
-    if "outcome" in case:
-        outcome = new.outcome
-        got_outcome = outcome and {"reason": outcome.reason, "winners": list(outcome.winners)}
-        assert got_outcome == case["outcome"]
-    # the old state is untouched and the new one round-trips
-    assert GAME.dump_state(state) == GAME.dump_state(build_state(case))
-    assert GAME.load_state(GAME.dump_state(new)) == new
+    rule_cases.check_outcome(new, case)
+    rule_cases.check_round_trip(GAME, build_state, case, state, new)
