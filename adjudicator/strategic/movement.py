@@ -20,6 +20,7 @@ from heapq import heappop, heappush
 from typing import Any
 
 from adjudicator.base import Event
+from adjudicator.strategic.diplomacy import may_attack
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
@@ -122,7 +123,7 @@ def capturable(state: State, places: Places, nation: str, square: int) -> bool:
     city = state.cities.get(square)
     if city is None or places.ids_at(square):
         return False
-    return city.owner is None or at_war(state, nation, city.owner)
+    return may_attack(state, nation, city.owner)
 
 
 def can_capture(kind: UnitType, unit: Unit) -> bool:
