@@ -118,11 +118,7 @@ def compose(
         return message_id, head.encode("ascii") + body + (
             b"" if body.endswith(b"\r\n") else b"\r\n"
         )
-    msg = EmailMessage()
-    for k, v in head_lines:
-        msg[k] = v
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
+    msg = _alternative(head_lines, text, html)
     return message_id, msg.as_bytes()
 
 
@@ -151,11 +147,7 @@ def compose_report(
         reply_to=reply_to,
         auto="auto-generated",
     )
-    msg = EmailMessage()
-    for k, v in head_lines:
-        msg[k] = v
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
+    msg = _alternative(head_lines, text, html)
     html_part = msg.get_payload()[1]
     png, cid, filename = inline
     html_part.add_related(png, "image", "png", cid=cid, filename=filename)
@@ -164,6 +156,16 @@ def compose_report(
         msg.add_attachment(data, maintype, subtype, filename=name, params=params)
     # CRLF line ends: a relay reads a mail of bare LFs as one line too long
     return message_id, msg.as_bytes(policy=email.policy.SMTP)
+
+
+def _alternative(head_lines: Sequence[tuple[str, str]], text: str, html: str) -> EmailMessage:
+    """A multipart/alternative mail of ``text`` and ``html`` under the headers."""
+    msg = EmailMessage()
+    for k, v in head_lines:
+        msg[k] = v
+    msg.set_content(text)
+    msg.add_alternative(html, subtype="html")
+    return msg
 
 
 _MSGID = re.compile(r"<[^<>\s]{1,500}>")
