@@ -1,0 +1,806 @@
+"""The Strategic Initiative picture: the wrapping grid as one nation sees it.
+
+Water and land in two colours, the squares out of sight now darker (the
+fog of war); column letters and row numbers along the edges, so a player
+can type a square from the map; every city a square in its owner's colour
+(white: neutral; grey: out of sight, its owner not known) with its
+designation's letter; units as marks in their owner's colour, a box or a
+circle as the unit table's domain says (land, sea), with their type's
+letters, or how many share the square; units only remembered (out of
+sight now, drawn as last seen) pale with their owner's colour round them;
+this tick's moves and attacks as arrows, the short way round the grid (to
+one edge and on from the other), a ring round a unit that arrived.
+
+Drawn from the view alone (``View.board``, sight.py): what the viewer may
+not see never reaches the picture. A player's map is centred on its own
+cities, so a home island on the grid's edge is drawn whole; the letters
+and numbers on the edges name the squares wherever they fall.
+
+Big boards stay small pictures: the ground is one box of its commonest
+colour and one box for each run of squares of another colour in a row,
+the same runs of the rows below merged into one box.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from math import atan2, cos, hypot, pi, sin
+from typing import Any
+
+from adjudicator.base import OrderResult, View
+from adjudicator.drawing import (
+    INK,
+    NEUTRAL,
+    WIDTH,
+    Box,
+    Circle,
+    Item,
+    LegendEntry,
+    Line,
+    Point,
+    Scene,
+    Text,
+    Want,
+    arrow,
+    colour,
+    failed_entry,
+    ink_on,
+    left_out_entries,
+    player_entries,
+    sample_line,
+    used,
+)
+from adjudicator.strategic.grid import column_name
+from adjudicator.strategic.orders import Attack, Move
+from adjudicator.strategic.rules import MINUTES_PER_TICK, TICKS_PER_DAY, tables
+
+SIDE, TOP = 26.0, 18.0  # room for the row numbers left and right, the letters above and below
+MOST_HEIGHT = 1000.0  # a tall board is narrowed to stay this high
+MOST_CELL = 40.0
+GLYPHS_FROM = 9.0  # a square this many pixels wide shows a unit's letters and a city's
+NAMES_FROM = 8.0  # every city named; from OWN_NAMES_FROM only the viewer's; below, none
+OWN_NAMES_FROM = 4.0
+CITY_LEAST = 4.5  # a city stays this big on the biggest boards
+
+# the ground: (land, out of sight) -> colour, kind, legend words
+GROUND = {
+    (False, False): ("#a9cfe8", "water", "water"),
+    (True, False): ("#e8dfc2", "land", "land"),
+    (False, True): ("#8197a6", "water-fog", "water out of sight now"),
+    (True, True): ("#aba696", "land-fog", "land out of sight now"),
+}
+GRID_LINE = "#dde4e9"
+COORDINATE = "#555555"
+UNKNOWN = "#7a7a7a"  # a city out of sight: its owner is not known
+PALE = "#ffffff"  # a remembered unit is its owner's colour mixed with this
+CITY_KINDS = ("city", "neutral-city", "unknown-city")
+
+
+@dataclass(frozen=True)
+class Mark:
+    """How a unit of a domain is drawn: its shape and the legend's words."""
+
+    shape: str  # box or circle
+    kind: str
+    words: str
+
+
+LAND_MARK = Mark("box", "unit", "unit on land: its owner's colour, its type or how many")
+MARKS = {
+    "land": LAND_MARK,
+    "amphibious": LAND_MARK,
+    "sea": Mark("circle", "ship", "ship: its owner's colour, its type or how many"),
+}
+REMEMBERED = "remembered"
+
+
+# --------------------------------------------------------------------------
+# Where the grid goes
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The grid in pixels: its size in squares, a square's side, its top
+    left corner, and the column and row drawn first (the view is turned
+    round the wrapping grid so the viewer's cities are in the middle)."""
+
+    columns: int
+    rows: int
+    cell: float
+    left: float
+    top: float
+    first_column: int = 0
+    first_row: int = 0
+
+    def x(self, i: int) -> float:
+        """The left edge of the i-th column drawn, on a whole pixel (runs of
+        squares meet without a seam)."""
+        return float(round(self.left + i * self.cell))
+
+    def y(self, j: int) -> float:
+        return float(round(self.top + j * self.cell))
+
+    @property
+    def right(self) -> float:
+        return self.x(self.columns)
+
+    @property
+    def bottom(self) -> float:
+        return self.y(self.rows)
+
+    def slot(self, square: int) -> tuple[int, int]:
+        """The column and row a square is drawn in."""
+        row, column = divmod(square, self.columns)
+        return (column - self.first_column) % self.columns, (row - self.first_row) % self.rows
+
+    def square(self, i: int, j: int) -> int:
+        """The square drawn in column i, row j."""
+        column = (i + self.first_column) % self.columns
+        return ((j + self.first_row) % self.rows) * self.columns + column
+
+    def centre(self, square: int) -> Point:
+        i, j = self.slot(square)
+        return (self.x(i) + self.x(i + 1)) / 2, (self.y(j) + self.y(j + 1)) / 2
+
+
+def frame_for(board: Mapping[str, Any]) -> Frame:
+    """The grid fitted to the picture's width (a tall one to MOST_HEIGHT)."""
+    columns, rows = board["width"], board["height"]
+    cell = min((WIDTH - 2 * SIDE) / columns, MOST_HEIGHT / rows, MOST_CELL)
+    left = (WIDTH - columns * cell) / 2
+    first_column, first_row = _centred(board, columns, rows)
+    return Frame(columns, rows, cell, left, TOP, first_column, first_row)
+
+
+def _centred(board: Mapping[str, Any], columns: int, rows: int) -> tuple[int, int]:
+    """The column and row to draw first so the viewer's cities (or, with
+    none, its units) are in the middle; the game master's and an
+    observer's map start at A1."""
+    nation = board.get("nation")
+    if nation is None:
+        return 0, 0
+    mine = [c["square"] for c in board["cities"] if c["owner"] == nation["name"]]
+    mine = mine or [u["square"] for u in board["units"] if u["status"] == "own"]
+    if not mine:
+        return 0, 0
+    middle_column = _middle([sq % columns for sq in mine], columns)
+    middle_row = _middle([sq // columns for sq in mine], rows)
+    return (middle_column - columns // 2) % columns, (middle_row - rows // 2) % rows
+
+
+def _middle(values: Sequence[int], n: int) -> int:
+    """The mean of positions round a circle of ``n`` (the wrapping grid)."""
+    x = sum(cos(2 * pi * v / n) for v in values)
+    y = sum(sin(2 * pi * v / n) for v in values)
+    if abs(x) < 1e-9 and abs(y) < 1e-9:
+        return values[0]
+    return round(atan2(y, x) / (2 * pi) * n) % n
+
+
+# --------------------------------------------------------------------------
+# The picture
+
+
+def draw(view: View, results: Sequence[OrderResult]) -> Scene:
+    """The map of ``view`` (a nation's, an observer's or the game
+    master's) with the moves and attacks of ``results`` on it."""
+    board: Mapping[str, Any] = view.board
+    frame = frame_for(board)
+    scene = Scene(_title(view), frame.bottom + TOP)
+    colours = nation_colours(board)
+    grounds = ground(scene, frame, board)
+    grid_lines(scene, frame)
+    coordinates(scene, frame, board["grid"])
+    holding = {u["square"] for u in board["units"] if not u.get("carried_by")}
+    letters = cities(scene, frame, board, colours, holding)
+    under, over = orders(frame, board, results, colours)
+    scene.add(*under)
+    drawn = units(scene, frame, board["units"], colours)
+    scene.add(*over)
+    every_name = want_names(scene, frame, board)
+    scene.legend = legend(scene, board, colours, grounds, letters, drawn, every_name)
+    return scene
+
+
+def _title(view: View) -> str:
+    day, rest = divmod(view.turn, TICKS_PER_DAY)
+    minutes = rest * MINUTES_PER_TICK
+    clock = f"day {day + 1}, {minutes // 60:02d}:{minutes % 60:02d}"
+    nation = view.board.get("nation")
+    whose = f": the map of {nation['name']}" if nation else ""
+    return f"Strategic Initiative, tick {view.turn} ({clock}){whose}"
+
+
+def nation_colours(board: Mapping[str, Any]) -> dict[str, str]:
+    """Every nation's colour by name, the viewer's first."""
+    nations = ([board["nation"]] if board.get("nation") else []) + list(board["nations"])
+    return {n["name"]: colour(n["colour"]) for n in nations}
+
+
+# --------------------------------------------------------------------------
+# The ground
+
+
+def ground(scene: Scene, frame: Frame, board: Mapping[str, Any]) -> list[tuple[bool, bool]]:
+    """Land and water, in sight and out of it: one box of the commonest
+    of the four under the whole grid, one box for each run of another
+    (runs alike in rows one under another are one box). Returns which of
+    the four are drawn."""
+    rows = list(_classes(frame, board["land"], board["seen"]))
+    counts: dict[tuple[bool, bool], int] = {}
+    for row in rows:
+        for start, end, cls in row:
+            counts[cls] = counts.get(cls, 0) + end - start
+    common = max(sorted(counts), key=lambda c: counts[c])
+    fill, kind, _ = GROUND[common]
+    scene.add(Box(frame.x(0), frame.y(0), frame.right - frame.x(0), frame.bottom - frame.y(0),
+                  fill, kind, fill, 0, "ground"))  # fmt: skip
+    for (start, end, cls), first, last in _merged(rows, common):
+        fill, kind, _ = GROUND[cls]
+        x0, y0 = frame.x(start), frame.y(first)
+        scene.add(Box(x0, y0, frame.x(end) - x0, frame.y(last) - y0, fill, kind, fill, 0,
+                      "ground"))  # fmt: skip
+    return sorted(counts)
+
+
+Run = tuple[int, int, tuple[bool, bool]]  # first column, column after, (land, out of sight)
+
+
+FOGGED = bytes(range(2, 256)) + b"\x00\x01"  # a square's class, out of sight: + 2
+RUN = re.compile(rb"(.)\1*", re.S)
+CLASSES = [(False, False), (True, False), (False, True), (True, True)]  # (land, out of sight)
+
+
+def _classes(frame: Frame, land: frozenset[int], seen: frozenset[int]) -> Iterator[list[Run]]:
+    """Each row drawn, as runs of squares alike (a square's class is 1 for
+    land plus 2 out of sight, worked out for the whole board at once)."""
+    size = frame.columns * frame.rows
+    classes = bytearray(_land_bytes(land, size))
+    if len(seen) < size:
+        classes = bytearray(classes.translate(FOGGED))
+        for sq in seen:
+            classes[sq] -= 2
+    w, first = frame.columns, frame.first_column
+    for j in range(frame.rows):
+        base = ((j + frame.first_row) % frame.rows) * w
+        row = classes[base + first : base + w] + classes[base : base + first]
+        spans = [m.span() for m in RUN.finditer(row)]
+        yield [(a, b, CLASSES[row[a]]) for a, b in spans]
+
+
+@lru_cache(maxsize=8)
+def _land_bytes(land: frozenset[int], size: int) -> bytes:
+    """1 for each square of land, 0 for water (a board's land is the same
+    every tick: worked out once)."""
+    out = bytearray(size)
+    for sq in land:
+        out[sq] = 1
+    return bytes(out)
+
+
+def _merged(rows: Sequence[Sequence[Run]], common: tuple[bool, bool],
+            ) -> list[tuple[Run, int, int]]:  # fmt: skip
+    """The runs not of the ``common`` kind, each with the first row it
+    starts in and the row after its last (a run the next row repeats goes
+    on down)."""
+    out: list[tuple[Run, int, int]] = []
+    open_runs: dict[Run, int] = {}
+    for j, row in enumerate(rows):
+        now = {run: open_runs.pop(run, j) for run in row if run[2] != common}
+        out.extend((run, first, j) for run, first in open_runs.items())
+        open_runs = now
+    out.extend((run, first, len(rows)) for run, first in open_runs.items())
+    return sorted(out, key=lambda r: (r[1], r[0][0]))
+
+
+def grid_lines(scene: Scene, frame: Frame) -> None:
+    """Thin lines between the squares (on a big board every few squares,
+    at the letters and numbers), and round the grid: two lines in all, each
+    going up one gap and down the next along the grid's edge."""
+    top, bottom, left, right = frame.y(0), frame.bottom, frame.x(0), frame.right
+    columns = [frame.x(i) for i in _lined(frame.columns, frame.first_column, frame.cell)]
+    rows = [frame.y(j) for j in _lined(frame.rows, frame.first_row, frame.cell)]
+    width = 0.5 if frame.cell >= 7 else 0.4
+    for ends, across, vertical in (((top, bottom), columns, True), ((left, right), rows, False)):
+        points: list[Point] = []
+        for n, at in enumerate(across):
+            near, far = ends if n % 2 == 0 else ends[::-1]
+            points += [(at, near), (at, far)] if vertical else [(near, at), (far, at)]
+        scene.add(Line(tuple(points), GRID_LINE, "grid", width, role="grid"))
+
+
+def _lined(n: int, first: int, cell: float) -> list[int]:
+    """The gaps drawn as lines along an axis of ``n`` squares: every one,
+    or on a big board every few (where the labels are), and both edges."""
+    every = _step(cell, 1) if cell < 7 else 1
+    return [0, *(i for i in range(1, n) if (i + first) % every == 0), n]
+
+
+def _step(cell: float, chars: int) -> int:
+    """Label every how many squares, so labels of ``chars`` characters at
+    the coordinates' size do not touch."""
+    need = max(11.0, chars * 5.2 + 4)
+    for step in (1, 2, 4, 8, 16, 32, 64):
+        if step * cell >= need:
+            return step
+    return 128
+
+
+def coordinates(scene: Scene, frame: Frame, grid: Any) -> None:
+    """The columns' letters above and below the grid, the rows' numbers
+    left and right of it (a square is named by both: K12)."""
+    size = 8.0
+    every_column = _step(frame.cell, len(column_name(frame.columns - 1)))
+    every_row = _step(frame.cell, 2)
+    top, bottom = frame.y(0) - TOP / 2, frame.bottom + TOP / 2
+    for i in range(frame.columns):
+        column = (i + frame.first_column) % frame.columns
+        if column % every_column == 0:
+            x = (frame.x(i) + frame.x(i + 1)) / 2
+            for y in (top, bottom):
+                scene.add(_coordinate(x, y, column_name(column), size))
+    left, right = frame.x(0) - SIDE / 2, frame.right + SIDE / 2
+    for j in range(frame.rows):
+        row = (j + frame.first_row) % frame.rows
+        if row % every_row == 0:
+            y = (frame.y(j) + frame.y(j + 1)) / 2
+            for x in (left, right):
+                scene.add(_coordinate(x, y, str(row + 1), size))
+
+
+def _coordinate(x: float, y: float, text: str, size: float) -> Text:
+    return Text(x, y, text, size, "coordinate", COORDINATE, None, "label")
+
+
+# --------------------------------------------------------------------------
+# Cities
+
+
+@cache
+def designation_letters() -> dict[str, str]:
+    """Each city designation's letter (F fort, P port...), from its name."""
+    out: dict[str, str] = {}
+    for key, city in tables().cities.items():
+        letters = [ch.upper() for ch in city.name if ch.isalpha()]
+        out[key] = next((ch for ch in letters if ch not in out.values()), key[:1].upper())
+    return out
+
+
+def cities(scene: Scene, frame: Frame, board: Mapping[str, Any], colours: Mapping[str, str],
+           holding: set[int]) -> set[str]:  # fmt: skip
+    """Every city (their squares are public; owner and designation where
+    known); returns the designations whose letters are shown."""
+    stroke = 1.2 if frame.cell >= GLYPHS_FROM else 0.6
+    letters: set[str] = set()
+    for c in board["cities"]:
+        fill, kind = city_look(c, colours)
+        x, y = frame.centre(c["square"])
+        held = c["square"] in holding and frame.cell >= GLYPHS_FROM
+        side = frame.cell + 3 if held else max(frame.cell, CITY_LEAST)  # a frame round the unit
+        scene.add(Box(x - side / 2, y - side / 2, side, side, fill, kind, INK, stroke,
+                      title=city_title(c)))  # fmt: skip
+        if c["designation"] and frame.cell >= GLYPHS_FROM and not held:
+            letters.add(c["designation"])
+            letter = designation_letters()[c["designation"]]
+            scene.add(Text(x, y, letter, _glyph_size(frame), kind, ink_on(fill), None, "glyph"))
+    return letters
+
+
+def city_look(c: Mapping[str, Any], colours: Mapping[str, str]) -> tuple[str, str]:
+    """A city's fill and kind: its owner's colour, neutral, or not known."""
+    if not c["known"]:
+        return UNKNOWN, "unknown-city"
+    if c["owner"] is None:
+        return NEUTRAL, "neutral-city"
+    return colours.get(c["owner"], "#999999"), "city"
+
+
+def city_title(c: Mapping[str, Any]) -> str:
+    where = f"{c['name']} ({c['at']})"
+    if not c["known"]:
+        return f"{where}: out of sight"
+    what = tables().cities[c["designation"]].name
+    return f"{where}: {what} of {c['owner']}" if c["owner"] else f"{where}: neutral {what}"
+
+
+def want_names(scene: Scene, frame: Frame, board: Mapping[str, Any]) -> bool | None:
+    """The cities' names, wanted beside them as the scale allows: every
+    city's (True), the viewer's own only (False), or none (None)."""
+    if frame.cell < OWN_NAMES_FROM:
+        return None
+    nation = board.get("nation")
+    mine = nation["name"] if nation else None
+    every = frame.cell >= NAMES_FROM
+    named = [c for c in board["cities"] if every or (mine and c["owner"] == mine)]
+    named.sort(key=lambda c: (c["owner"] != mine, c["square"]))  # the viewer's placed first
+    clear = max(frame.cell, CITY_LEAST) / 2 + 1
+    size = 9.0 if frame.cell >= NAMES_FROM else 8.0
+    scene.names.extend(Want(*frame.centre(c["square"]), clear, c["name"], size) for c in named)
+    return every
+
+
+# --------------------------------------------------------------------------
+# Units
+
+
+@cache
+def type_glyphs() -> dict[str, str]:
+    """The letters on a unit's mark: the first two of its id's prefix
+    (inf: in), another pair where two types would share them."""
+    out: dict[str, str] = {}
+    owner: dict[str, str] = {}  # letters -> the prefix that has them
+    for key, u in tables().units.items():
+        short = u.short.lower()
+        tries = [short[:2], *(short[0] + ch for ch in short[2:]), short[:3], key[:3]]
+        out[key] = next((t for t in tries if owner.get(t, short) == short), key)
+        owner.setdefault(out[key], short)
+    return out
+
+
+def mark_of(kind: str) -> Mark:
+    """How a unit type is drawn, by its domain in the unit table."""
+    unit = tables().units.get(kind)
+    return MARKS.get(unit.domain, LAND_MARK) if unit else LAND_MARK
+
+
+def units(scene: Scene, frame: Frame, entries: Sequence[Mapping[str, Any]],
+          colours: Mapping[str, str]) -> set[str]:  # fmt: skip
+    """Every unit in the view: one mark for each owner's units in a square
+    (seen now, or remembered), side by side where several share it;
+    returns the unit types whose letters are shown."""
+    by_square: dict[int, dict[tuple[bool, str], list[Mapping[str, Any]]]] = {}
+    for e in entries:
+        if e.get("carried_by"):
+            continue  # aboard another unit: its carrier is drawn
+        key = (e["status"] == REMEMBERED, e["owner"])
+        by_square.setdefault(e["square"], {}).setdefault(key, []).append(e)
+    shown: set[str] = set()
+    for square in sorted(by_square):
+        groups = sorted(by_square[square].items())
+        x, y = frame.centre(square)
+        for (x1, y1, scale), ((remembered, owner), group) in zip(
+            _spots(x, y, frame.cell, len(groups)), groups, strict=False
+        ):
+            fill = colours.get(owner, "#999999")
+            scene.add(*_unit_mark(x1, y1, frame.cell * scale, group, fill, remembered))
+            if len(group) == 1 and frame.cell * scale >= GLYPHS_FROM:
+                shown.add(group[0]["kind"])
+    return shown
+
+
+def _spots(x: float, y: float, cell: float, n: int) -> list[tuple[float, float, float]]:
+    """Where the marks of ``n`` groups in one square go, and their scale:
+    one in the middle; more, smaller, in the square's corners."""
+    if n == 1:
+        return [(x, y, 1.0)]
+    q = cell / 4
+    return [(x - q, y - q, 0.5), (x + q, y + q, 0.5), (x + q, y - q, 0.5), (x - q, y + q, 0.5)]
+
+
+def _unit_mark(x: float, y: float, cell: float, group: Sequence[Mapping[str, Any]], fill: str,
+               remembered: bool) -> list[Item]:  # fmt: skip
+    """One mark for a group of units of one owner in one square."""
+    shapes = {mark_of(e["kind"]).shape for e in group}
+    mark = mark_of(group[0]["kind"]) if len(shapes) == 1 else LAND_MARK
+    title = f"{group[0]['at']}: " + "; ".join(unit_title(e) for e in group)
+    if remembered:
+        face, stroke, width, kind = _pale(fill), fill, 1.4, REMEMBERED
+    else:
+        face, stroke, width, kind = fill, INK, 0.8, mark.kind
+    if cell < GLYPHS_FROM:
+        width = min(width, 0.5)
+    out: list[Item]
+    if mark.shape == "circle":
+        r = max(cell * 0.46, 1.4)
+        out = [Circle(x, y, r, face, kind, stroke, width, title=title)]
+    else:
+        s = max(cell * 0.84, 2.6)
+        out = [Box(x - s / 2, y - s / 2, s, s, face, kind, stroke, width, title=title)]
+    if cell >= GLYPHS_FROM:
+        text = str(len(group)) if len(group) > 1 else type_glyphs()[group[0]["kind"]]
+        ink = "#555555" if remembered else ink_on(face)
+        out.append(Text(x, y, text, min(11.0, cell * 0.62), kind, ink, None, "glyph"))
+    return out
+
+
+def unit_title(e: Mapping[str, Any]) -> str:
+    """A unit as its mark's tooltip tells it (only what the view holds)."""
+    text = f"{e['id']} {e['name']} of {e['owner']}, HP {e['hp']}"
+    if e["status"] == "own":
+        text += f"/{e['full_hp']}, ammo {e['ammo']}, mobility {e['mobility']}"
+    elif e["status"] == REMEMBERED:
+        text += f", last seen at tick {e['tick']}"
+    return text
+
+
+def _pale(fill: str) -> str:
+    """A colour a quarter as strong, on white."""
+    if not (fill.startswith("#") and len(fill) == 7):
+        return "#eeeeee"
+    r, g, b = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
+    return "#" + "".join(f"{round(v * 0.3 + 255 * 0.7):02x}" for v in (r, g, b))
+
+
+def _glyph_size(frame: Frame) -> float:
+    return min(11.0, frame.cell * 0.6)
+
+
+# --------------------------------------------------------------------------
+# This tick's orders
+
+ACTIONS = {Move: "move", Attack: "attack"}
+
+
+def orders(frame: Frame, board: Mapping[str, Any], results: Sequence[OrderResult],
+           colours: Mapping[str, str]) -> tuple[list[Item], list[Item]]:  # fmt: skip
+    """The arrows of this tick's moves and attacks: from where each unit
+    stands (where the result says it started, if it does) to its target,
+    dashed where it failed, and a ring round a unit that arrived. Only the
+    viewer's own units' orders: the view must hold the unit as its own.
+    An attack that went ahead is a line to a crosshair on its target (a
+    unit's mark would hide an arrow's head). Returns what goes under the
+    units (the lines) and over them (crosshairs, rings)."""
+    own = {e["id"]: e for e in board["units"] if e["status"] == "own"}
+    size = frame.columns * frame.rows
+    under: list[Item] = []
+    over: list[Item] = []
+    done: set[tuple[int, int, str, bool]] = set()
+    aimed: set[tuple[int, str]] = set()
+    for res in results:
+        action = ACTIONS.get(type(res.order))
+        target = getattr(res.order, "target", -1)
+        if action is None or not 0 <= target < size or not _may_see(board, res):
+            continue
+        fill = colours.get(res.order.player, INK)
+        for uid in dict.fromkeys(res.order.units):  # type: ignore[attr-defined]
+            e = own.get(uid)
+            if e is None or e.get("carried_by") or e["owner"] != res.order.player:
+                continue
+            fate = _fate(res, uid)
+            start = _started(board, res, uid, e["square"])
+            key = (start, target, action, fate != "failed")
+            if key in done:
+                continue
+            done.add(key)
+            ok = fate != "failed"
+            if start != target:
+                under.extend(route(frame, start, target, fill, ok, action))
+            if action == "attack" and ok and (target, fill) not in aimed:
+                aimed.add((target, fill))
+                over.extend(crosshair(frame, target, fill))
+            elif start == target and fate == "arrived":
+                over.append(_ring(frame, target, fill))
+    return under, over
+
+
+def _may_see(board: Mapping[str, Any], res: OrderResult) -> bool:
+    """Whether the view may show ``res`` (the host gives only those, but
+    a picture checks): shown to everyone, to the viewer, or the view is
+    the game master's."""
+    if res.visible_to is None:
+        return True
+    viewer = board.get("viewer")
+    if viewer is None:
+        return board.get("nation") is None and len(board["seen"]) >= board["grid"].size
+    return viewer in res.visible_to
+
+
+def _fate(res: OrderResult, uid: str) -> str:
+    """What became of one unit of an order: arrived, going, failed."""
+    facts = res.facts
+    if uid in (facts.get("failed") or {}):
+        return "failed"
+    if uid in (facts.get("arrived") or ()):
+        return "arrived"
+    if uid in (facts.get("going") or ()):
+        return "going"
+    return "going" if res.succeeded else "failed"
+
+
+def _started(board: Mapping[str, Any], res: OrderResult, uid: str, now: int) -> int:
+    """Where a unit's arrow starts: where the result says it started, if
+    it says so, else where it stands now."""
+    starts = res.facts.get("from")
+    if isinstance(starts, Mapping) and isinstance(starts.get(uid), str):
+        found = board["grid"].parse(starts[uid])
+        if found is not None:
+            return found
+    return now
+
+
+def _ring(frame: Frame, square: int, fill: str) -> Circle:
+    x, y = frame.centre(square)
+    r = max(frame.cell * 0.62, 3.0)
+    return Circle(x, y, r, "none", "arrived", fill, max(1.0, min(2.0, frame.cell * 0.15)),
+                  "order")  # fmt: skip
+
+
+def route(frame: Frame, start: int, target: int, fill: str, ok: bool, action: str,
+          ) -> list[Line]:  # fmt: skip
+    """The arrow from ``start`` to ``target`` the short way round the
+    wrapping grid, from the rim of the unit's mark into the target square
+    (an attack that went ahead: a line to the target's middle, where its
+    crosshair is): one arrow, or one to the grid's edge and one on from
+    the other edge."""
+    a, b = frame.centre(start), frame.centre(target)
+    (i, j), (k, m) = frame.slot(start), frame.slot(target)
+    di, dj = _wrap(k - i, frame.columns), _wrap(m - j, frame.rows)
+    beyond = (a[0] + di * frame.cell, a[1] + dj * frame.cell)  # where b is the short way
+    width = max(1.0, min(2.0, frame.cell * 0.16)) * (1.25 if action == "attack" else 1.0)
+    rim = max(frame.cell * 0.46, 1.4)
+    aimed = action == "attack" and ok
+    ends = (0.0, 0.0) if aimed else (rim + 0.5, min(2.0, rim))
+    head = "" if aimed else "arrow"
+    box = (frame.x(0), frame.y(0), frame.right, frame.bottom)
+    if _inside(beyond, box):
+        return [arrow(*_trim(a, beyond, *ends), fill, ok, action, (0, 0), width, head)]
+    shift = (b[0] - beyond[0], b[1] - beyond[1])
+    out = _clip(a, beyond, box)
+    into = _clip((a[0] + shift[0], a[1] + shift[1]), b, box)
+    lines = []
+    if out:
+        lines.append(arrow(*_trim(*out, ends[0], 0), fill, ok, action, (0, 0), width, ""))
+    if into:
+        lines.append(arrow(*_trim(*into, 0, ends[1]), fill, ok, action, (0, 0), width, head))
+    return lines
+
+
+def crosshair(frame: Frame, square: int, fill: str) -> list[Item]:
+    """The mark of a square attacked: a ring with four ticks round it."""
+    x, y = frame.centre(square)
+    r = max(frame.cell * 0.6, 3.0)
+    width = max(1.0, min(2.0, frame.cell * 0.15))
+    out: list[Item] = [Circle(x, y, r, "none", "attack", fill, width, "order")]
+    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        out.append(Line(((x + dx * r * 0.55, y + dy * r * 0.55), (x + dx * r * 1.3,
+                    y + dy * r * 1.3)), fill, "attack", width, role="order"))  # fmt: skip
+    return out
+
+
+def _trim(a: Point, b: Point, start: float, end: float) -> tuple[Point, Point]:
+    """Segment a-b with ``start`` pixels off a and ``end`` off b, or less
+    of both where that would leave under 3 pixels (two marks side by side)."""
+    length = hypot(b[0] - a[0], b[1] - a[1])
+    if length <= 1e-9:
+        return a, b
+    if length - start - end < 3:
+        k = max(0.0, length - 3) / max(start + end, 1e-9)
+        start, end = start * k, end * k
+    dx, dy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+    return (a[0] + dx * start, a[1] + dy * start), (b[0] - dx * end, b[1] - dy * end)
+
+
+def _wrap(d: int, n: int) -> int:
+    """A step along a wrapping axis of ``n``, the short way."""
+    d %= n
+    return d - n if d > n // 2 else d
+
+
+def _inside(p: Point, box: tuple[float, float, float, float]) -> bool:
+    return box[0] <= p[0] <= box[2] and box[1] <= p[1] <= box[3]
+
+
+def _clip(a: Point, b: Point, box: tuple[float, float, float, float]) -> tuple[Point, Point] | None:
+    """The part of segment a-b inside the box (Liang-Barsky), or None."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, a[0] - box[0]), (dx, box[2] - a[0]), (-dy, a[1] - box[1]),
+                 (dy, box[3] - a[1])):  # fmt: skip
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+    if t0 >= t1:
+        return None
+    return (a[0] + t0 * dx, a[1] + t0 * dy), (a[0] + t1 * dx, a[1] + t1 * dy)
+
+
+# --------------------------------------------------------------------------
+# The legend
+
+
+def legend(scene: Scene, board: Mapping[str, Any], colours: Mapping[str, str],
+           grounds: Iterable[tuple[bool, bool]], letters: set[str], types: set[str],
+           every_name: bool | None) -> list[tuple[str, list[LegendEntry]]]:  # fmt: skip
+    """Every nation's colour; the ground, cities, units and orders drawn;
+    the letters shown on cities and units."""
+    nation = board.get("nation")
+    mine = nation["name"] if nation else None
+    marks = [_ground_entry(cls) for cls in grounds]
+    marks += city_entries() + unit_entries() + order_entries()
+    marks = used(marks, scene) + failed_entry(scene)
+    if every_name is not None:
+        marks += left_out_entries("names of {} left out for room", "cities",
+                                  None if every_name else "cities not yours")  # fmt: skip
+    kinds = [_letter_entry(d) for d in sorted(letters, key=list(designation_letters()).index)]
+    kinds += [_type_entry(t) for t in sorted(types, key=list(tables().units).index)]
+    out = [("Nations", player_entries(colours, lambda n: _nation_label(board, n, mine))),
+           ("Map", marks)]  # fmt: skip
+    if kinds:
+        out.append(("Letters", kinds))
+    return out
+
+
+def _nation_label(board: Mapping[str, Any], name: str, mine: str | None) -> str:
+    if name == mine:
+        return f"{name} (you)"
+    if mine is None:
+        return name
+    theirs = {n["name"]: n["toward_you"] for n in board["nations"]}
+    ours = board["nation"]["relations"]
+    at_war = "war" in (theirs.get(name), ours.get(name))
+    return f"{name} (at war)" if at_war else name
+
+
+def _ground_entry(cls: tuple[bool, bool]) -> LegendEntry:
+    fill, kind, words = GROUND[cls]
+    return LegendEntry(words, (Box(6, 0, 16, 16, fill, kind, INK, 0.5),), frozenset())
+
+
+def city_entries() -> list[LegendEntry]:
+    looks = (
+        ("city: its owner's colour, its designation's letter", "#bbbbbb", "city"),
+        ("neutral city", NEUTRAL, "neutral-city"),
+        ("city out of sight: owner not known", UNKNOWN, "unknown-city"),
+    )
+    return [LegendEntry(words, (Box(7, 1, 14, 14, fill, kind, INK, 1.2),), frozenset({kind}))
+            for words, fill, kind in looks]  # fmt: skip
+
+
+def unit_entries() -> list[LegendEntry]:
+    out = []
+    for mark in (LAND_MARK, MARKS["sea"]):
+        out.append(LegendEntry(mark.words, _sample(mark, "#bbbbbb", INK, 0.8, "2"),
+                               frozenset({mark.kind})))  # fmt: skip
+    out.append(LegendEntry("remembered: out of sight now, as last seen",
+                           _sample(LAND_MARK, _pale("#999999"), "#999999", 1.4, "", REMEMBERED),
+                           frozenset({REMEMBERED})))  # fmt: skip
+    return out
+
+
+def order_entries() -> list[LegendEntry]:
+    ring = (Circle(15, 8, 7, "none", "arrived", INK, 1.5),)
+    return [
+        LegendEntry("move", sample_line("move", width=2.0), frozenset({"move"})),
+        LegendEntry("attack", _attack_sample(), frozenset({"attack"})),
+        LegendEntry("arrived this tick", ring, frozenset({"arrived"})),
+    ]
+
+
+def _attack_sample() -> tuple[Item, ...]:
+    line = Line(((1, 8), (22, 8)), INK, "attack", 2.0)
+    ring = Circle(22, 8, 5, "none", "attack", INK, 1.5)
+    ticks = tuple(Line(((22 + dx * 2.5, 8 + dy * 2.5), (22 + dx * 7.5, 8 + dy * 7.5)), INK,
+                       "attack", 1.5) for dx, dy in ((1, 0), (0, 1), (0, -1)))  # fmt: skip
+    return (line, ring, *ticks)
+
+
+def _sample(mark: Mark, face: str, stroke: str, width: float, text: str,
+            kind: str | None = None) -> tuple[Item, ...]:  # fmt: skip
+    kind = kind or mark.kind
+    shape: Item = (
+        Circle(15, 8, 7, face, kind, stroke, width)
+        if mark.shape == "circle"
+        else Box(8, 1, 14, 14, face, kind, stroke, width)
+    )
+    return (shape, Text(15, 8, text, 9, kind, ink_on(face), None, "glyph")) if text else (shape,)
+
+
+def _letter_entry(designation: str) -> LegendEntry:
+    letter = designation_letters()[designation]
+    sample = (Box(7, 1, 14, 14, NEUTRAL, "city", INK, 1.2),
+              Text(14, 8, letter, 9, "city", INK, None, "glyph"))  # fmt: skip
+    return LegendEntry(tables().cities[designation].name, sample, frozenset())
+
+
+def _type_entry(kind: str) -> LegendEntry:
+    sample = _sample(mark_of(kind), NEUTRAL, INK, 0.8, type_glyphs()[kind])
+    return LegendEntry(tables().units[kind].name, sample, frozenset())
