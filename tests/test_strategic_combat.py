@@ -3,6 +3,8 @@ case quotes the sentence or ruling it checks."""
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from adjudicator.base import Rng
 from adjudicator.strategic.combat import attack, damage, draw
 from adjudicator.strategic.resolve import Happened, Reason
@@ -452,7 +454,7 @@ def _skirmish(seed: int) -> tuple[list, dict]:
                 target = rng.choice(foes).square if foes else 0
                 attack(state, u.owner, group, target, rng, tick, 1, events, places)
         _check_invariants(state)
-    return [e.to_dict() for e in events], {k: vars(v) for k, v in state.units.items()}
+    return [e.to_dict() for e in events], {k: asdict(v) for k, v in state.units.items()}
 
 
 def _check_invariants(state) -> None:

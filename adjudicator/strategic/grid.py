@@ -77,10 +77,16 @@ class Grid:
 
     def distance(self, a: int, b: int) -> int:
         """Chebyshev distance with wrapping: the moves between a and b."""
-        ac, ar = self.at(a)
-        bc, br = self.at(b)
-        dc, dr = abs(ac - bc), abs(ar - br)
-        return max(min(dc, self.width - dc), min(dr, self.height - dr))
+        width, height = self.width, self.height
+        ar, ac = divmod(a, width)
+        br, bc = divmod(b, width)
+        dc = ac - bc if ac > bc else bc - ac
+        dr = ar - br if ar > br else br - ar
+        if dc + dc > width:
+            dc = width - dc
+        if dr + dr > height:
+            dr = height - dr
+        return dc if dc > dr else dr
 
     def neighbours(self, square: int) -> tuple[int, ...]:
         """The 8 adjacent squares (fewer on a board under 3 wide or high),

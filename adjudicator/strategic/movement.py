@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from heapq import heappop, heappush
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from adjudicator.base import Event
@@ -101,16 +103,19 @@ def _enterable(state: State, places: Places, unit: Unit, kind: UnitType) -> Call
             known = friends[owner] = allied(state, unit.owner, owner)
         return known
 
+    at = places.at  # units by square, read directly: asked of every square a search takes
+    me = unit.id
+
     def may_enter(square: int) -> bool:
         if not terrain(square):
             return False
         city = cities.get(square)
         if city is not None and (city.owner is None or not friend(city.owner)):
             return False
-        for uid in places.ids_at(square):
-            if uid == unit.id:
+        for uid in at.get(square, ()):
+            other = units.get(uid)
+            if other is None or uid == me:
                 continue
-            other = units[uid]
             if not friend(other.owner) or (ship and city is None and kinds[other.kind].ship):
                 return False
         return True
@@ -266,8 +271,10 @@ def _search(
     is the same either way."""
     if not ends:
         return None  # every end held by others
-    width, height = grid.width, grid.height
+    width = grid.width
     target_row, target_column = divmod(target, width)
+    columns = _axis(width, target_column, near)  # the estimate, a column and a row apart
+    rows = _axis(grid.height, target_row, near)
     neighbours = grid.neighbours
     goals = set(ends)
     best = {start: 0}
@@ -292,11 +299,23 @@ def _search(
                 continue
             best[n] = depth
             came[n] = sq
-            row, column = divmod(n, width)  # the estimate, written out: asked of every square
-            dc, dr = abs(column - target_column), abs(row - target_row)
-            steps = max(min(dc, width - dc), min(dr, height - dr))
-            heappush(heap, (depth + (steps - near if steps > near else 0), -depth, n))
+            row, column = divmod(n, width)
+            by_column, by_row = columns[column], rows[row]
+            heappush(heap, (depth + (by_column if by_column > by_row else by_row), -depth, n))
     return None
+
+
+@lru_cache(maxsize=1024)
+def _axis(length: int, at: int, near: int) -> tuple[int, ...]:
+    """For each coordinate along an edge of ``length`` (wrapping), the
+    steps along it to within ``near`` of ``at`` (never below 0): the
+    estimate of a square is the larger of its column's and its row's, which
+    is :meth:`Grid.distance` to the target less ``near``, at least 0."""
+    out = []
+    for x in range(length):
+        d = abs(x - at)
+        out.append(max(0, min(d, length - d) - near))
+    return tuple(out)
 
 
 def _estimate(grid: Grid, target: int, near: int) -> Callable[[int], int]:
@@ -517,6 +536,8 @@ def charge(state: State, nation: str, cost: int) -> Refusal | None:
 def release(state: State, unit_ids: Sequence[str]) -> None:
     """A new order for a unit replaces its standing order."""
     gone = set(unit_ids)
+    if gone.isdisjoint(chain.from_iterable(map(_units_of, state.standing))):
+        return  # the common case, asked in one pass: none of them has one
     kept = []
     for s in state.standing:
         if gone.isdisjoint(s.units):
@@ -599,6 +620,9 @@ def _move_reason(state: State, goings: Sequence[Going], facts: dict[str, Any]) -
     if facts["failed"]:
         return Reason.MOVED_PART
     return Reason.STANDING if facts["going"] else Reason.MOVED
+
+
+_units_of = attrgetter("units")
 
 
 def cancel(state: State, nation: str, unit_id: str) -> tuple[Reason, dict[str, Any]]:

@@ -28,7 +28,12 @@ class Places:
 
     def __init__(self, state: State) -> None:
         self.state = state
-        self._at: dict[int, list[str]] = {}
+        grid = state.grid
+        self._width, self._across = grid.width, _cells_across(grid.width)
+        self._columns, self._rows = _window(grid.width), _window(grid.height)
+        self._near: dict[int, tuple[int, ...]] = {}
+        # unit ids by square (those no longer in the state skipped by readers)
+        self.at: dict[int, list[str]] = {}
         self._unit_cells: dict[str, dict[int, list[str]]] = {"land": {}, "sea": {}}
         self._city_cells: dict[int, list[int]] = {}
         for unit in sorted(state.units.values(), key=_id):
@@ -42,36 +47,48 @@ class Places:
 
     def added(self, unit: Unit) -> None:
         """``unit`` has appeared (a build)."""
-        self._at.setdefault(unit.square, []).append(unit.id)
+        self.at.setdefault(unit.square, []).append(unit.id)
         for domain in _domains(unit.kind):
             self._unit_cells[domain].setdefault(self._cell(unit.square), []).append(unit.id)
 
     def _cell(self, square: int) -> int:
-        column, row = self.state.grid.at(square)
-        return (row // CELL) * _cells_across(self.state.grid.width) + column // CELL
+        row, column = divmod(square, self._width)
+        return (row // CELL) * self._across + column // CELL
+
+    def near(self, square: int) -> tuple[int, ...]:
+        """The cells that squares within supply range of ``square`` fall in
+        (at most 4), worked out once a square."""
+        cells = self._near.get(square)
+        if cells is None:
+            row, column = divmod(square, self._width)
+            columns, across = self._columns[column], self._across
+            cells = self._near[square] = tuple(
+                r * across + c for r in self._rows[row] for c in columns
+            )
+        return cells
 
     def candidates(self, domain: str, square: int) -> tuple[list[int], list[str]]:
         """Every city square, and the ids of the units that supply
         ``domain``, in the cells around ``square``: every one within supply
         range of it is among them (the caller measures, and looks at the
         city's designation, which BUILD orders change, owners and ammo)."""
-        grid = self.state.grid
-        column, row = grid.at(square)
-        across = _cells_across(grid.width)
-        columns = _window(grid.width)[column]
-        cities, units = self._city_cells, self._unit_cells[domain]
-        found_cities: list[int] = []
-        found_units: list[str] = []
-        for cell_row in _window(grid.height)[row]:
-            for cell_column in columns:
-                cell = cell_row * across + cell_column
-                found_cities.extend(cities.get(cell, ()))
-                found_units.extend(units.get(cell, ()))
-        return found_cities, found_units
+        return self.cities_near(square), self.suppliers_near(domain, square)
+
+    def cities_near(self, square: int) -> list[int]:
+        """The squares of the cities in the cells around ``square`` (every
+        city within supply range of it among them), cell by cell."""
+        cities = self._city_cells
+        return [sq for cell in self.near(square) for sq in cities.get(cell, ())]
+
+    def suppliers_near(self, domain: str, square: int) -> list[str]:
+        """The ids of the units that supply ``domain`` in the cells around
+        ``square`` (every one within supply range of it among them)."""
+        units = self._unit_cells[domain]
+        return [uid for cell in self.near(square) for uid in units.get(cell, ())]
 
     def ids_at(self, square: int) -> list[str]:
         """The ids of the units in a square."""
-        ids = self._at.get(square)
+        ids = self.at.get(square)
         if not ids:
             return []
         units = self.state.units
@@ -80,13 +97,13 @@ class Places:
     def units_at(self, square: int) -> list[Unit]:
         """The units in a square, most recently built first (then lowest id)."""
         units = self.state.units
-        found = [units[i] for i in self._at.get(square, ()) if i in units]
+        found = [units[i] for i in self.at.get(square, ()) if i in units]
         return sorted(found, key=lambda u: (-u.built, u.id))
 
     def moved(self, unit: Unit, old: int) -> None:
         """``unit`` has gone from ``old`` to ``unit.square``."""
-        self._take(self._at, unit.id, old)
-        self._at.setdefault(unit.square, []).append(unit.id)
+        self._take(self.at, unit.id, old)
+        self.at.setdefault(unit.square, []).append(unit.id)
         for domain in _domains(unit.kind):
             by_cell = self._unit_cells[domain]
             self._take(by_cell, unit.id, self._cell(old))
@@ -94,7 +111,7 @@ class Places:
 
     def removed(self, unit: Unit) -> None:
         """``unit`` has left the board (destroyed)."""
-        self._take(self._at, unit.id, unit.square)
+        self._take(self.at, unit.id, unit.square)
         for domain in _domains(unit.kind):
             self._take(self._unit_cells[domain], unit.id, self._cell(unit.square))
 

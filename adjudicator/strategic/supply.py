@@ -19,6 +19,7 @@ back to a port).
 from __future__ import annotations
 
 from collections.abc import Collection
+from functools import cache
 
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.rules import SUPPLY_RANGE, UnitType, tables
@@ -46,13 +47,18 @@ def always_supplied(kind: UnitType) -> bool:
 def in_supply(state: State, unit: Unit, places: Places | None = None) -> bool:
     """Whether ``unit`` is in supply where it stands (False for air units:
     they have no supply, part 2 refuels them instead)."""
-    kind = tables().unit(unit.kind)
-    if always_supplied(kind):
-        return True
-    domain = supply_domain(kind)
-    if domain is None:
-        return False
+    domain = _needs(unit.kind)
+    if domain is None or domain is True:
+        return domain is True
     return _any_source(state, places or Places(state), unit, domain)
+
+
+@cache
+def _needs(key: str) -> str | bool | None:
+    """What a unit type needs to be in supply: True if nothing (always in
+    supply), None if it has no supply, else the domain of its sources."""
+    kind = tables().unit(key)
+    return True if always_supplied(kind) else supply_domain(kind)
 
 
 def supplied(state: State, places: Places | None = None) -> frozenset[str]:
@@ -140,20 +146,24 @@ def _sources(
 
 
 def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
-    """Whether any source for ``domain`` is in range (the first found)."""
-    grid = state.grid
-    cities, units = places.candidates(domain, unit.square)
-    for sq in cities:
-        if _city_supplies(state, unit, state.cities.get(sq), domain):
-            if grid.distance(unit.square, sq) <= SUPPLY_RANGE:
+    """Whether any source for ``domain`` is in range (the first found):
+    the cities near it first, then the units that supply."""
+    distance, square, owner = state.grid.distance, unit.square, unit.owner
+    cities, designations = state.cities, tables().cities
+    for sq in places.cities_near(square):
+        city = cities.get(sq)
+        if city is None or city.owner is None or not _shares(state, owner, city.owner):
+            continue
+        if domain in designations[city.designation].supplies:
+            if distance(square, sq) <= SUPPLY_RANGE:
                 return True
-    for uid in units:
-        src = state.units.get(uid)
+    units = state.units
+    for uid in places.suppliers_near(domain, square):
+        src = units.get(uid)
         if src is None or uid == unit.id or src.ammo <= 0:
             continue
-        if _shares(state, unit.owner, src.owner):
-            if grid.distance(unit.square, src.square) <= SUPPLY_RANGE:
-                return True
+        if _shares(state, owner, src.owner) and distance(square, src.square) <= SUPPLY_RANGE:
+            return True
     return False
 
 
