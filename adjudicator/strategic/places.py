@@ -12,6 +12,8 @@ unit's HP, ammo or owner need no bookkeeping here.
 from __future__ import annotations
 
 from functools import cache
+from operator import attrgetter
+from typing import Any
 
 from adjudicator.strategic.rules import SUPPLY_RANGE, tables
 from adjudicator.strategic.state import State, Unit
@@ -32,10 +34,12 @@ class Places:
         self._width, self._across = grid.width, _cells_across(grid.width)
         self._columns, self._rows = _window(grid.width), _window(grid.height)
         self._near: dict[int, tuple[int, ...]] = {}
-        # unit ids by square (those no longer in the state skipped by readers)
-        self.at: dict[int, list[str]] = {}
-        self._unit_cells: dict[str, dict[int, list[str]]] = {"land": {}, "sea": {}}
-        self._city_cells: dict[int, list[int]] = {}
+        # unit ids by square (those no longer in the state skipped by
+        # readers); tuples of strings, which the garbage collector soon
+        # stops following: a big game has thousands
+        self.at: dict[int, tuple[str, ...]] = {}
+        self._unit_cells: dict[str, dict[int, tuple[str, ...]]] = {"land": {}, "sea": {}}
+        self._city_cells: dict[int, tuple[int, ...]] = {}
         for unit in sorted(state.units.values(), key=_id):
             self.added(unit)
         self.city_squares = frozenset(state.cities)
@@ -43,13 +47,13 @@ class Places:
         # of movement once a Places, not once a search
         self.regions: dict[bool, dict[int, int]] = {}
         for sq in sorted(state.cities):
-            self._city_cells.setdefault(self._cell(sq), []).append(sq)
+            _put(self._city_cells, sq, self._cell(sq))
 
     def added(self, unit: Unit) -> None:
         """``unit`` has appeared (a build)."""
-        self.at.setdefault(unit.square, []).append(unit.id)
+        _put(self.at, unit.id, unit.square)
         for domain in _domains(unit.kind):
-            self._unit_cells[domain].setdefault(self._cell(unit.square), []).append(unit.id)
+            _put(self._unit_cells[domain], unit.id, self._cell(unit.square))
 
     def _cell(self, square: int) -> int:
         row, column = divmod(square, self._width)
@@ -102,30 +106,38 @@ class Places:
 
     def moved(self, unit: Unit, old: int) -> None:
         """``unit`` has gone from ``old`` to ``unit.square``."""
-        self._take(self.at, unit.id, old)
-        self.at.setdefault(unit.square, []).append(unit.id)
+        _take(self.at, unit.id, old)
+        _put(self.at, unit.id, unit.square)
         for domain in _domains(unit.kind):
             by_cell = self._unit_cells[domain]
-            self._take(by_cell, unit.id, self._cell(old))
-            by_cell.setdefault(self._cell(unit.square), []).append(unit.id)
+            _take(by_cell, unit.id, self._cell(old))
+            _put(by_cell, unit.id, self._cell(unit.square))
 
     def removed(self, unit: Unit) -> None:
         """``unit`` has left the board (destroyed)."""
-        self._take(self.at, unit.id, unit.square)
+        _take(self.at, unit.id, unit.square)
         for domain in _domains(unit.kind):
-            self._take(self._unit_cells[domain], unit.id, self._cell(unit.square))
-
-    @staticmethod
-    def _take(by_key: dict[int, list[str]], unit_id: str, key: int) -> None:
-        ids = by_key.get(key)
-        if ids and unit_id in ids:
-            ids.remove(unit_id)
-            if not ids:
-                del by_key[key]
+            _take(self._unit_cells[domain], unit.id, self._cell(unit.square))
 
 
-def _id(unit: Unit) -> str:
-    return unit.id
+def _put(by_key: dict[int, tuple[Any, ...]], item: Any, key: int) -> None:
+    """``item`` added last under ``key``."""
+    by_key[key] = by_key.get(key, ()) + (item,)
+
+
+def _take(by_key: dict[int, tuple[Any, ...]], item: Any, key: int) -> None:
+    """The first ``item`` under ``key`` taken out (the key gone with the last)."""
+    items = by_key.get(key)
+    if items and item in items:
+        i = items.index(item)
+        rest = items[:i] + items[i + 1 :]
+        if rest:
+            by_key[key] = rest
+        else:
+            del by_key[key]
+
+
+_id = attrgetter("id")
 
 
 @cache

@@ -61,6 +61,10 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
     ),  # fmt: skip
     ("status", re.compile(r"^status$")),
 ]
+# a word each form cannot match without (a line lacking it skips the form
+# unread: most lines are moves, and the build forms are slow to fail)
+_NEEDS = {"clear_next": "next", "build": "build", "build_city": "build", "next": "next"}
+_TRIES = [(form, pattern, _NEEDS.get(form, "")) for form, pattern in _FORMS]
 _GROUP_START = re.compile(r"^(?:[a-z]+[0-9]+|all)\b")  # a unit id, or "all at"
 _LEVEL_WORDS = {"alliance": "allied", "peace": "neutral"}
 
@@ -91,7 +95,9 @@ def _read_line(state: State, player: str, n: int, line: str, seq: int) -> Order 
     if nation is None or nation.status != "active":
         return _refuse(n, line, "not_in_game", ProblemKind.NOT_ALLOWED)
     words = " ".join(line.lower().split()).rstrip(".")
-    for form, pattern in _FORMS:
+    for form, pattern, needs in _TRIES:
+        if needs not in words:
+            continue
         m = pattern.match(words)
         if m is not None:
             return _READERS[form](state, player, n, line, seq, m)

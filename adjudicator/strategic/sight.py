@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from adjudicator.base import Standing, View
@@ -223,18 +223,19 @@ class Survey:
 
     def __init__(self, state: State) -> None:
         self.state = state
-        self.by_square: dict[int, list[Unit]] = {}
-        self.by_owner: dict[str, list[Unit]] = {}
-        for unit in sorted(state.units.values(), key=_id):
-            self.by_square.setdefault(unit.square, []).append(unit)
-            self.by_owner.setdefault(unit.owner, []).append(unit)
+        by_id = sorted(state.units.values(), key=_id)
+        self.by_square: dict[int, list[Unit]] = _grouped(by_id, _square)
+        self.by_owner: dict[str, list[Unit]] = _grouped(by_id, _owner)
         self.occupied = frozenset(self.by_square)
         self.cities = [state.cities[sq] for sq in sorted(state.cities)]
         self.nations = [state.nations[name] for name in sorted(state.nations)]
         self._sightings: dict[str, Sighting] = {}
         self._entries: dict[bool, dict[str, dict[str, Any]]] = {True: {}, False: {}}
-        self._city_entries: dict[tuple[int, bool], dict[str, Any]] = {}
-        self._names: dict[int, str] = {}
+        # another nation's (or a neutral) city as a view shows it, by
+        # square: seen now (True) or not (False)
+        self._city_entries: dict[bool, dict[int, dict[str, Any]]] = {True: {}, False: {}}
+        self.name: Callable[[int], str] = state.grid.name
+        """A square's name (K12), worked out once a tick (the grid keeps them)."""
         self._held: dict[str | None, int] | None = None
 
     def units_seen(self, nation: str, squares: frozenset[int]) -> list[Unit]:
@@ -273,13 +274,6 @@ class Survey:
             entry = made[unit.id] = unit_entry(self.state, unit, full, self.name(unit.square))
         return entry
 
-    def name(self, square: int) -> str:
-        """A square's name (K12), worked out once a tick."""
-        found = self._names.get(square)
-        if found is None:
-            found = self._names[square] = self.state.grid.name(square)
-        return found
-
     def cities_held(self) -> dict[str | None, int]:
         """How many cities each nation holds (None: neutral), counted once."""
         if self._held is None:
@@ -290,10 +284,25 @@ class Survey:
 
     def city_entry(self, city: City, known: bool) -> dict[str, Any]:
         """Another nation's (or a neutral) city, seen now or not."""
-        key = (city.square, known)
-        if key not in self._city_entries:
-            self._city_entries[key] = city_entry(self.state, city, known, mine=False)
-        return self._city_entries[key]
+        made = self._city_entries[known]
+        entry = made.get(city.square)
+        if entry is None:
+            entry = made[city.square] = city_entry(self.state, city, known, mine=False)
+        return entry
+
+
+def _grouped(units: list[Unit], key: Callable[[Unit], Any]) -> dict[Any, list[Unit]]:
+    """``units`` by ``key``, in their order within each (the keys in the
+    order first met)."""
+    out: dict[Any, list[Unit]] = {}
+    for unit in units:
+        k = key(unit)
+        group = out.get(k)
+        if group is None:
+            out[k] = [unit]
+        else:
+            group.append(unit)
+    return out
 
 
 def units_seen(state: State, nation: str, squares: frozenset[int]) -> list[Unit]:
@@ -301,8 +310,9 @@ def units_seen(state: State, nation: str, squares: frozenset[int]) -> list[Unit]
     return Survey(state).units_seen(nation, squares)
 
 
-def _id(unit: Unit) -> str:
-    return unit.id
+_id = attrgetter("id")
+_square = attrgetter("square")
+_owner = attrgetter("owner")
 
 
 # --------------------------------------------------------------------------
