@@ -1,0 +1,292 @@
+"""Strategic Initiative ticks that make the engine say every result code and
+every kind of event it has, on small hand-made positions (the boards of
+si_war_boards): what tests/test_strategic_words.py checks is worded, from
+real results and events, not from a list written by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+
+from adjudicator.base import Order, OrderSheet, TurnResult
+from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Status
+from adjudicator.strategic.state import Standing, State
+from adjudicator.strategic.tick import run_tick
+from tests.si_war_boards import position, relate, sq, unit
+
+# One island from B2 to N4 with sea all round: red's fort B2 and port B3 in
+# the west, blue's fort N2 and port N3 in the east, a neutral inland fort F3
+# between them, and the sea to the south for ships.
+ROWS = [
+    "................",
+    ".F###########F..",
+    ".P###F#######P..",
+    ".##############.",
+    "................",
+    "................",
+]
+NATIONS = ("red", "blue", "green")
+
+
+def board(**owners: str) -> State:
+    """The island with red's and blue's cities and green watching nothing
+    yet; every owned city builds infantry (a fort) or a supply ship (a port)."""
+    s = position(ROWS, NATIONS, B2="red", B3="red", N2="blue", N3="blue", **owners)
+    for city in s.cities.values():
+        if city.owner is not None:
+            city.build = "infantry" if city.designation == "fort" else "supply_ship"
+    return s
+
+
+def at_war(s: State, a: str = "red", b: str = "blue") -> State:
+    relate(s, a, b, "war")
+    return s
+
+
+@dataclass(frozen=True)
+class Case:
+    """A position, the orders of one tick (by red unless they say), and
+    what the case is there to make the engine say."""
+
+    name: str
+    make: Callable[[], tuple[State, list[Order]]]
+
+
+def order(cls: type, s: State, player: str = "red", **facts) -> Order:
+    """An order as reading makes it; ``target`` a square's name."""
+    if "target" in facts:
+        name = facts.pop("target")
+        facts.update(target=sq(s, name), target_name=name)
+    if "units" in facts:
+        facts["units"] = tuple(facts["units"])
+    return cls(player=player, seq=1, line=1, **facts)
+
+
+def run(s: State, orders: list[Order], seed: int = 5) -> TurnResult:
+    sheets = [OrderSheet(p, tuple(o for o in orders if o.player == p)) for p in NATIONS]
+    return run_tick(s, sheets, seed)
+
+
+# -- moving ------------------------------------------------------------------------
+
+
+def _moved():
+    s = board()
+    inf = unit(s, "red", "infantry", "C2")
+    return s, [order(Move, s, units=[inf.id], target="D2")]
+
+
+def _standing():
+    s = board()
+    inf = unit(s, "red", "infantry", "C2")
+    return s, [order(Move, s, units=[inf.id], target="K2")]
+
+
+def _moved_part():
+    s = board()
+    inf = unit(s, "red", "infantry", "C4")
+    ship = unit(s, "red", "transport", "C5")
+    return s, [order(Move, s, units=[inf.id, ship.id], target="D4")]
+
+
+def _captured():
+    """Red's infantry takes the neutral fort; green's, next to it, sees it."""
+    s = board()
+    inf = unit(s, "red", "infantry", "E3")
+    unit(s, "green", "infantry", "G3")
+    return s, [order(Move, s, units=[inf.id], target="F3")]
+
+
+def _cancelled():
+    s = board()
+    inf = unit(s, "red", "infantry", "C2", mobility=0)
+    s.standing.append(Standing("red", (inf.id,), sq(s, "K2"), "move", 0))
+    return s, [order(Cancel, s, of=inf.id)]
+
+
+def _standing_dropped():
+    s = board()
+    inf = unit(s, "red", "infantry", "C2", mobility=0)
+    unit(s, "blue", "infantry", "K2")
+    s.standing.append(Standing("red", (inf.id,), sq(s, "K2"), "move", 0))
+    return s, []
+
+
+# -- fighting ----------------------------------------------------------------------
+
+
+def _destroyed():
+    """Red's infantry destroys blue's; green's infantry nearby sees it."""
+    s = at_war(board())
+    red = unit(s, "red", "infantry", "H3")
+    unit(s, "blue", "infantry", "I3", hp=1, ammo=0)
+    unit(s, "green", "infantry", "J4")
+    return s, [order(Attack, s, units=[red.id], target="I3")]
+
+
+def _attacked():
+    """Red's infantry hits blue's, which fires back; green sees it all."""
+    s = at_war(board())
+    red = unit(s, "red", "infantry", "H3")
+    unit(s, "blue", "infantry", "I3", hp=5)
+    unit(s, "green", "infantry", "J4")
+    return s, [order(Attack, s, units=[red.id], target="I3")]
+
+
+def _not_attacked():
+    s = at_war(board())
+    red = unit(s, "red", "infantry", "H3", ammo=0)
+    unit(s, "blue", "infantry", "I3")
+    s.nations["red"].tech = Fraction(0)
+    s.cities = {k: c for k, c in s.cities.items() if c.owner != "red"}  # out of supply: no ammo
+    return s, [order(Attack, s, units=[red.id], target="I3")]
+
+
+def _cannon():
+    """A destroyer of red's attacks blue's port, which fires its cannon."""
+    s = at_war(board())
+    ship = unit(s, "red", "destroyer", "O4")
+    unit(s, "blue", "infantry", "N3")
+    unit(s, "green", "patrol_boat", "P4")
+    return s, [order(Attack, s, units=[ship.id], target="N3")]
+
+
+# -- refusals of moves and attacks ---------------------------------------------------
+
+
+def _refusals():
+    s = board()
+    inf = unit(s, "red", "infantry", "C2")
+    weak = unit(s, "red", "infantry", "E2", hp=3)
+    ship = unit(s, "red", "transport", "C5")
+    plane = unit(s, "red", "fighter", "B2")
+    blue = unit(s, "blue", "infantry", "K2")
+    return s, [
+        order(Move, s, units=[blue.id], target="D2"),  # not_your_unit
+        order(Move, s, units=[plane.id], target="C2"),  # cannot_move
+        order(Move, s, units=[inf.id], target="C2"),  # already_there
+        order(Move, s, units=[ship.id], target="D2"),  # no_path
+        order(Move, s, units=[inf.id], target="K2"),  # occupied
+        order(Move, s, units=[inf.id], target="N2"),  # not_at_war
+        order(Move, s, units=[weak.id], target="F3"),  # cannot_capture
+        order(Attack, s, units=[inf.id], target="K2"),  # not_at_war (units)
+        order(Attack, s, units=[inf.id], target="D3"),  # nothing_to_attack
+        order(Cancel, s, of=inf.id),  # no_standing
+    ]
+
+
+def _blocked():
+    """Blue's infantry fill the only way east along a one-square isthmus."""
+    s = position(["..........", ".##...##..", "...###....", ".........."], NATIONS)
+    inf = unit(s, "red", "infantry", "B2")
+    unit(s, "blue", "infantry", "E3")
+    return s, [order(Move, s, units=[inf.id], target="H2")]
+
+
+def _cannot_attack():
+    s = at_war(board())
+    ship = unit(s, "red", "transport", "C5")
+    unit(s, "blue", "destroyer", "D5")
+    return s, [order(Attack, s, units=[ship.id], target="D5")]
+
+
+def _cannot_pay():
+    s = board()
+    inf = unit(s, "red", "infantry", "E3")
+    s.nations["red"].command = 0  # the tick brings 2; a capture costs 4
+    return s, [order(Move, s, units=[inf.id], target="F3")]
+
+
+# -- builds ------------------------------------------------------------------------
+
+
+def _builds():
+    s = board(F3="red")
+    return s, [
+        order(Build, s, city="B2", kind="infantry", next=True),  # next_build_set
+        order(Build, s, city="B3", kind="patrol_boat"),  # build_set
+        order(Build, s, city="B2", kind="", next=True),  # next_build_cleared
+        order(Build, s, city="Nowhere", kind="infantry"),  # no_such_city
+        order(Build, s, city="N2", kind="infantry"),  # not_your_city
+        order(Build, s, city="B2", kind="zeppelin_x"),  # no_such_unit_type
+        order(Build, s, city="B2", kind="fighter"),  # not_in_this_part
+        order(Build, s, city="B2", kind="tank"),  # tech_too_low
+        order(Build, s, city="B3", kind="cruiser", next=True),  # next_tech_too_high
+        order(Build, s, city="F3", kind="transport"),  # port_needs_coast
+        order(Build, s, city="B2", kind="transport", next=True),  # next_not_built_there
+        order(Build, s, city="B2", kind="fort"),  # name_a_unit
+        order(Build, s, city="B2", kind="base", next=True),  # base_is_not_next
+    ]
+
+
+def _built():
+    """Blue's fort N2 finishes an infantry; red's fort B2 finishes one too,
+    but red's power is past its limit of 10 (two cities): it is skipped."""
+    s = board()
+    s.cities[sq(s, "N2")].progress = 8 * 60 - 15
+    s.cities[sq(s, "B2")].progress = 8 * 60 - 15
+    unit(s, "red", "transport", "A5")  # power 12 of 10
+    return s, []
+
+
+def _build_started_and_dropped():
+    s = board(F3="red")
+    s.cities[sq(s, "F3")].build = None
+    fort = s.cities[sq(s, "B2")]
+    fort.next_build = "infantry"
+    return s, [order(Build, s, city="B2", kind="base")]
+
+
+def _technology():
+    s = board()
+    s.nations["red"].tech = Fraction(1) - Fraction(1, 10**6)
+    s.nations["blue"].tech = Fraction(4)  # the leak brings red past 1
+    return s, []
+
+
+# -- diplomacy and the rest ---------------------------------------------------------
+
+
+def _diplomacy():
+    s = board()
+    relate(s, "red", "green", "friendly")
+    return s, [
+        order(Declare, s, toward="blue", level="war"),  # declared, relation
+        order(Declare, s, toward="green", level="war"),  # declared with notice
+        order(Declare, s, toward="nobody", level="war"),  # no_such_nation
+        order(Declare, s, toward="red", level="war"),  # toward_yourself
+        order(Declare, s, toward="blue", level="hostile"),  # no_such_level
+        order(Declare, s, toward="blue", level="war"),  # already_declared
+        order(Status, s),  # status
+    ]
+
+
+def _not_in_game():
+    s = board()
+    s.nations["red"].status = "removed"
+    return s, [order(Status, s)]
+
+
+def _game_over():
+    s = board()
+    s.length = 1
+    return s, []
+
+
+CASES = [
+    Case(f.__name__.strip("_"), f)
+    for f in (
+        _moved, _standing, _moved_part, _captured, _cancelled, _standing_dropped,
+        _destroyed, _attacked, _not_attacked, _cannon, _refusals, _blocked,
+        _cannot_attack, _cannot_pay, _builds, _built,
+        _build_started_and_dropped, _technology, _diplomacy, _not_in_game, _game_over,
+    )
+]  # fmt: skip
+
+
+def every_tick() -> Iterator[tuple[str, State, TurnResult]]:
+    """Each case's position and the tick run on it."""
+    for case in CASES:
+        s, orders = case.make()
+        yield case.name, s, run(s, orders)
