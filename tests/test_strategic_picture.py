@@ -389,3 +389,25 @@ def test_a_256_square_board_draws_small():
         svg = to_svg(scene)
         assert len(svg) < 2_500_000
         assert_readable(svg, to_png(scene))
+
+
+def test_a_board_of_1024_squares_a_side_is_drawn_in_bands():
+    """The generator allows sides up to 1024 (under a pixel a square): the
+    ground is drawn a band of squares at a time, as the band's middle
+    squares are, so the picture stays a few thousand boxes."""
+    n, grid, rng = 1024, Grid(1024, 1024), Rng(2)
+    land = set()
+    for _ in range(2000):
+        c, r = rng.below(n), rng.below(n)
+        land.update(grid.square(c + dc, r + dr) for dc in range(-4, 5) for dr in range(-3, 4))
+    seen = frozenset(grid.square(c, r) for c in range(100) for r in range(200))
+    board = {"width": n, "height": n, "grid": grid, "land": frozenset(land), "seen": seen,
+             "viewer": "ann", "units": [], "cities": [], "nation": None, "nations": []}  # fmt: skip
+    scene = draw(View("strategic", 1, "tick", (), (), board), ())
+    grounds = [i for i in scene.items if i.role == "ground"]
+    assert len(grounds) < 9000
+    assert {i.kind for i in grounds} == {"land", "water", "land-fog", "water-fog"}
+    frame = frame_for(board)
+    assert frame.bottom - frame.y(0) <= 1000 and frame.right - frame.x(0) <= 800
+    place_names(scene)
+    assert_readable(to_svg(scene), to_png(scene))

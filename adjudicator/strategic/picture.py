@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from math import atan2, cos, hypot, pi, sin
+from math import atan2, ceil, cos, hypot, pi, sin
 from typing import Any
 
 from adjudicator.base import OrderResult, View
@@ -229,7 +229,8 @@ def ground(scene: Scene, frame: Frame, board: Mapping[str, Any]) -> list[tuple[b
     of the four under the whole grid, one box for each run of another
     (runs alike in rows one under another are one box). Returns which of
     the four are drawn."""
-    rows = list(_classes(frame, board["land"], board["seen"]))
+    band = _band(frame.cell)
+    rows = list(_classes(frame, board["land"], board["seen"], band))
     counts: dict[tuple[bool, bool], int] = {}
     for row in rows:
         for start, end, cls in row:
@@ -240,10 +241,17 @@ def ground(scene: Scene, frame: Frame, board: Mapping[str, Any]) -> list[tuple[b
                   fill, kind, fill, 0, "ground"))  # fmt: skip
     for (start, end, cls), first, last in _merged(rows, common):
         fill, kind, _ = GROUND[cls]
-        x0, y0 = frame.x(start), frame.y(first)
-        scene.add(Box(x0, y0, frame.x(end) - x0, frame.y(last) - y0, fill, kind, fill, 0,
-                      "ground"))  # fmt: skip
+        x0, y0 = frame.x(start), frame.y(first * band)
+        y1 = frame.y(min(last * band, frame.rows))
+        scene.add(Box(x0, y0, frame.x(end) - x0, y1 - y0, fill, kind, fill, 0, "ground"))
     return sorted(counts)
+
+
+def _band(cell: float) -> int:
+    """How many squares each way one piece of ground stands for: 1, or on
+    a board of squares under 1.5 pixels (over 500 a side) a few, each
+    drawn as its middle square is."""
+    return 1 if cell >= 1.5 else ceil(1.5 / cell)
 
 
 Run = tuple[int, int, tuple[bool, bool]]  # first column, column after, (land, out of sight)
@@ -254,21 +262,23 @@ RUN = re.compile(rb"(.)\1*", re.S)
 CLASSES = [(False, False), (True, False), (False, True), (True, True)]  # (land, out of sight)
 
 
-def _classes(frame: Frame, land: frozenset[int], seen: frozenset[int]) -> Iterator[list[Run]]:
-    """Each row drawn, as runs of squares alike (a square's class is 1 for
-    land plus 2 out of sight, worked out for the whole board at once)."""
+def _classes(frame: Frame, land: frozenset[int], seen: frozenset[int], band: int = 1,
+             ) -> Iterator[list[Run]]:  # fmt: skip
+    """Each row drawn (each band of ``band`` rows), as runs of squares
+    alike (a square's class is 1 for land plus 2 out of sight, worked out
+    for the whole board at once; a band's squares as its middle ones)."""
     size = frame.columns * frame.rows
     classes = bytearray(_land_bytes(land, size))
     if len(seen) < size:
         classes = bytearray(classes.translate(FOGGED))
         for sq in seen:
             classes[sq] -= 2
-    w, first = frame.columns, frame.first_column
-    for j in range(frame.rows):
-        base = ((j + frame.first_row) % frame.rows) * w
-        row = classes[base + first : base + w] + classes[base : base + first]
+    w, first, middle = frame.columns, frame.first_column, band // 2
+    for j in range(0, frame.rows, band):
+        base = ((min(j + middle, frame.rows - 1) + frame.first_row) % frame.rows) * w
+        row = (classes[base + first : base + w] + classes[base : base + first])[middle::band]
         spans = [m.span() for m in RUN.finditer(row)]
-        yield [(a, b, CLASSES[row[a]]) for a, b in spans]
+        yield [(a * band, min(b * band, w), CLASSES[row[a]]) for a, b in spans]
 
 
 @lru_cache(maxsize=8)
@@ -449,8 +459,8 @@ def mark_of(kind: str) -> Mark:
 def units(scene: Scene, frame: Frame, entries: Sequence[Mapping[str, Any]],
           colours: Mapping[str, str]) -> set[str]:  # fmt: skip
     """Every unit in the view: one mark for each owner's units in a square
-    (seen now, or remembered), side by side where several share it;
-    returns the unit types whose letters are shown."""
+    (seen now, or remembered), side by side where several share it (four
+    at most); returns the unit types whose letters are shown."""
     by_square: dict[int, dict[tuple[bool, str], list[Mapping[str, Any]]]] = {}
     for e in entries:
         if e.get("carried_by"):
@@ -460,6 +470,8 @@ def units(scene: Scene, frame: Frame, entries: Sequence[Mapping[str, Any]],
     shown: set[str] = set()
     for square in sorted(by_square):
         groups = sorted(by_square[square].items())
+        if len(groups) > 4:  # five allies in one square: the last mark stands for the rest
+            groups[3:] = [(groups[3][0], [e for _, g in groups[3:] for e in g])]
         x, y = frame.centre(square)
         for (x1, y1, scale), ((remembered, owner), group) in zip(
             _spots(x, y, frame.cell, len(groups)), groups, strict=False
@@ -517,7 +529,7 @@ def unit_title(e: Mapping[str, Any]) -> str:
 
 
 def _pale(fill: str) -> str:
-    """A colour a quarter as strong, on white."""
+    """The colour at three tenths of its strength, on white."""
     if not (fill.startswith("#") and len(fill) == 7):
         return "#eeeeee"
     r, g, b = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
