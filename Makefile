@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/strategic_sight.py
 	$(BIN)/python bench/strategic_war.py
 	$(BIN)/python bench/strategic.py
+	$(BIN)/python bench/strategic_picture.py
 	-$(BIN)/pip install --quiet diplomacy  # for the comparison only; the bench runs without it
 	$(BIN)/python bench/empire.py
 
