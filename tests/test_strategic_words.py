@@ -278,6 +278,23 @@ def test_the_game_master_s_report(game, report):
         assert "Random seed of this tick" in text
 
 
+def test_a_player_reads_of_their_own_as_yours(ticks):
+    """The judge speaks to the player: "your destroyer dd1", never the
+    player's own name with 's; others keep their names."""
+    from tests.si_reports import context
+
+    (state, result) = next((s, r) for name, s, r in ticks if name == "cannon")
+    del state
+    for player, other in (("red", "blue"), ("blue", "red")):
+        data = context(result.state, result, reader("player", player), "tick")
+        text, html = rendered(result.state, result, reader("player", player), "tick")
+        happened = text.split("== What happened ==")[1].split("==")[0]
+        assert f"{player}'s" not in happened and f"{player}&#39;s" not in html
+        assert "your " in happened and f"{other}'s " in happened, happened
+        said = [line for line in happened.splitlines() if re.match(r"  \S", line)]
+        assert len(said) == len(data["events"]), happened  # each event once
+
+
 def test_a_report_without_its_kind_is_a_tick(game):
     """Until the host says which report it is, a report is a tick's."""
     state, result = game
