@@ -295,6 +295,25 @@ def test_a_player_reads_of_their_own_as_yours(ticks):
         assert len(said) == len(data["events"]), happened  # each event once
 
 
+def test_the_page_escapes_what_it_is_given(game):
+    """Words from the game in the HTML part are escaped, whatever writes
+    them: an event, a city's name, a unit's type."""
+    from tests.si_reports import context
+
+    state, result = game
+    data = context(state, result, reader("player", "ann"), "situation")
+    board = data["board"]
+    own = next(c for c in board["cities"] if c["owner"] == "ann")
+    unit = next(u for u in board["units"] if u["status"] == "own")
+    board = {**board, "cities": [{**own, "name": "<i>Avalon"}, *board["cities"]],
+             "units": [{**unit, "name": "<u>tank"}, *board["units"]]}  # fmt: skip
+    data.update(board=board, events=["ann's <b>bold</b> unit"])
+    html = templates().get_template("strategic/report.html.j2").render(**data)
+    for tag in ("<b>", "<i>", "<u>"):
+        assert tag not in html, tag
+    assert "your &lt;b&gt;bold&lt;/b&gt; unit" in html and "&lt;i&gt;Avalon" in html
+
+
 def test_a_report_without_its_kind_is_a_tick(game):
     """Until the host says which report it is, a report is a tick's."""
     state, result = game
