@@ -136,11 +136,6 @@ class Frame:
         row, column = divmod(square, self.columns)
         return (column - self.first_column) % self.columns, (row - self.first_row) % self.rows
 
-    def square(self, i: int, j: int) -> int:
-        """The square drawn in column i, row j."""
-        column = (i + self.first_column) % self.columns
-        return ((j + self.first_row) % self.rows) * self.columns + column
-
     def centre(self, square: int) -> Point:
         i, j = self.slot(square)
         return (self.x(i) + self.x(i + 1)) / 2, (self.y(j) + self.y(j + 1)) / 2
@@ -782,7 +777,7 @@ def order_entries() -> list[LegendEntry]:
     ring = (Circle(15, 8, 7, "none", "arrived", INK, 1.5),)
     return [
         LegendEntry("move", sample_line("move", width=2.0), frozenset({"move"})),
-        LegendEntry("attack", _attack_sample(), frozenset({"attack"})),
+        LegendEntry("attack: the square attacked", _attack_sample(), frozenset({"attack"})),
         LegendEntry("arrived this tick", ring, frozenset({"arrived"})),
     ]
 
