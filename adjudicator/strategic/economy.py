@@ -14,10 +14,12 @@ RULINGS.md, Strategic Initiative.
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import floor
+from operator import attrgetter
 from typing import Any
 
 from adjudicator.base import Event
@@ -89,14 +91,17 @@ def holdings(state: State) -> dict[str, Holdings]:
             h.cities += 1
             h.command += ct.command
             h.centres += ct.technology
-    for unit in state.units.values():
-        if unit.owner in out:
-            h = out[unit.owner]
-            ut = t.unit(unit.kind)
-            h.units += 1
-            h.capital += ut.capital
-            h.power += ut.power
+    for (owner, kind), n in Counter(map(_owner_kind, state.units.values())).items():
+        if owner in out:  # counted by nation and type first: 5,000 units a tick
+            h = out[owner]
+            ut = t.unit(kind)
+            h.units += n
+            h.capital += n * ut.capital
+            h.power += n * ut.power
     return out
+
+
+_owner_kind = attrgetter("owner", "kind")
 
 
 # --------------------------------------------------------------------------

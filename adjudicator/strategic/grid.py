@@ -91,10 +91,12 @@ class Grid:
     def neighbours(self, square: int) -> tuple[int, ...]:
         """The 8 adjacent squares (fewer on a board under 3 wide or high),
         in a fixed order: row above left to right, the row, row below."""
-        return self._neighbours[square]
+        return self.adjacency[square]
 
     @cached_property
-    def _neighbours(self) -> tuple[tuple[int, ...], ...]:
+    def adjacency(self) -> tuple[tuple[int, ...], ...]:
+        """:meth:`neighbours` of every square, by square (for loops that
+        ask it of thousands)."""
         out = []
         for sq in range(self.size):
             column, row = self.at(sq)

@@ -27,7 +27,7 @@ from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import CAPTURE_HP, UnitType, tables
-from adjudicator.strategic.state import Board, Standing, State, Unit, at_war, relation
+from adjudicator.strategic.state import Board, Standing, State, Unit, at_war, only, relation
 from adjudicator.strategic.supply import in_supply
 
 MOVES_BY_ORDER = ("land", "sea", "amphibious")  # domains; air units: part 2
@@ -238,7 +238,7 @@ class _Flood:
         if not self.todo:
             return True
         seen = self.seen
-        for n in self.grid.neighbours(self.todo.pop()):
+        for n in self.grid.adjacency[self.todo.pop()]:
             if n == self.start:
                 self.met = True
                 return False
@@ -275,11 +275,12 @@ def _search(
     target_row, target_column = divmod(target, width)
     columns = _axis(width, target_column, near)  # the estimate, a column and a row apart
     rows = _axis(grid.height, target_row, near)
-    neighbours = grid.neighbours
+    neighbours = grid.adjacency
     goals = set(ends)
     best = {start: 0}
     came: dict[int, int] = {}
-    heap = [(_estimate(grid, target, near)(start), 0, start)]
+    start_row, start_column = divmod(start, width)
+    heap = [(max(columns[start_column], rows[start_row]), 0, start)]
     back: _Flood | None = None
     taken = 0
     while heap:
@@ -294,7 +295,7 @@ def _search(
             continue  # a shorter way came first, or the square is closed
         if sq in goals:
             return _trace(came, start, sq)
-        for n in neighbours(sq):
+        for n in neighbours[sq]:
             if n in best and best[n] <= depth:
                 continue
             best[n] = depth
@@ -316,22 +317,6 @@ def _axis(length: int, at: int, near: int) -> tuple[int, ...]:
         d = abs(x - at)
         out.append(max(0, min(d, length - d) - near))
     return tuple(out)
-
-
-def _estimate(grid: Grid, target: int, near: int) -> Callable[[int], int]:
-    """The fewest steps from a square to within ``near`` of ``target``
-    (:meth:`Grid.distance`, written out: it is asked of every square a
-    search meets)."""
-    width, height = grid.width, grid.height
-    target_row, target_column = divmod(target, width)
-
-    def estimate(sq: int) -> int:
-        row, column = divmod(sq, width)
-        dc, dr = abs(column - target_column), abs(row - target_row)
-        steps = max(min(dc, width - dc), min(dr, height - dr))
-        return steps - near if steps > near else 0
-
-    return estimate
 
 
 def _trace(came: dict[int, int], start: int, end: int) -> list[int]:
@@ -441,7 +426,7 @@ def _moved_event(state: State, unit: Unit, kind: UnitType, start: int, path: lis
         "square": name(unit.square),
         "path": [name(sq) for sq in path],
     }
-    return Event(Happened.MOVED, facts, frozenset({unit.owner}))
+    return Event(Happened.MOVED, facts, only(unit.owner))
 
 
 # -- a group ---------------------------------------------------------------------

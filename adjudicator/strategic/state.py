@@ -12,6 +12,7 @@ import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
+from functools import lru_cache
 from operator import attrgetter
 from typing import Any
 
@@ -181,6 +182,13 @@ def _nation_copy(n: Nation) -> Nation:
     new.pending = list(n.pending)
     new.memory = {k: _sighting_copy(s) for k, s in n.memory.items()}
     return new
+
+
+@lru_cache(maxsize=1024)
+def only(nation: str) -> frozenset[str]:
+    """``frozenset({nation})``, one value shared by everything only
+    ``nation`` may see (a tick makes thousands: results, moves)."""
+    return frozenset({nation})
 
 
 def relation(state: State, a: str, b: str) -> str:

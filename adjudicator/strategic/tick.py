@@ -26,7 +26,7 @@ from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, S
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Reason
 from adjudicator.strategic.standing import run_standing
-from adjudicator.strategic.state import State
+from adjudicator.strategic.state import State, only
 
 # what a nation that only sees an event's square is told of it
 WITNESS_FACTS = frozenset(
@@ -68,7 +68,7 @@ def run_order(
     else:
         reason, facts = _RUNNERS[type(order)](state, order, rng, events, places)
     reason = Reason(reason)  # the economy's and diplomacy's codes are Reason values too
-    return OrderResult(order, reason.succeeded, reason, dict(facts), frozenset({order.player}))
+    return OrderResult(order, reason.succeeded, reason, dict(facts), only(order.player))
 
 
 def _build(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
@@ -129,9 +129,10 @@ def fog(state: State, events: list[Event]) -> list[Event]:
     look = sight.Survey(state)
     out: list[Event] = []
     destroyed: dict[str, frozenset[str] | None] = {}
+    watchers: dict[str, frozenset[str]] = {}  # by square name: a tick's events share squares
     for event in events:
         out.append(event)
-        extra = _witnesses(state, seen, event)
+        extra = _witnesses(state, seen, event, watchers)
         if extra:
             facts = {k: v for k, v in event.facts.items() if k in WITNESS_FACTS}
             out.append(Event(event.kind, {**facts, "seen": True}, extra))
@@ -142,12 +143,20 @@ def fog(state: State, events: list[Event]) -> list[Event]:
     return out
 
 
-def _witnesses(state: State, seen: Mapping[str, frozenset[int]], event: Event) -> frozenset[str]:
-    """The nations not concerned by ``event`` that see where it happened."""
+def _witnesses(
+    state: State,
+    seen: Mapping[str, frozenset[int]],
+    event: Event,
+    watchers: dict[str, frozenset[str]] | None = None,
+) -> frozenset[str]:
+    """The nations not concerned by ``event`` that see where it happened
+    (``watchers``: those that see each square named so far, kept)."""
     where = event.facts.get("square")
     if not isinstance(where, str) or event.visible_to is None:
         return frozenset()
-    square = state.grid.parse(where)
-    if square is None:
-        return frozenset()
-    return sight.witnesses(seen, square) - event.visible_to
+    known = watchers if watchers is not None else {}
+    see = known.get(where)
+    if see is None:
+        square = state.grid.parse(where)
+        see = known[where] = frozenset() if square is None else sight.witnesses(seen, square)
+    return see - event.visible_to
