@@ -230,6 +230,7 @@ class Survey:
         self.cities = [state.cities[sq] for sq in sorted(state.cities)]
         self.nations = [state.nations[name] for name in sorted(state.nations)]
         self._sightings: dict[str, Sighting] = {}
+        self._seen: dict[str, tuple[frozenset[int], list[Unit]]] = {}
         self._entries: dict[bool, dict[str, dict[str, Any]]] = {True: {}, False: {}}
         # another nation's (or a neutral) city as a view shows it, by
         # square: seen now (True) or not (False)
@@ -243,13 +244,20 @@ class Survey:
         return sorted(self.seen_unsorted(nation, squares), key=_id)
 
     def seen_unsorted(self, nation: str, squares: frozenset[int]) -> list[Unit]:
-        """The same, in no particular order (for callers that sort)."""
-        return [
+        """The same, in no particular order (for callers that sort); found
+        once a nation for the same ``squares`` (the memory update and the
+        view both ask: read the list, never change it)."""
+        found = self._seen.get(nation)
+        if found is not None and found[0] is squares:
+            return found[1]
+        units = [
             unit
             for square in squares & self.occupied
             for unit in self.by_square[square]
             if unit.owner != nation and self.sees(nation, unit, squares)
         ]
+        self._seen[nation] = (squares, units)
+        return units
 
     def sees(self, nation: str, unit: Unit, squares: frozenset[int]) -> bool:
         """Whether ``nation``, seeing ``squares``, sees ``unit``: its own
