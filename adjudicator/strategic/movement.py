@@ -90,10 +90,17 @@ def enterable(state: State, places: Places, unit: Unit, kind: UnitType, square: 
     return _enterable(state, places, unit, kind)(square)
 
 
-def _enterable(state: State, places: Places, unit: Unit, kind: UnitType) -> Callable[[int], bool]:
+def _enterable(
+    state: State,
+    places: Places,
+    unit: Unit,
+    kind: UnitType,
+    terrain: Callable[[int], bool] | None = None,
+) -> Callable[[int], bool]:
     """:func:`enterable` for one unit, as a function of the square; whether
-    a nation is allied is asked once a nation."""
-    terrain = _terrain(state, kind)
+    a nation is allied is asked once a nation (``terrain``: the kind's
+    :func:`_terrain`, if made already)."""
+    terrain = terrain or _terrain(state, kind)
     cities, units, kinds, ship = state.cities, state.units, tables().units, kind.ship
     friends: dict[str, bool] = {}
 
@@ -161,11 +168,11 @@ def find_path(
         return []
     terrain = _terrain(state, kind)
     ends = [target] if near == 0 else list(grid.neighbours(target))
-    if not any(terrain(sq) for sq in ends):
+    if not (terrain(target) if near == 0 else any(map(terrain, ends))):
         return None  # no way to end there: spare the search of a whole ocean
     if not _same_region(state, places, kind, start, ends):
         return None  # another island, a lake: no search either
-    passable = _enterable(state, places, unit, kind) if units_matter else terrain
+    passable = _enterable(state, places, unit, kind, terrain) if units_matter else terrain
     known: dict[int, bool] = {}  # each square asked once per search
 
     def may_step(sq: int) -> bool:
@@ -174,7 +181,7 @@ def find_path(
             answer = known[sq] = (near == 0 and terrain(sq)) if sq == target else passable(sq)
         return answer
 
-    return _search(grid, start, target, near, may_step, [sq for sq in ends if may_step(sq)])
+    return _search(grid, start, target, near, may_step, list(filter(may_step, ends)))
 
 
 def _same_region(
@@ -189,7 +196,11 @@ def _same_region(
     if regions is None:
         regions = places.regions[kind.ship] = _regions(state.board, places.city_squares, kind.ship)
     mine = regions.get(start)
-    return mine is None or any(regions.get(sq) == mine for sq in ends)
+    if mine is None:
+        return True
+    if len(ends) == 1:
+        return regions.get(ends[0]) == mine
+    return any(regions.get(sq) == mine for sq in ends)
 
 
 @lru_cache(maxsize=16)
@@ -497,6 +508,8 @@ def target_refusal(state: State, places: Places, nation: str, target: int) -> Re
     """Why no unit of ``nation`` may enter ``target``, or None: a square
     another nation holds ("attack it instead"), or a city of a nation it is
     not at war with."""
+    if target not in state.cities and not places.at.get(target):
+        return None  # an empty square: most moves go to one
     name = state.grid.name(target)
     owners = {state.units[i].owner for i in places.ids_at(target)}
     holders = sorted(o for o in owners if not allied(state, nation, o))

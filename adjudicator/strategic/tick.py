@@ -67,7 +67,8 @@ def run_order(
         reason, facts = Reason.NOT_IN_GAME, {}
     else:
         reason, facts = _RUNNERS[type(order)](state, order, rng, events, places)
-    reason = Reason(reason)  # the economy's and diplomacy's codes are Reason values too
+    if type(reason) is not Reason:  # the economy's and diplomacy's codes are Reason values too
+        reason = Reason(reason)
     return OrderResult(order, reason.succeeded, reason, dict(facts), only(order.player))
 
 
