@@ -40,8 +40,12 @@ class Places:
         self.at: dict[int, tuple[str, ...]] = {}
         self._unit_cells: dict[str, dict[int, tuple[str, ...]]] = {"land": {}, "sea": {}}
         self._city_cells: dict[int, tuple[int, ...]] = {}
-        for unit in sorted(state.units.values(), key=_id):
-            self.added(unit)
+        at, cells = self.at, self._unit_cells
+        for unit in sorted(state.units.values(), key=_id):  # added(), written out: 5,000 a tick
+            square = unit.square
+            at[square] = at.get(square, ()) + (unit.id,)
+            for domain in _domains(unit.kind):
+                _put(cells[domain], unit.id, self._cell(square))
         self.city_squares = frozenset(state.cities)
         # the board's regions for ships (True) and land units (False), asked
         # of movement once a Places, not once a search
