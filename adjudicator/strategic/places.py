@@ -34,6 +34,7 @@ class Places:
         self._width, self._across = grid.width, _cells_across(grid.width)
         self._columns, self._rows = _window(grid.width), _window(grid.height)
         self._near: dict[int, tuple[int, ...]] = {}
+        self._cities_near: dict[int, tuple[int, ...]] = {}
         # unit ids by square (those no longer in the state skipped by
         # readers); tuples of strings, which the garbage collector soon
         # stops following: a big game has thousands
@@ -71,7 +72,7 @@ class Places:
             row, column = divmod(square, self._width)
             columns, across = self._columns[column], self._across
             cells = self._near[square] = tuple(
-                r * across + c for r in self._rows[row] for c in columns
+                [r * across + c for r in self._rows[row] for c in columns]
             )
         return cells
 
@@ -80,13 +81,18 @@ class Places:
         ``domain``, in the cells around ``square``: every one within supply
         range of it is among them (the caller measures, and looks at the
         city's designation, which BUILD orders change, owners and ammo)."""
-        return self.cities_near(square), self.suppliers_near(domain, square)
+        return list(self.cities_near(square)), self.suppliers_near(domain, square)
 
-    def cities_near(self, square: int) -> list[int]:
+    def cities_near(self, square: int) -> tuple[int, ...]:
         """The squares of the cities in the cells around ``square`` (every
-        city within supply range of it among them), cell by cell."""
-        cities = self._city_cells
-        return [sq for cell in self.near(square) for sq in cities.get(cell, ())]
+        city within supply range of it among them), cell by cell; worked
+        out once a square (cities stay where they are)."""
+        found = self._cities_near.get(square)
+        if found is None:
+            cities = self._city_cells
+            found = tuple([sq for cell in self.near(square) for sq in cities.get(cell, ())])
+            self._cities_near[square] = found
+        return found
 
     def suppliers_near(self, domain: str, square: int) -> list[str]:
         """The ids of the units that supply ``domain`` in the cells around

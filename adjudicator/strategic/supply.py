@@ -152,8 +152,10 @@ def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
     cities, designations = state.cities, tables().cities
     for sq in places.cities_near(square):
         city = cities.get(sq)
-        if city is None or city.owner is None or not _shares(state, owner, city.owner):
+        if city is None or city.owner is None:
             continue
+        if city.owner != owner and not _shares(state, owner, city.owner):
+            continue  # its own nation's cities always share
         if domain in designations[city.designation].supplies:
             if distance(square, sq) <= SUPPLY_RANGE:
                 return True
