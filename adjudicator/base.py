@@ -464,6 +464,20 @@ class Game:
     generates_maps: bool = False
     """The game makes random maps (:meth:`generate_map`; Office Wars)."""
 
+    clock_ticks: bool = False
+    """A turn is a tick of the game's clock (Strategic Initiative): orders
+    are never too late. A mail that arrives after a tick's deadline, or is
+    read after the tick ran, counts for the next tick, in the order
+    received; a tick runs with every order read by then. Such a game says
+    in :meth:`to_order` that nobody owes orders, so there are no
+    reminders, no READY and no missed turns."""
+
+    order_words: frozenset[str] = frozenset()
+    """Words that begin one of the game's orders although the host has a
+    command of that name (Strategic Initiative's ``status``, a situation
+    report at the next tick): in a player's section of a mail such a line
+    is an order of the game, not the host's command."""
+
     def to_order(self, state: Any) -> frozenset[str]:
         """The players who have something to order in ``state``: the host
         reminds them, waits for their READY, and charges a missed phase only
@@ -511,6 +525,16 @@ class Game:
     def dump_position(self, state: Any) -> str:
         """The position of ``state`` as text (only if :attr:`positions`)."""
         raise GameError(f"{self.title} has no positions as text")
+
+    def report_for(self, before: Any, result: TurnResult, viewer: str | None) -> str | None:
+        """What a reader's mail after a turn is (``viewer`` as in
+        :meth:`view`: a player, the observers' name, or None for the game
+        master): None for no mail this turn, or a word the game's report
+        templates read as ``report``. The default, "turn", mails every
+        reader every turn's report; Strategic Initiative mails a "tick"
+        report only to a player the tick concerns, and a "situation" report
+        every 16 ticks and on request."""
+        return "turn"
 
     def phase_result(self, before: Any, result: TurnResult) -> dict[str, Any]:
         """One phase as JSON-ready data: the orders with their results and

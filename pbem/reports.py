@@ -1,5 +1,10 @@
 """Turn reports: rendered for every reader after each turn, kept, and mailed.
 
+Which readers get a mail after a turn, and what kind, is the game's to
+say (:meth:`adjudicator.base.Game.report_for`): every reader, every turn,
+for most games; in Strategic Initiative only the players a tick concerns,
+and everyone's situation report every 16 ticks.
+
 Readers are the players (each sees what the game lets them see), the
 observers (games.yaml and WATCH; they see what every player may see) and
 the game master (everything, with missed turns). Each report is a text part
@@ -276,7 +281,11 @@ def write_reports(
     pictures: dict[str, tuple[str, bytes]] = {}
     count = 0
     for reader in readers(app, conn, cfg, info["players"]):
+        kind = engine.report_for(old_state, result, reader.viewer)
+        if kind is None:
+            continue  # nothing this turn concerns the reader
         data = context(app, engine, cfg, game, reader, sheets, result, info, press)
+        data["report"] = kind
         text, html = render(game.kind, data)
         seen = result.for_viewer(reader.viewer)
         pic = picture(game.kind, engine.view(result.state, reader.viewer), seen.results)
@@ -284,14 +293,18 @@ def write_reports(
         if key not in pictures:
             pictures[key] = (to_svg(pic), to_png(pic))
         svg, png = pictures[key]
-        subject = f"[{cfg.name}] {info['phase']} results" + (
-            " (game over)" if data["final"] else ""
+        subject = (
+            f"[{cfg.name}] {info['phase']} "
+            + ("results" if kind == "turn" else f"{kind} report")
+            + (" (game over)" if data["final"] else "")
         )
         app.store.add_report(
             conn, ReportRow(cfg.name, info["turn"], reader.key, subject, text, html, svg, png), now
         )
         calendar = (
-            ics(app, cfg.name, data["next_phase"], game.deadline, now) if game.deadline else None
+            ics(app, cfg.name, data["next_phase"], game.deadline, now)
+            if game.deadline and not engine.clock_ticks  # not a calendar entry every tick
+            else None
         )
         reply_to = app.reply_address(reader.player) if reader.player else None
         message_id, raw = report_mail(

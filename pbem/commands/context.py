@@ -56,6 +56,7 @@ class GameReply:
     standing: list[str] = field(default_factory=list)  # orders in force after this mail
     replaced: bool = False
     received: bool = False  # orders run as received: a mail adds to the earlier ones
+    ticks: bool = False  # the game runs on a clock: orders run at the next tick
     kept_previous: bool = False
     messages: list[str] = field(default_factory=list)
     status: list[str] = field(default_factory=list)

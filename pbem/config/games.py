@@ -28,6 +28,7 @@ GAME_KEYS = (
     "game",
     "map",
     "deadline",
+    "tick",
     "timezone",
     "players",
     "master",
@@ -148,8 +149,14 @@ def _kind(c: Checker, raw: dict, label: str) -> tuple[str | None, Any]:
 
 
 def _deadline(c: Checker, raw: dict, label: str, engine: Any, tz: str) -> str | None:
-    """The cron expression of the deadlines (the game's own by default)."""
+    """The cron expression of the deadlines (the game's own by default; a
+    game that runs on a clock may give ``tick`` instead)."""
     deadline = c.string(raw, "deadline", f"{label}: deadline")
+    if "tick" in raw:
+        tick = _tick(c, raw, label, engine)
+        if deadline is not None and tick is not None:
+            c.add(raw, "tick", f"{label}: give tick or deadline, not both")
+        deadline = deadline or tick
     if deadline is None and engine is not None:
         deadline = engine.default_deadline
         if deadline is None:
@@ -247,6 +254,36 @@ def _observers(c: Checker, raw: dict, label: str) -> list[str]:
         else:
             observers.append(o)
     return observers
+
+
+TICK_MINUTES = (1, 2, 3, 4, 5, 6, 10, 12, 15, 20, 30)  # divide an hour
+TICK_HOURS = (1, 2, 3, 4, 6, 8, 12, 24)  # divide a day
+
+
+def _tick(c: Checker, raw: dict, label: str, engine: Any) -> str | None:
+    """``tick: 15m``, the length of a clock tick, as the cron expression of
+    the deadlines: a number of minutes that divides an hour, or of hours
+    that divides a day, so every tick is as long as the others."""
+    if engine is not None and not engine.clock_ticks:
+        c.add(raw, "tick", f"{label}: {engine.title} has turns, not ticks: give a deadline")
+        return None
+    length = _duration(c, raw, "tick", label, None)
+    if length is None:
+        return None
+    minutes, rest = divmod(int(length.total_seconds()), 60)
+    if rest == 0 and minutes in TICK_MINUTES:
+        return f"*/{minutes} * * * *" if minutes > 1 else "* * * * *"
+    if rest == 0 and minutes % 60 == 0 and minutes // 60 in TICK_HOURS:
+        hours = minutes // 60
+        return "0 0 * * *" if hours == 24 else f"0 */{hours} * * *" if hours > 1 else "0 * * * *"
+    c.add(
+        raw,
+        "tick",
+        f"{label}: a tick of {raw['tick']} does not divide the day evenly: give minutes "
+        f"that divide an hour ({', '.join(map(str, TICK_MINUTES))}) or hours that divide "
+        f"a day ({', '.join(map(str, TICK_HOURS))})",
+    )
+    return None
 
 
 def _options_and_seed(c: Checker, raw: dict, label: str) -> tuple[dict, int | None]:

@@ -19,6 +19,7 @@ from pbem.reports import compact_options
 from pbem.store import PlayerRow
 from pbem.turns.deadlines import cron_after
 from pbem.turns.localtime import local
+from pbem.words import plural
 
 
 def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
@@ -98,11 +99,22 @@ def start_mail(
             ),
             "guide": guide is not None,
             "kind": engine.name,
+            "ticks": engine.clock_ticks,
+            "tick": tick_length(cfg, deadline),
         },
         reply_to=app.reply_address(p),
         auto="auto-generated",
         attachments=attachments,
     )
+
+
+def tick_length(cfg: GameConfig, deadline: Any) -> str:
+    """The time between two deadlines, in words ("15 minutes", "2 hours"):
+    a clock tick's length."""
+    minutes = int((cron_after(cfg, deadline) - deadline).total_seconds()) // 60
+    if minutes % 60 == 0:
+        return plural(minutes // 60, "hour")
+    return plural(minutes, "minute")
 
 
 def order_examples(

@@ -254,18 +254,24 @@ def game_is_on(p: Part) -> Done | None:
 
 def master_words_are_orders(p: Part) -> Done | None:
     """The game master's commands, from a player, are order lines after
-    all (a game's own orders may start with such a word: "remove F Kiel")."""
-    section, master_only = p.section, REGISTRY.master_only
-    for number, command, arg in [c for c in section.commands if c[1] in master_only]:
+    all (a game's own orders may start with such a word: "remove F Kiel"),
+    and so are the words the game declares its own (``order_words``)."""
+    section = p.section
+    words = REGISTRY.master_only | {w.upper() for w in p.ctx.engine.order_words}
+    for number, command, arg in [c for c in section.commands if c[1] in words]:
         section.orders.append((number, f"{command} {arg}".strip()))
     section.orders.sort()
-    section.commands = [c for c in section.commands if c[1] not in master_only]
+    section.commands = [c for c in section.commands if c[1] not in words]
     return None
 
 
 def on_time(p: Part) -> Done | None:
-    """Orders (and READY) count only from mail received during the turn."""
+    """Orders (and READY) count only from mail received during the turn;
+    in a game that runs on a clock, nothing is too late: orders run at the
+    next tick."""
     ctx = p.ctx
+    if ctx.engine.clock_ticks:
+        return None
     late = too_late(ctx.game_row, ctx.row, ctx.phase)
     if late and (p.section.orders or any(_command(c).on_time for _, c, _ in p.section.commands)):
         return refused(p, late)
@@ -277,6 +283,7 @@ def standing_orders(p: Part) -> Done | None:
     ctx, store = p.ctx, p.ctx.app.store
     received = ctx.engine.order_mode is OrderMode.RECEIVED
     ctx.reply.received = received
+    ctx.reply.ticks = ctx.engine.clock_ticks
     if received:  # each mail adds orders; the stored texts are canonical
         queue = store.submission_queue(ctx.conn, ctx.game, ctx.turn, ctx.me.name)
         texts = [text for _, text, _ in queue.get(ctx.me.name, [])]

@@ -12,7 +12,10 @@ reports of the turn are written to the outbox in that same transaction.
 Which orders count: those of mails received after the turn started and
 before its deadline (or before the moment an early or forced turn runs).
 A mail received after that is answered "too late for turn N"; it is never
-moved to the next turn on its own.
+moved to the next turn on its own. Games that run on a clock
+(``clock_ticks``: Strategic Initiative) are the exception: nothing is too
+late there, a tick runs every order read by the time it runs, and a mail
+read after it counts for the next tick.
 
 Deadlines missed while the server was down: each overdue game resolves one
 turn when the server starts (not one per missed deadline), its report says
@@ -157,6 +160,8 @@ class TurnRunner:
             state = engine.load_state(row.state)
             number, phase = engine.phase(state)
             cutoff = row.deadline if why == "deadline" and row.deadline else now
+            if engine.clock_ticks:
+                cutoff = now  # a tick runs every order read by now
             ready = store.ready_players(conn, name, turn)
             seated = store.players(conn, name)
             active = list(owing(engine, state, seated).values())  # who owes orders
