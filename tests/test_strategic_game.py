@@ -21,7 +21,7 @@ def started():
 def test_the_board_is_generated_and_named(started):
     with pytest.raises(GameError, match="map: islands"):
         GAME.load_map("europe")
-    assert GAME.phase(started) == (0, "day 1, 00:00")
+    assert GAME.phase(started) == (0, "day 1, 00:15")  # the tick to be played
     assert [GAME.seat(started, p) for p in PLAYERS] == [started.nations[p].colour for p in PLAYERS]
     assert GAME.seat(started, "zed") is None
     assert GAME.player_for(started, started.nations["bob"].colour.upper()) == "bob"
@@ -47,7 +47,7 @@ def test_orders_read_and_run_at_the_next_tick(started):
     assert [r.reason for r in result.results] == [Reason.MOVED, Reason.STATUS]
     assert result.state.units[inf.id].square == target
     assert started.units[inf.id].square == inf.square  # the state given is kept
-    assert GAME.phase(result.state) == (1, "day 1, 00:15")
+    assert GAME.phase(result.state) == (1, "day 1, 00:30")
     assert GAME.outcome(result.state) is None
 
 

@@ -2,14 +2,16 @@
 the board generated at the start, orders read from words, a tick a turn,
 the fog of war in every view, positions as text.
 
-Not yet among the games the host offers (adjudicator/__init__.py): the
-host's clock of ticks and its reports per player come first.
+A turn is a tick of the game's clock (``clock_ticks``): nobody owes orders,
+and an order mailed at any time runs at the next tick. A tick mails only
+the players it concerns; everyone gets a situation report every 16 ticks
+(:meth:`Strategic.report_for`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from adjudicator.base import (
@@ -24,11 +26,13 @@ from adjudicator.base import (
 )
 from adjudicator.strategic import board as boards
 from adjudicator.strategic import position, reading, sight
-from adjudicator.strategic.rules import MINUTES_PER_TICK, TICKS_PER_DAY
+from adjudicator.strategic.resolve import Reason
+from adjudicator.strategic.rules import MINUTES_PER_TICK, MOBILITY_EVERY, TICKS_PER_DAY
 from adjudicator.strategic.state import State
 from adjudicator.strategic.tick import run_tick
 
 MAX_PLAYERS = 24
+SITUATION_EVERY = MOBILITY_EVERY  # ticks between everyone's situation reports
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,8 @@ class Strategic(Game):
     order_mode = OrderMode.RECEIVED
     seats = Seats(minimum=2, maximum=MAX_PLAYERS)
     default_deadline = "*/15 * * * *"  # a tick every 15 minutes
+    clock_ticks = True
+    order_words = frozenset({"status"})  # an order: a situation report at the next tick
     uses_chance = True
     positions = True
     codec = Codec()
@@ -89,7 +95,9 @@ class Strategic(Game):
         return boards.start(grid, cities, list(players), seed, options)
 
     def phase(self, state: State) -> tuple[int, str]:
-        return state.tick, clock(state.tick)
+        """The ticks run so far, and the clock of the tick to be played
+        next: the orders mailed now run at it."""
+        return state.tick, clock(state.tick + 1)
 
     def read_orders(self, state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
         return reading.read_orders(state, player, text, seq)
@@ -101,6 +109,29 @@ class Strategic(Game):
 
     def adjudicate(self, state: State, sheets: Sequence[OrderSheet], seed: int = 0) -> TurnResult:
         return run_tick(state, sheets, seed)
+
+    def to_order(self, state: State) -> frozenset[str]:
+        """Nobody owes orders for a tick: units without orders wait."""
+        return frozenset()
+
+    def report_for(self, before: State, result: TurnResult, viewer: str | None) -> str | None:
+        """Every 16 ticks (when mobility is added) and at the end, everyone's
+        situation report; on the player's STATUS order, theirs. Otherwise a
+        tick report to a player the tick concerns: an order of theirs ran,
+        an event they may see (attacked, a build done or skipped, a
+        relation changed, a fight in sight), or a unit came into sight.
+        Observers and the game master get the situation reports only."""
+        after = result.state
+        if after.outcome is not None or after.tick % SITUATION_EVERY == 0:
+            return "situation"
+        if viewer is None or viewer not in after.nations:
+            return None
+        mine = result.for_viewer(viewer)
+        if any(r.reason is Reason.STATUS for r in mine.results):
+            return "situation"
+        if mine.results or mine.events or came_into_sight(before, after, viewer):
+            return "tick"
+        return None
 
     def remove_player(self, state: State, player: str) -> State:
         """A nation whose player left stays on the board and does nothing:
@@ -115,7 +146,7 @@ class Strategic(Game):
         """What ``viewer`` sees; after a tick, from the sight the tick
         worked out (the same as working it out again)."""
         seen, survey = state.cache.get("sight", (None, None))
-        return sight.view(state, viewer, seen, survey)
+        return replace(sight.view(state, viewer, seen, survey), phase=clock(state.tick + 1))
 
     def player_for(self, state: State, word: str) -> str | None:
         low = word.strip().lower()
@@ -155,6 +186,19 @@ class Strategic(Game):
             ],  # fmt: skip
             "position": position.dump(result.state),
         }
+
+
+def came_into_sight(before: State, after: State, nation: str) -> bool:
+    """Whether ``nation`` sees a unit now that it did not see at the end
+    of the tick before (its memory holds what it saw, with the tick)."""
+    now = after.nations[nation].memory
+    was = before.nations[nation].memory if nation in before.nations else {}
+    for unit, s in now.items():
+        if s.tick == after.tick:
+            old = was.get(unit)
+            if old is None or old.tick != before.tick:
+                return True
+    return False
 
 
 GAME = Strategic()

@@ -40,6 +40,7 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 from adjudicator.base import Standing, View
+from adjudicator.strategic import supply
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.rules import MEMORY_TICKS, SUB_MEMORY_TICKS, tables
 from adjudicator.strategic.state import City, Nation, Sighting, State, Unit, relation
@@ -238,6 +239,7 @@ class Survey:
         self.name: Callable[[int], str] = state.grid.name
         """A square's name (K12), worked out once a tick (the grid keeps them)."""
         self._held: dict[str | None, int] | None = None
+        self._supplied: frozenset[str] | None = None
 
     def units_seen(self, nation: str, squares: frozenset[int]) -> list[Unit]:
         """The other nations' units ``nation`` sees now, by id."""
@@ -280,7 +282,16 @@ class Survey:
         entry = made.get(unit.id)
         if entry is None:
             entry = made[unit.id] = unit_entry(self.state, unit, full, self.name(unit.square))
+            if full:
+                entry["supplied"] = unit.id in self.supplied()
         return entry
+
+    def supplied(self) -> frozenset[str]:
+        """The ids of the units in supply, worked out once (only when a
+        view lists units in full: their owners are told)."""
+        if self._supplied is None:
+            self._supplied = supply.supplied(self.state)
+        return self._supplied
 
     def cities_held(self) -> dict[str | None, int]:
         """How many cities each nation holds (None: neutral), counted once."""
@@ -404,11 +415,14 @@ def view(
     state: State, nation: str | None, seen: Seen | None = None, survey: Survey | None = None
 ) -> View:
     """What ``nation`` may see of the position (None: the game master, who
-    sees everything). ``seen`` is :func:`all_visible` of this state (computed
+    sees everything; a name that is no nation's: an observer, who sees
+    what is public). ``seen`` is :func:`all_visible` of this state (computed
     if not given). ``View.board`` holds plain data: see :func:`board_for`."""
     look = survey or Survey(state)
     if nation is None:
         board = master_board(look)
+    elif nation not in state.nations:
+        board = observer_board(look)
     else:
         squares = seen[nation] if seen is not None else visible(state, nation)
         board = board_for(look, nation, squares)
@@ -455,6 +469,23 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
         ],
         "nation": nation_entry(state, state.nations[nation]),
         "nations": [other_entry(state, o, nation) for o in look.nations if o.name != nation],
+    }
+
+
+def observer_board(look: Survey) -> dict[str, Any]:
+    """An observer's view: only what is public (the board, every city's
+    name and square) and the nations' names and colours; no unit, no
+    owner of a city. Once the game is over, everything (as standings)."""
+    if look.state.outcome is not None:
+        return master_board(look)
+    return {
+        **_public(look.state),
+        "viewer": None,
+        "seen": frozenset(),
+        "units": [],
+        "cities": [look.city_entry(c, False) for c in look.cities],
+        "nation": None,
+        "nations": [{"name": n.name, "colour": n.colour, "status": n.status} for n in look.nations],
     }
 
 
