@@ -175,7 +175,10 @@ def _adjudicate_position(game: Game, args: argparse.Namespace, out: TextIO) -> i
     state = game.load_position(_read(args.position, "position file"))
     sheets = _order_sheets(game, state, args)
     turn, phase = game.phase(state)
-    result = game.adjudicate(state, sheets, args.seed or 0)
+    seed = args.seed if args.seed is not None else 0
+    if args.seed is None and game.uses_chance:  # the seed the server would draw
+        seed = turn_seed(state.seed, turn, phase)
+    result = game.adjudicate(state, sheets, seed)
     text = game.dump_position(result.state)
     if args.out:
         try:
@@ -259,7 +262,8 @@ def write_turn(
             )
     print("\nEvents", file=out)
     for e in result.events:
-        print(f"  {say(game.name, 'events', e.kind, dict(e.facts))}", file=out)
+        seen = "" if e.visible_to is None else f" (seen by {', '.join(sorted(e.visible_to))})"
+        print(f"  {say(game.name, 'events', e.kind, dict(e.facts))}{seen}", file=out)
     if not result.events:
         print("  none", file=out)
     view = game.view(result.state, None)
