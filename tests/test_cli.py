@@ -34,7 +34,7 @@ def test_check_bad_file_lists_every_problem(capsys, tmp_path):
     map_line = next(i for i, t in enumerate(lines, 1) if "map: six" in t)
     ann_line = next(i for i, t in enumerate(lines, 1) if "ann@example.org" in t)
     bad = tmp_path / "games.yaml"
-    bad.write_text(text.replace("map: six", "map: nine").replace("ann@example.org", "ann"))
+    bad.write_text(text.replace("map: six", "map: nine").replace("ann@example.org", "ann", 1))
     code, _, err = run(capsys, "check", str(bad))
     assert code == 2
     assert "2 problems:" in err
