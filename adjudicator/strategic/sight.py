@@ -469,7 +469,24 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
         ],
         "nation": nation_entry(state, state.nations[nation]),
         "nations": [other_entry(state, o, nation) for o in look.nations if o.name != nation],
+        "standing": standing_entries(look, nation),
     }
+
+
+def standing_entries(look: Survey, nation: str | None) -> list[dict[str, Any]]:
+    """The standing orders of ``nation`` (None: every nation's), in the
+    order they go on: who gives it, its units, move or attack, the target
+    square's name."""
+    return [
+        {
+            "nation": s.nation,
+            "units": list(s.units),
+            "action": s.action,
+            "target": look.name(s.target),
+        }  # fmt: skip
+        for s in look.state.standing
+        if nation is None or s.nation == nation
+    ]
 
 
 def observer_board(look: Survey) -> dict[str, Any]:
@@ -486,6 +503,7 @@ def observer_board(look: Survey) -> dict[str, Any]:
         "cities": [look.city_entry(c, False) for c in look.cities],
         "nation": None,
         "nations": [{"name": n.name, "colour": n.colour, "status": n.status} for n in look.nations],
+        "standing": [],
     }
 
 
@@ -500,6 +518,7 @@ def master_board(look: Survey) -> dict[str, Any]:
         "cities": [city_entry(state, c, True, mine=True) for c in look.cities],
         "nation": None,
         "nations": [nation_entry(state, n) for n in look.nations],
+        "standing": standing_entries(look, None),
     }
 
 
