@@ -134,13 +134,21 @@ def test_ships_enter_a_coastal_base_but_not_an_inland_one():
 
 
 def test_ships_may_not_enter_an_allys_port_only_if_allied():
-    """Ships use their own and allied ports, not those of other nations."""
+    """Ships use their own and allied ports, not those of other nations.
+    Ruling: an order is refused for what is at its target only if the
+    nation sees the target; out of sight, the ship sails up to it and
+    finds out there."""
     rows = ["....P...", "........"]
     state = position(rows, E1="blue")
-    dd = unit(state, "red", "destroyer", "A1")
+    dd = unit(state, "red", "destroyer", "C1")  # it sees 2 squares around it
     assert order(state, "red", [dd.id], "E1")[0] == Reason.NOT_AT_WAR
     relate(state, "red", "blue", "allied")
     assert order(state, "red", [dd.id], "E1")[0] == Reason.MOVED
+    far = position(rows, E1="blue")
+    dd = unit(far, "red", "destroyer", "A1", mobility=8)
+    reason, facts, _ = order(far, "red", [dd.id], "E1")
+    assert reason == Reason.MOVED_PART and facts["failed"] == {dd.id: "not_at_war"}
+    assert dd.square == sq(far, "D1") and "nations" not in facts
 
 
 def test_engineers_move_over_land_and_sea():
@@ -339,8 +347,9 @@ def test_a_standing_order_whose_way_is_blocked_is_dropped_and_its_owner_told():
     inf.mobility = 2
     events: list = []
     run_standing(state, Rng(1), events)
-    assert state.standing == [] and inf.square == sq(state, "A1")
-    dropped = events[0]
+    # C1 was out of the infantry's sight: it went next to it and found it held
+    assert state.standing == [] and inf.square == sq(state, "B1")
+    dropped = next(e for e in events if e.kind == Happened.STANDING_DROPPED)
     assert dropped.kind == Happened.STANDING_DROPPED and dropped.visible_to == frozenset({"red"})
     assert dropped.facts["why"] == "occupied" and dropped.facts["seq"] == 4
 

@@ -36,6 +36,7 @@ from adjudicator.strategic.movement import (
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import MINIMAL_ATTACK, UnitType, tables
+from adjudicator.strategic.sight import sees_square
 from adjudicator.strategic.state import City, Standing, State, Unit, at_war
 from adjudicator.strategic.supply import top_up
 
@@ -267,17 +268,22 @@ def attack(
     places: Places | None = None,
 ) -> tuple[Reason, dict[str, Any]]:
     """An attack order (step 4): 2 command points however many units. An
-    attack on an empty enemy or neutral city is a capture (a move)."""
+    attack on an empty enemy or neutral city is a capture (a move). On a
+    square out of the nation's sight (a ruling), the order tells nothing
+    of what is there: the units close in, then attack what they find (at
+    war), and capture nothing."""
     places = places or Places(state)
     units = own_units(state, nation, unit_ids)
     if not isinstance(units, list):
         return units
-    plan = _plan(state, places, nation, units, target)
-    if plan is None:
-        return move(state, nation, unit_ids, target, seq, line, events, places)
-    if isinstance(plan[0], Reason):
-        return plan  # type: ignore[return-value]
-    able, left_out = plan  # type: ignore[misc]
+    able, left_out = units, {}  # out of sight: close in, then attack what is there
+    if sees_square(state, nation, target, places, units):
+        plan = _plan(state, places, nation, units, target)
+        if plan is None:
+            return move(state, nation, unit_ids, target, seq, line, events, places)
+        if isinstance(plan[0], Reason):
+            return plan  # type: ignore[return-value]
+        able, left_out = plan  # type: ignore[misc]
     name = state.grid.name(target)
     ids = [u.id for u in units]
     refusal = charge(state, nation, tables().costs["attack"])

@@ -27,6 +27,7 @@ from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import CAPTURE_HP, UnitType, tables
+from adjudicator.strategic.sight import sees_square
 from adjudicator.strategic.state import Board, Standing, State, Unit, at_war, only, relation
 from adjudicator.strategic.supply import in_supply
 
@@ -592,11 +593,13 @@ def _plan(
     if all(u.square == target for u in units):
         return Reason.ALREADY_THERE, {"units": [u.id for u in units], "square": name}
     refusal = target_refusal(state, places, nation, target)
-    if refusal:
-        return refusal
+    if refusal and sees_square(state, nation, target, places, units):
+        return refusal  # out of sight, the units set off and find out there
     costs = tables().costs
     movers, left_out, cost = units, {}, costs["move"]
-    if capturable(state, places, nation, target):
+    if capturable(state, places, nation, target) and sees_square(
+        state, nation, target, places, units
+    ):
         kinds = tables().units
         movers = [u for u in units if can_capture(kinds[u.kind], u)]
         left_out = {u.id: "cannot_capture" for u in units if u not in movers}

@@ -36,12 +36,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
+from functools import cache
 from operator import attrgetter, itemgetter
 from typing import Any
 
 from adjudicator.base import Standing, View
 from adjudicator.strategic import supply
 from adjudicator.strategic.grid import Grid
+from adjudicator.strategic.places import Places
 from adjudicator.strategic.rules import MEMORY_TICKS, SUB_MEMORY_TICKS, tables
 from adjudicator.strategic.state import City, Nation, Sighting, State, Unit, relation
 
@@ -196,6 +198,49 @@ def visible(state: State, nation: str) -> frozenset[int]:
     others = sharers(state, nation)
     own = own_sight(state, [nation, *others])
     return frozenset().union(*own.values())
+
+
+@cache
+def farthest_sight() -> int:
+    """The farthest any unit or city sees (radars at the highest
+    technology): how far around a square :func:`sees_square` looks."""
+    t = tables()
+    top = Fraction(t.technology_most)
+    sights = [k.sight for k in t.units.values()] + [c.sight for c in t.cities.values()]
+    return max(
+        s if isinstance(s, int) else RADII[s](top)
+        for s in sights
+        if isinstance(s, int) or s in RADII
+    )
+
+
+def sees_square(
+    state: State, nation: str, square: int, places: Places, lookouts: Iterable[Unit] = ()
+) -> bool:
+    """Whether ``nation`` sees ``square`` now, with its own units and cities
+    and those of the nations sharing their sight with it (the same as
+    ``square in visible(state, nation)``, for one square): what an order's
+    refusal may tell. ``lookouts``, the order's own units, are tried first
+    (they usually stand next to their target)."""
+    grid = state.grid
+    for unit in lookouts:
+        r = unit_sight(state, unit) if unit.owner == nation else None
+        if r is not None and grid.distance(unit.square, square) <= r:
+            return True
+    names = {nation, *sharers(state, nation)}
+    for q in grid.within(square, farthest_sight()):
+        d = grid.distance(q, square)
+        city = state.cities.get(q)
+        if city is not None and city.owner in names and d <= _or_blind(city_sight(state, city)):
+            return True
+        for unit in places.units_at(q):
+            if unit.owner in names and d <= _or_blind(unit_sight(state, unit)):
+                return True
+    return False
+
+
+def _or_blind(radius: int | None) -> int:
+    return -1 if radius is None else radius
 
 
 def witnesses(seen: Seen, square: int) -> frozenset[str]:

@@ -20,6 +20,7 @@ from adjudicator.strategic.movement import (
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened
 from adjudicator.strategic.rules import tables
+from adjudicator.strategic.sight import sees_square
 from adjudicator.strategic.state import Standing, State, Unit
 
 
@@ -51,7 +52,7 @@ def continue_standing(
         goings = _attack_on(state, places, standing, units, rng, events)
     else:
         refusal = target_refusal(state, places, standing.nation, standing.target)
-        if refusal:
+        if refusal and sees_square(state, standing.nation, standing.target, places, units):
             _dropped(state, standing, [u.id for u in units], str(refusal[0]), events)
             return None
         goings = run_group(state, places, units, standing.target, 0, events)
@@ -73,7 +74,12 @@ def _attack_on(
     rng: Rng,
     events: list[Event],
 ) -> list[Going]:
-    """A standing attack: dropped if nothing it may attack is left there."""
+    """A standing attack: dropped if nothing it may attack is left there;
+    while the target is out of sight, the units only close in on it."""
+    if not sees_square(state, standing.nation, standing.target, places, units):
+        goings = run_group(state, places, units, standing.target, 1, events)
+        if not sees_square(state, standing.nation, standing.target, places, units):
+            return goings
     enemies = enemies_at(state, places, standing.nation, standing.target)
     kinds = tables().units
     able = [u for u in units if any(may_attack(state, kinds[u.kind], e) for e in enemies)]
