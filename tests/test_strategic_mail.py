@@ -203,3 +203,15 @@ def test_a_game_master_runs_one_tick_from_a_position(tmp_path, capsys):
     declared = next(e for e in data["events"] if e["kind"] == "declared")
     assert declared["visible_to"] == ["ann", "bob"]
     assert [r["visible_to"] for r in data["results"]] == [["ann"], ["ann"]]
+
+
+def test_history_mails_back_a_tick_report_by_its_clock(isles):
+    """HISTORY names a tick by its game clock; the phases come from the
+    turns' records, not from reading back every tick's position."""
+    pw = isles.password(ANN, "isles")
+    isles.send(ANN, ISLES, f"PASSWORD {pw}\nHISTORY day 1, 00:15\n")
+    assert "the report of day 1, 00:15 is on its way" in isles.last(ANN)
+    again = isles.outbox("history", ANN)
+    assert [m["Subject"] for m in again] == ["[isles] day 1, 00:15 situation report (again)"]
+    isles.send(ANN, ISLES, f"PASSWORD {pw}\nHISTORY day 1, 00:45\n")  # a tick that mailed ann nothing
+    assert "no report of day 1, 00:45 for you" in isles.last(ANN)

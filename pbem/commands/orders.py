@@ -157,12 +157,8 @@ def kept_phases(app: App, conn: Connection, game: str, row: GameRow | None) -> d
     if row is None:
         return {}
     kept = set(app.store.report_turns(conn, game))
-    engine = app.engine(row.kind)
-    return {
-        turn: engine.phase(engine.load_state(state))[1]
-        for turn, state in app.store.turn_states(conn, game)
-        if turn in kept
-    }
+    phases = app.store.turn_phases(conn, game)
+    return {turn: phase for turn, phase in phases.items() if turn in kept}
 
 
 def _phase_words(text: str) -> list[str]:

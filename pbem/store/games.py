@@ -3,6 +3,7 @@ press and reports. Deadlines live on the game row (``games.deadline``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -158,6 +159,16 @@ class GamesAndTurns(Database):
         return conn.execute(
             select(turns.c.result).where(turns.c.game == game, turns.c.turn == turn)
         ).scalar()
+
+    def turn_phases(self, conn: Connection, game: str) -> dict[int, str]:
+        """The name of the phase each resolved turn played, from its record
+        (no state is read: a game of ticks has hundreds)."""
+        rows = conn.execute(
+            select(turns.c.turn, turns.c.result)
+            .where(turns.c.game == game, turns.c.result.is_not(None))
+            .order_by(turns.c.turn)
+        ).all()
+        return {r[0]: json.loads(r[1])["phase"] for r in rows}
 
     def turn_states(self, conn: Connection, game: str) -> list[tuple[int, str]]:
         rows = conn.execute(
