@@ -213,5 +213,9 @@ def test_history_mails_back_a_tick_report_by_its_clock(isles):
     assert "the report of day 1, 00:15 is on its way" in isles.last(ANN)
     again = isles.outbox("history", ANN)
     assert [m["Subject"] for m in again] == ["[isles] day 1, 00:15 situation report (again)"]
-    isles.send(ANN, ISLES, f"PASSWORD {pw}\nHISTORY day 1, 00:45\n")  # a tick that mailed ann nothing
-    assert "no report of day 1, 00:45 for you" in isles.last(ANN)
+    isles.send(ANN, ISLES, f"PASSWORD {pw}\nHISTORY day 1, 00:45\n")  # it mailed ann nothing
+    kept = "(reports kept: day 1, 00:15, day 1, 00:30, day 1, 04:00)"
+    assert f"no report of a phase called 'day 1, 00:45' {kept}" in isles.last(ANN)
+    # bob's list holds only his own reports: which ticks mailed ann is not his to know
+    isles.send(BOB, ISLES, f"PASSWORD {isles.password(BOB, 'isles')}\nHISTORY day 1, 00:30\n")
+    assert "day 1, 00:30" not in isles.last(BOB).split("reports kept:")[1]

@@ -116,7 +116,7 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
     row = app.store.game(conn, game)
     if row is not None and row.finished_at is not None and now - row.finished_at > ctx.cfg.keep:
         return f"line {use.line}: {game} ended more than {plural(ctx.cfg.keep.days, 'day')} ago"
-    phases = kept_phases(app, conn, game, row)
+    phases = kept_phases(app, conn, game, row, reader)
     turn = None
     if use.arg.strip():
         turn = phase_turn(use.arg, phases)
@@ -151,12 +151,16 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
     return f"line {use.line}: the report of {phases.get(found.turn, found.turn)} is on its way"
 
 
-def kept_phases(app: App, conn: Connection, game: str, row: GameRow | None) -> dict[int, str]:
-    """The phases of ``game`` with a kept report: turn -> the game's name
-    for the phase (``tick 3``, ``S1901M``)."""
+def kept_phases(
+    app: App, conn: Connection, game: str, row: GameRow | None, reader: str
+) -> dict[int, str]:
+    """The phases of ``game`` with a report kept for ``reader``: turn -> the
+    game's name for the phase (``tick 3``, ``S1901M``). Only the reader's
+    own: in a game that mails only those a tick concerns, which ticks
+    mailed others is not theirs to know."""
     if row is None:
         return {}
-    kept = set(app.store.report_turns(conn, game))
+    kept = set(app.store.report_turns(conn, game, reader))
     phases = app.store.turn_phases(conn, game)
     return {turn: phase for turn, phase in phases.items() if turn in kept}
 

@@ -310,8 +310,10 @@ class GamesAndTurns(Database):
             return None
         return ReportRow(r.game, r.turn, r.reader, r.subject, r.text, r.html, r.svg, r.png)
 
-    def report_turns(self, conn: Connection, game: str) -> list[int]:
-        rows = conn.execute(
-            select(reports.c.turn).where(reports.c.game == game).distinct().order_by(reports.c.turn)
-        ).all()
+    def report_turns(self, conn: Connection, game: str, reader: str | None = None) -> list[int]:
+        """The turns with a kept report (``reader``'s own, if given)."""
+        q = select(reports.c.turn).where(reports.c.game == game)
+        if reader is not None:
+            q = q.where(reports.c.reader == reader)
+        rows = conn.execute(q.distinct().order_by(reports.c.turn)).all()
         return [r[0] for r in rows]
