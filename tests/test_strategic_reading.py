@@ -109,13 +109,29 @@ def test_cancel_declare_status():
         ("declare war on ann", "toward_yourself", ProblemKind.NOT_ALLOWED, None),
         ("away until Friday", "no_absence", ProblemKind.NOT_ALLOWED, None),
         ("fly me to the moon", "not_an_order", ProblemKind.NOT_UNDERSTOOD, None),
+        # a misspelt order word: the order it would be, if that reads
+        ("bild tank in Avalon", "not_an_order", ProblemKind.NOT_UNDERSTOOD,
+         "build tank in Avalon"),
+        ("mvoe inf1 to E5", "not_an_order", ProblemKind.NOT_UNDERSTOOD, "move inf1 to E5"),
+        ("atack E5 with inf1", "not_an_order", ProblemKind.NOT_UNDERSTOOD,
+         "attack E5 with inf1"),
+        ("delcare war on bob", "not_an_order", ProblemKind.NOT_UNDERSTOOD,
+         "declare war on bob"),
+        ("statsu", "not_an_order", ProblemKind.NOT_UNDERSTOOD, "status"),
     ],
-)
+)  # fmt: skip
 def test_each_mistake_is_refused_with_its_reason(text, reason, kind, suggestion):
     problem = one(text)
     assert (problem.reason, problem.kind, problem.text) == (reason, kind, text)
     if suggestion is not None:
         assert suggestion in problem.suggestions, problem.suggestions
+
+
+def test_a_misspelt_word_is_suggested_only_as_an_order_that_reads():
+    """No suggestion that would itself be refused (another nation's unit,
+    a city that is not there), and none for a line that is no order."""
+    for text in ("mvoe tr3 to E5", "bild tank in Zork", "fly me to the moon", "hello to E5"):
+        assert one(text).suggestions == (), text
 
 
 def test_lines_in_order_and_comments_skipped():

@@ -65,6 +65,8 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
 # unread: most lines are moves, and the build forms are slow to fail)
 _NEEDS = {"clear_next": "next", "build": "build", "build_city": "build", "next": "next"}
 _TRIES = [(form, pattern, _NEEDS.get(form, "")) for form, pattern in _FORMS]
+ORDER_WORDS = ("build", "next", "clear", "move", "attack", "cancel", "stop", "declare",
+               "status", "war", "neutral", "friendly", "allied", "alliance", "peace")  # fmt: skip
 _GROUP_START = re.compile(r"^(?:[a-z]+[0-9]+|all)\b")  # a unit id, or "all at"
 _LEVEL_WORDS = {"alliance": "allied", "peace": "neutral"}
 
@@ -103,7 +105,28 @@ def _read_line(state: State, player: str, n: int, line: str, seq: int) -> Order 
             return _READERS[form](state, player, n, line, seq, m)
     if is_absence_line(line):
         return _refuse(n, line, "no_absence", ProblemKind.NOT_ALLOWED)
-    return _refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD)
+    return _not_an_order(state, player, n, line)
+
+
+def _not_an_order(state: State, player: str, n: int, line: str) -> Problem:
+    return _refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD,
+                   suggest=_respelled(state, player, line))  # fmt: skip
+
+
+def _respelled(state: State, player: str, line: str) -> tuple[str, ...]:
+    """A line whose first word is a misspelt order word, as the order it
+    would then be ("bild tank in Avalon": "build tank in Avalon")."""
+    first, _, rest = " ".join(line.split()).partition(" ")
+    for verb in closest_names(first.lower(), ORDER_WORDS, 2):
+        fixed = f"{verb} {rest}".strip()
+        for form, pattern in _FORMS:
+            if form == "move" and verb != "move":
+                continue  # that form reads any "x to y": only the word move makes it one
+            m = pattern.match(fixed.lower().rstrip("."))
+            if m is not None and not isinstance(_READERS[form](state, player, 0, fixed, 0, m),
+                                                Problem):  # fmt: skip
+                return (fixed,)
+    return ()
 
 
 def _build(state: State, player: str, n: int, line: str, seq: int, kind_word: str,
@@ -216,7 +239,7 @@ def _read_group(state: State, player: str, n: int, line: str, seq: int, ids_text
 def _read_move(state: State, player: str, n: int, line: str, seq: int,
                m: re.Match[str]) -> Order | Problem:  # fmt: skip
     if not m.string.startswith("move") and not _GROUP_START.match(m[1]):
-        return _refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD)
+        return _not_an_order(state, player, n, line)
     return _read_group(state, player, n, line, seq, m[1], m[2], Move)
 
 
