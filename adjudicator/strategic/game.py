@@ -19,13 +19,15 @@ from adjudicator.base import (
     GameError,
     Order,
     OrderMode,
+    OrderResult,
     OrderSheet,
     Seats,
     TurnResult,
     View,
 )
+from adjudicator.drawing import Scene
 from adjudicator.strategic import board as boards
-from adjudicator.strategic import position, reading, sight
+from adjudicator.strategic import picture, position, reading, sight
 from adjudicator.strategic.resolve import Reason
 from adjudicator.strategic.rules import MINUTES_PER_TICK, MOBILITY_EVERY, TICKS_PER_DAY
 from adjudicator.strategic.state import State
@@ -158,6 +160,11 @@ class Strategic(Game):
     def seat(self, state: State, player: str) -> str | None:
         nation = state.nations.get(player)
         return nation.colour if nation is not None else None
+
+    def picture(self, view: View, results: Sequence[OrderResult]) -> Scene:
+        """The board as the viewer sees it: fog, remembered units pale, the
+        tick's moves and attacks (picture.py)."""
+        return picture.draw(view, results)
 
     def describe_map(self, board: Any) -> str:
         return f"{board.title}, for {self.seats.takes()}"
