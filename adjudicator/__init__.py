@@ -11,6 +11,7 @@ from adjudicator.base import Game
 from adjudicator.empire import GAME as EMPIRE
 from adjudicator.implosion import GAME as IMPLOSION
 from adjudicator.officewars import GAME as OFFICEWARS
+from adjudicator.strategic.game import GAME as STRATEGIC
 from adjudicator.territory import GAME as TERRITORY
 
 GAMES: dict[str, Game] = {
@@ -18,6 +19,7 @@ GAMES: dict[str, Game] = {
     IMPLOSION.name: IMPLOSION,
     TERRITORY.name: TERRITORY,
     EMPIRE.name: EMPIRE,
+    STRATEGIC.name: STRATEGIC,
 }
 
 

@@ -107,7 +107,7 @@ def _cancelled():
 
 def _standing_dropped():
     s = board()
-    inf = unit(s, "red", "infantry", "C2", mobility=0)
+    inf = unit(s, "red", "infantry", "J2", mobility=0)  # next to K2: it sees it held
     unit(s, "blue", "infantry", "K2")
     s.standing.append(Standing("red", (inf.id,), sq(s, "K2"), "move", 0))
     return s, []
@@ -162,6 +162,8 @@ def _refusals():
     ship = unit(s, "red", "transport", "C5")
     plane = unit(s, "red", "fighter", "B2")
     blue = unit(s, "blue", "infantry", "K2")
+    unit(s, "red", "infantry", "J3")  # scouts: a target is refused for what is
+    unit(s, "red", "infantry", "M3")  # there only if red sees it (K2, N2)
     return s, [
         order(Move, s, units=[blue.id], target="D2"),  # not_your_unit
         order(Move, s, units=[plane.id], target="C2"),  # cannot_move

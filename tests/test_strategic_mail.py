@@ -66,7 +66,17 @@ def own(h: Harness, player: str) -> list[str]:
     return sorted(u.id for u in state(h).units.values() if u.owner == player)
 
 
-def test_the_start_mail_says_how_a_clock_game_runs(isles):
+def test_a_clock_game_played_by_mail(isles):
+    """One game through the real server, step by step (each step needs the
+    ticks before it, so they run in one test)."""
+    start_mail_says_how_a_clock_game_runs(isles)
+    a_tick_runs_the_orders_read_by_then_and_later_ones_at_the_next(isles)
+    a_tick_mails_only_those_it_concerns(isles)
+    no_mail_of_a_clock_game_asks_for_orders(isles)
+    history_mails_back_a_tick_report_by_its_clock(isles)
+
+
+def start_mail_says_how_a_clock_game_runs(isles):
     text = " ".join(isles.text(isles.outbox("started", ANN)[0]).split())
     assert "a tick every 15 minutes, the first (day 1, 00:15) at Sat 21 Nov 2026 12:15" in text
     assert "Orders run at the next tick, in the order received" in text
@@ -74,7 +84,7 @@ def test_the_start_mail_says_how_a_clock_game_runs(isles):
     assert isles.game("isles").deadline - isles.clock.now() == timedelta(minutes=15)
 
 
-def test_a_tick_runs_the_orders_read_by_then_and_later_ones_at_the_next(isles):
+def a_tick_runs_the_orders_read_by_then_and_later_ones_at_the_next(isles):
     """RULINGS.md / the issue: orders given between ticks run at the next
     tick, in the order received; an order after a tick's deadline is not
     "too late", it counts as long as the tick has not run."""
@@ -105,7 +115,7 @@ def test_a_tick_runs_the_orders_read_by_then_and_later_ones_at_the_next(isles):
     assert [r["text"] for r in record(isles, 1)["results"]] == [f"cancel {second}"]
 
 
-def test_a_tick_mails_only_those_it_concerns(isles):
+def a_tick_mails_only_those_it_concerns(isles):
     """At most one mail a tick, to a player the tick concerns; the game
     master and the observers only get the situation reports."""
     settled: dict[str, int] = {}
@@ -127,7 +137,7 @@ def test_a_tick_mails_only_those_it_concerns(isles):
     assert {w: len(reports(isles, w)) for w in (ANN, BOB)} == {w: quiet[w] + 1 for w in quiet}
 
 
-def test_no_mail_of_a_clock_game_asks_for_orders(isles):
+def no_mail_of_a_clock_game_asks_for_orders(isles):
     """Nobody owes orders for a tick: no reminders, no missed turns."""
     assert not isles.outbox("reminder")
     with isles.app.store.tx(write=False) as conn:
@@ -205,7 +215,7 @@ def test_a_game_master_runs_one_tick_from_a_position(tmp_path, capsys):
     assert [r["visible_to"] for r in data["results"]] == [["ann"], ["ann"]]
 
 
-def test_history_mails_back_a_tick_report_by_its_clock(isles):
+def history_mails_back_a_tick_report_by_its_clock(isles):
     """HISTORY names a tick by its game clock; the phases come from the
     turns' records, not from reading back every tick's position."""
     pw = isles.password(ANN, "isles")
