@@ -476,7 +476,7 @@ class Game:
     """Words that begin one of the game's orders although the host has a
     command of that name (Strategic Initiative's ``status``, a situation
     report at the next tick): in a player's section of a mail such a line
-    is an order of the game, not the host's command."""
+    is an order of the game, and the host's command runs as well."""
 
     def to_order(self, state: Any) -> frozenset[str]:
         """The players who have something to order in ``state``: the host

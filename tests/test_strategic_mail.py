@@ -96,7 +96,8 @@ def a_tick_runs_the_orders_read_by_then_and_later_ones_at_the_next(isles):
     receipt = " ".join(isles.last(ANN).split())
     assert "These orders run at the next tick (day 1, 00:15)" in receipt
     assert "Next tick: Sat 21 Nov 2026 12:15 UTC" in receipt
-    assert "line 2: status" in receipt  # the game's order, not the host's command
+    assert "line 2: status" in receipt  # the game's order: a situation report at the tick
+    assert "you play ann (red)" in receipt  # and the host's STATUS answers at once
     isles.clock.set(deadline + timedelta(seconds=1))  # past the deadline, the tick not yet run
     isles.send(ANN, ISLES, f"PASSWORD {pw}\ncancel {first}\n")
     receipt = isles.last(ANN)

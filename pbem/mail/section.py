@@ -254,14 +254,16 @@ def game_is_on(p: Part) -> Done | None:
 
 def master_words_are_orders(p: Part) -> Done | None:
     """The game master's commands, from a player, are order lines after
-    all (a game's own orders may start with such a word: "remove F Kiel"),
-    and so are the words the game declares its own (``order_words``)."""
-    section = p.section
-    words = REGISTRY.master_only | {w.upper() for w in p.ctx.engine.order_words}
+    all (a game's own orders may start with such a word: "remove F Kiel").
+    A word the game declares its own (``order_words``) is an order of the
+    game too, and the host's command runs as well (STATUS answers at once;
+    the order asks the game for its situation report at the next tick)."""
+    section, master_only = p.section, REGISTRY.master_only
+    words = master_only | {w.upper() for w in p.ctx.engine.order_words}
     for number, command, arg in [c for c in section.commands if c[1] in words]:
         section.orders.append((number, f"{command} {arg}".strip()))
     section.orders.sort()
-    section.commands = [c for c in section.commands if c[1] not in words]
+    section.commands = [c for c in section.commands if c[1] not in master_only]
     return None
 
 
