@@ -117,7 +117,16 @@ def _standing_dropped():
 
 
 def _destroyed():
-    """Red's infantry destroys blue's; green's infantry nearby sees it."""
+    """Red's infantry destroys blue's; green's infantry between sees it all."""
+    s = at_war(board())
+    red = unit(s, "red", "infantry", "H3")
+    unit(s, "blue", "infantry", "I3", hp=1, ammo=0)
+    unit(s, "green", "infantry", "I4")
+    return s, [order(Attack, s, units=[red.id], target="I3")]
+
+
+def _destroyed_from_the_fog():
+    """Green sees blue's infantry hit and destroyed, not red's that fired."""
     s = at_war(board())
     red = unit(s, "red", "infantry", "H3")
     unit(s, "blue", "infantry", "I3", hp=1, ammo=0)
@@ -130,7 +139,7 @@ def _attacked():
     s = at_war(board())
     red = unit(s, "red", "infantry", "H3")
     unit(s, "blue", "infantry", "I3", hp=5)
-    unit(s, "green", "infantry", "J4")
+    unit(s, "green", "infantry", "I4")
     return s, [order(Attack, s, units=[red.id], target="I3")]
 
 
@@ -149,6 +158,15 @@ def _cannon():
     ship = unit(s, "red", "destroyer", "O4")
     unit(s, "blue", "infantry", "N3")
     unit(s, "green", "patrol_boat", "P4")
+    return s, [order(Attack, s, units=[ship.id], target="N3")]
+
+
+def _cannon_into_the_fog():
+    """Green's infantry inland sees blue's port fire, not the ship it fires at."""
+    s = at_war(board())
+    ship = unit(s, "red", "destroyer", "O4")
+    unit(s, "blue", "infantry", "N3")
+    unit(s, "green", "infantry", "M2")
     return s, [order(Attack, s, units=[ship.id], target="N3")]
 
 
@@ -280,7 +298,8 @@ CASES = [
     Case(f.__name__.strip("_"), f)
     for f in (
         _moved, _standing, _moved_part, _captured, _cancelled, _standing_dropped,
-        _destroyed, _attacked, _not_attacked, _cannon, _refusals, _blocked,
+        _destroyed, _destroyed_from_the_fog, _attacked, _not_attacked, _cannon,
+        _cannon_into_the_fog, _refusals, _blocked,
         _cannot_attack, _cannot_pay, _builds, _built,
         _build_started_and_dropped, _technology, _diplomacy, _not_in_game, _game_over,
     )

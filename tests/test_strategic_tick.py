@@ -94,30 +94,50 @@ def test_results_are_shown_to_their_player_only():
         assert all(r.order.player == viewer for r in mine)
 
 
-def test_an_attack_is_told_in_full_to_those_in_it_and_briefly_to_a_witness():
-    """RULINGS.md: every player sees only what their units, cities, radar see.
-    A nation that sees the square attacked learns what happened there, never
-    where the attacker came from."""
+def fight_watched_from(watcher_at: str):
+    """Red's infantry walks from D2 to E2 and destroys blue's at F2; green
+    watches from ``watcher_at`` (an infantry sees 1 square around it)."""
     s = position(ROWS, ("red", "blue", "green"), C3="red", J3="blue")
     for a, b in (("red", "blue"), ("blue", "red")):
         s.nations[a].relations[b] = s.nations[a].declared[b] = "war"
     attacker = unit(s, "red", "infantry", "D2")
     defender = unit(s, "blue", "infantry", "F2", hp=1, ammo=0)  # dies at the first shot
-    s.board = type(s.board)(s.board.grid, s.board.land | {sq(s, "E2"), sq(s, "F2")})
-    watcher = unit(s, "green", "infantry", "G2")
+    s.board = type(s.board)(s.board.grid, s.board.land | {sq(s, "E2"), sq(s, "F2"), sq(s, "F3")})
+    unit(s, "green", "infantry", watcher_at)
     order = Attack(player="red", seq=1, units=(attacker.id,), target=sq(s, "F2"),
                    target_name="F2")  # fmt: skip
     result = run_tick(s, [sheet("red", order)], 7)
     assert result.results[0].reason == Reason.DESTROYED, result.results[0]
-    green = result.for_viewer("green").events
-    kinds = {e.kind for e in green}
-    assert "destroyed" in kinds and all(e.facts.get("seen") for e in green), green
-    assert all("from" not in e.facts and "path" not in e.facts for e in green)
-    red = result.for_viewer("red").events
-    assert any(e.kind == "destroyed" and not e.facts.get("seen") for e in red)
     assert defender.id not in result.state.units
     assert defender.id not in result.state.nations["green"].memory  # seen destroyed
-    del watcher
+    return attacker, result
+
+
+def test_an_attack_is_told_in_full_to_those_in_it_and_briefly_to_a_witness():
+    """RULINGS.md: every player sees only what their units, cities, radar see.
+    A nation that sees both sides of a fight learns what happened there,
+    never where the attacker came from."""
+    attacker, result = fight_watched_from("F3")  # it sees E2 and F2
+    green = result.for_viewer("green").events
+    kinds = {e.kind for e in green}
+    assert {"attack", "destroyed"} <= kinds and all(e.facts.get("seen") for e in green), green
+    assert all("from" not in e.facts and "path" not in e.facts for e in green)
+    assert any(e.facts.get("unit") == attacker.id for e in green if e.kind == "attack")
+    red = result.for_viewer("red").events
+    assert any(e.kind == "destroyed" and not e.facts.get("seen") for e in red)
+
+
+def test_a_witness_who_sees_one_side_of_a_fight_is_not_told_who_fired():
+    """Ruling: a nation that sees the unit hit but not the square the shot
+    came from is told of the hit, not of the unit that fired or its nation."""
+    attacker, result = fight_watched_from("G2")  # it sees F2, not E2
+    green = result.for_viewer("green").events
+    assert {e.kind for e in green} == {"hit_from_the_fog", "destroyed_from_the_fog"}, green
+    hidden = {"hit_from_the_fog": {"unit", "unit_type", "nation", "from"},
+              "destroyed_from_the_fog": {"by", "by_nation", "from"}}  # fmt: skip
+    for e in green:
+        assert attacker.id not in e.facts.values() and "red" not in e.facts.values(), e
+        assert not hidden[e.kind] & set(e.facts), e
 
 
 def test_the_same_state_orders_and_seed_give_the_same_tick():

@@ -105,10 +105,15 @@ def damage(state: State, rng: Rng, attack: int, shooter: str | None, victim: Uni
 
 
 def _hurt(
-    state: State, places: Places, victim: Unit, hit: int, by: str, by_nation: str | None
+    state: State,
+    places: Places,
+    victim: Unit,
+    hit: int,
+    by: tuple[str, str | None, int],
 ) -> Event | None:
     """Take ``hit`` HP from ``victim``; at 0 it is destroyed (and leaves
-    its standing order): the event of its loss, or None."""
+    its standing order): the event of its loss, or None. ``by``: the unit
+    or city that fired, its nation and the square it fired from."""
     victim.hp = max(0, victim.hp - hit)
     if victim.hp > 0:
         return None
@@ -119,11 +124,12 @@ def _hurt(
         "unit": victim.id,
         "unit_type": victim.kind,
         "nation": victim.owner,
-        "by": by,
-        "by_nation": by_nation,
+        "by": by[0],
+        "by_nation": by[1],
         "square": state.grid.name(victim.square),
+        "from": state.grid.name(by[2]),
     }
-    seen = {victim.owner} | ({by_nation} if by_nation else set())
+    seen = {victim.owner} | ({by[1]} if by[1] else set())
     return Event(Happened.DESTROYED, facts, frozenset(seen))
 
 
@@ -153,7 +159,7 @@ def fire(
         "counter": counter,
     }
     events.append(Event(Happened.ATTACK, facts, frozenset({shooter.owner, victim.owner})))
-    lost = _hurt(state, places, victim, hit, shooter.id, shooter.owner)
+    lost = _hurt(state, places, victim, hit, (shooter.id, shooter.owner, shooter.square))
     if lost:
         events.append(lost)
 
@@ -175,9 +181,10 @@ def cannon(
         "damage": hit,
         "hp": max(0, ship.hp - hit),
         "square": state.grid.name(city.square),
+        "at": state.grid.name(ship.square),
     }
     events.append(Event(Happened.CANNON, facts, frozenset({city.owner, ship.owner})))
-    lost = _hurt(state, places, ship, hit, city.name, city.owner)
+    lost = _hurt(state, places, ship, hit, (city.name, city.owner, city.square))
     if lost:
         events.append(lost)
 

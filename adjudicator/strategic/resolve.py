@@ -94,8 +94,14 @@ class Happened(enum.StrEnum):
     CAPTURED = "captured"  # city, square, unit, nation, from_nation, hp
     ATTACK = "attack"  # unit, unit_type, nation, target, target_type, target_nation,
     # damage, hp, from, square, counter (True for a counter-attack)
-    CANNON = "cannon"  # city, nation, target, target_type, target_nation, damage, hp, square
-    DESTROYED = "destroyed"  # unit, unit_type, nation, by, by_nation, square
+    CANNON = "cannon"  # city, nation, target, target_type, target_nation, damage, hp, square,
+    # at (the ship's square)
+    DESTROYED = "destroyed"  # unit, unit_type, nation, by, by_nation, square, from
+    # what a witness is told who sees only one side of a fight (tick.fog):
+    HIT_FROM_THE_FOG = "hit_from_the_fog"  # an attack; target, target_type, target_nation,
+    # damage, hp, square
+    DESTROYED_FROM_THE_FOG = "destroyed_from_the_fog"  # unit, unit_type, nation, square
+    CANNON_INTO_THE_FOG = "cannon_into_the_fog"  # city, nation, square
     STANDING_DROPPED = (
         "standing_dropped"  # nation, units, target, action, why, seq, line (private: no square)
     )

@@ -24,15 +24,28 @@ from adjudicator.base import Event, Order, OrderResult, OrderSheet, Rng, TurnRes
 from adjudicator.strategic import combat, diplomacy, economy, ending, movement, sight, supply
 from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Status
 from adjudicator.strategic.places import Places
-from adjudicator.strategic.resolve import Reason
+from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.standing import run_standing
 from adjudicator.strategic.state import State, only
 
 # what a nation that only sees an event's square is told of it
 WITNESS_FACTS = frozenset(
-    {"unit", "unit_type", "nation", "square", "target", "target_kind", "target_nation",
+    {"unit", "unit_type", "nation", "square", "target", "target_type", "target_nation",
      "damage", "hp", "counter", "city", "by", "by_nation", "from_nation"}
 )  # fmt: skip
+
+# A fight has two sides: a witness sees the event's square; the other side
+# stands at another square (the fact named first), and a witness who does
+# not see that square is told the event without that side's facts, as the
+# kind named last (a ruling: one sees a unit hit, not who fired from the fog).
+OTHER_SIDE: dict[str, tuple[str, frozenset[str], Happened]] = {
+    Happened.ATTACK: ("from", frozenset({"unit", "unit_type", "nation", "counter"}),
+                      Happened.HIT_FROM_THE_FOG),
+    Happened.DESTROYED: ("from", frozenset({"by", "by_nation"}),
+                         Happened.DESTROYED_FROM_THE_FOG),
+    Happened.CANNON: ("at", frozenset({"target", "target_type", "target_nation", "damage", "hp"}),
+                      Happened.CANNON_INTO_THE_FOG),
+}  # fmt: skip
 
 
 def run_tick(state: State, sheets: Sequence[OrderSheet], seed: int) -> TurnResult:
@@ -135,12 +148,32 @@ def fog(state: State, events: list[Event]) -> list[Event]:
         out.append(event)
         extra = _witnesses(state, seen, event, watchers)
         if extra:
-            facts = {k: v for k, v in event.facts.items() if k in WITNESS_FACTS}
-            out.append(Event(event.kind, {**facts, "seen": True}, extra))
+            out += witnessed(state, seen, event, extra)
         if event.kind == "destroyed":
             destroyed[str(event.facts.get("unit"))] = (event.visible_to or frozenset()) | extra
     sight.remember(state, seen, destroyed, look)
     state.cache["sight"] = (seen, look)  # the views of the reports read them again
+    return out
+
+
+def witnessed(
+    state: State, seen: Mapping[str, frozenset[int]], event: Event, nations: frozenset[str]
+) -> list[Event]:
+    """What ``nations``, who see where ``event`` happened, are told of it:
+    its WITNESS_FACTS, less the other side of a fight for those who do
+    not see where that side stands (OTHER_SIDE)."""
+    facts = {k: v for k, v in event.facts.items() if k in WITNESS_FACTS}
+    facts["seen"] = True
+    side = OTHER_SIDE.get(event.kind)
+    if side is None:
+        return [Event(event.kind, facts, nations)]
+    where, hidden, kind = side
+    square = state.grid.parse(str(event.facts.get(where, "")))
+    both = frozenset(n for n in nations if square is not None and square in seen[n])
+    out = [Event(event.kind, facts, both)] if both else []
+    if nations - both:
+        half = {k: v for k, v in facts.items() if k not in hidden}
+        out.append(Event(kind, half, nations - both))
     return out
 
 
