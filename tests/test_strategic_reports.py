@@ -114,3 +114,5 @@ def test_standing_orders_are_listed_for_their_nation_only():
     assert [(e["units"], e["action"], e["target"]) for e in mine] == [(["inf1"], "move", "B12")]
     assert GAME.view(far, "blue").board["standing"] == []
     assert GAME.view(far, None).board["standing"] == mine
+    own = {u["id"]: u["standing"] for u in GAME.view(far, "red").board["units"]}
+    assert own["inf1"] == {"action": "move", "target": "B12"} and own["inf2"] is None

@@ -285,6 +285,7 @@ class Survey:
         """A square's name (K12), worked out once a tick (the grid keeps them)."""
         self._held: dict[str | None, int] | None = None
         self._supplied: frozenset[str] | None = None
+        self._standing: dict[str, dict[str, str]] | None = None
 
     def units_seen(self, nation: str, squares: frozenset[int]) -> list[Unit]:
         """The other nations' units ``nation`` sees now, by id."""
@@ -329,7 +330,19 @@ class Survey:
             entry = made[unit.id] = unit_entry(self.state, unit, full, self.name(unit.square))
             if full:
                 entry["supplied"] = unit.id in self.supplied()
+                entry["standing"] = self.standing_of().get(unit.id)
         return entry
+
+    def standing_of(self) -> dict[str, dict[str, str]]:
+        """Each unit's standing order ({action, target}: the target square's
+        name), worked out once."""
+        if self._standing is None:
+            self._standing = {
+                uid: {"action": s.action, "target": self.name(s.target)}
+                for s in self.state.standing
+                for uid in s.units
+            }
+        return self._standing
 
     def supplied(self) -> frozenset[str]:
         """The ids of the units in supply, worked out once (only when a
