@@ -34,6 +34,7 @@ another nation's builds never.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Mapping
 from fractions import Fraction
 from functools import cache
@@ -268,7 +269,10 @@ class Survey:
     state must not change while it is in use."""
 
     def __init__(self, state: State) -> None:
-        self.state = state
+        # held weakly: a tick keeps its survey in the state's cache, and a
+        # survey holding its state would make a cycle that outlives the
+        # tick (5,000 units kept until the collector's next full pass)
+        self._state = weakref.ref(state)
         by_id = sorted(state.units.values(), key=_id)
         self.by_square: dict[int, list[Unit]] = _grouped(by_id, _square)
         self.by_owner: dict[str, list[Unit]] = _grouped(by_id, _owner)
@@ -286,6 +290,13 @@ class Survey:
         self._held: dict[str | None, int] | None = None
         self._supplied: frozenset[str] | None = None
         self._standing: dict[str, dict[str, str]] | None = None
+
+    @property
+    def state(self) -> State:
+        """The state looked at (it must outlive its survey)."""
+        state = self._state()
+        assert state is not None, "a survey is read after its state is gone"
+        return state
 
     def units_seen(self, nation: str, squares: frozenset[int]) -> list[Unit]:
         """The other nations' units ``nation`` sees now, by id."""
