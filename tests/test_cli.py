@@ -26,6 +26,10 @@ def test_check_shipped_file(capsys):
     code, out, _ = run(capsys, "check", str(ROOT / "games.yaml"))
     assert code == 0
     assert "game alpha (Office Wars) at alpha@judge.example: map six, 6 players" in out
+    assert (
+        "game isles (Strategic Initiative) at isles@judge.example: map islands, 3 players, "
+        "ticks '*/15 * * * *' Europe/Oslo" in out
+    )
 
 
 def test_check_bad_file_lists_every_problem(capsys, tmp_path):

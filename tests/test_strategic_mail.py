@@ -7,11 +7,13 @@ length, the board's size and the game's length."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 
 import pytest
 
 from adjudicator.strategic.game import GAME
+from adjudicator.strategic.rules import tables
 from pbem.cli.main import main
 from pbem.config import ConfigError, load_config
 from tests.mailharness import Harness
@@ -81,6 +83,14 @@ def start_mail_says_how_a_clock_game_runs(isles):
     assert "a tick every 15 minutes, the first (day 1, 00:15) at Sat 21 Nov 2026 12:15" in text
     assert "Orders run at the next tick, in the order received" in text
     assert "Units without orders hold" not in text
+    for u in state(isles).units.values():  # a newcomer learns the ids orders use
+        if u.owner == "ann":
+            assert f"{u.id} {tables().unit(u.kind).name}" in text
+        else:
+            assert not re.search(rf"\b{u.id}\b", text)  # nor of units out of sight
+    for c in state(isles).cities.values():
+        if c.owner == "ann":
+            assert f"{c.name} at {state(isles).grid.name(c.square)}" in text
     assert isles.game("isles").deadline - isles.clock.now() == timedelta(minutes=15)
 
 

@@ -34,7 +34,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
                 if g.lobby
                 else f"{plural(len(g.players), 'player')}, "
             )
-            + f"deadline '{g.deadline}' {g.timezone}",
+            + ("ticks" if game.clock_ticks else "deadline")
+            + f" '{g.deadline}' {g.timezone}",
             file=out,
         )
     if not config.games:

@@ -94,6 +94,7 @@ def start_mail(
             "phase": engine.phase(state)[1],
             "deadline": local(deadline, p.timezone or cfg.timezone),
             "options": [(u, compact_options(u, o)) for u, o in view.options.items()],
+            "board": view.board,  # what the player sees (for the game's own start lines)
             "examples": order_examples(
                 view.options, lambda o: not engine.read_orders(state, p.name, o).problems
             ),
