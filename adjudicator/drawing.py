@@ -147,6 +147,27 @@ class Scene:
         return {k for _, entries in self.legend for e in entries for k in e.kinds}
 
 
+def clip(a: Point, b: Point, box: tuple[float, float, float, float]) -> tuple[Point, Point] | None:
+    """The part of segment a-b inside ``box`` (left, top, right, bottom),
+    or None if it misses the box (Liang-Barsky)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, a[0] - box[0]), (dx, box[2] - a[0]), (-dy, a[1] - box[1]),
+                 (dy, box[3] - a[1])):  # fmt: skip
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+    if t0 > t1:
+        return None
+    return (a[0] + t0 * dx, a[1] + t0 * dy), (a[0] + t1 * dx, a[1] + t1 * dy)
+
+
 def shorten(a: Point, b: Point, start: float, end: float) -> tuple[Point, Point]:
     """The segment a-b with ``start`` pixels cut off at a and ``end`` at b."""
     length = hypot(b[0] - a[0], b[1] - a[1])

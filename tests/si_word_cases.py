@@ -116,31 +116,29 @@ def _standing_dropped():
 # -- fighting ----------------------------------------------------------------------
 
 
-def _destroyed():
-    """Red's infantry destroys blue's; green's infantry between sees it all."""
+def _fight(hp: int, watcher: str):
+    """Red's infantry at H3 attacks blue's at I3 (``hp``: 1 dies at the
+    first shot, 5 fires back); green's infantry watches from ``watcher``."""
     s = at_war(board())
     red = unit(s, "red", "infantry", "H3")
-    unit(s, "blue", "infantry", "I3", hp=1, ammo=0)
-    unit(s, "green", "infantry", "I4")
+    unit(s, "blue", "infantry", "I3", hp=hp, ammo=0 if hp == 1 else 1)
+    unit(s, "green", "infantry", watcher)
     return s, [order(Attack, s, units=[red.id], target="I3")]
+
+
+def _destroyed():
+    """Green, between them at I4, sees it all."""
+    return _fight(1, "I4")
 
 
 def _destroyed_from_the_fog():
-    """Green sees blue's infantry hit and destroyed, not red's that fired."""
-    s = at_war(board())
-    red = unit(s, "red", "infantry", "H3")
-    unit(s, "blue", "infantry", "I3", hp=1, ammo=0)
-    unit(s, "green", "infantry", "J4")
-    return s, [order(Attack, s, units=[red.id], target="I3")]
+    """Green at J4 sees blue's infantry hit and destroyed, not red's that fired."""
+    return _fight(1, "J4")
 
 
 def _attacked():
-    """Red's infantry hits blue's, which fires back; green sees it all."""
-    s = at_war(board())
-    red = unit(s, "red", "infantry", "H3")
-    unit(s, "blue", "infantry", "I3", hp=5)
-    unit(s, "green", "infantry", "I4")
-    return s, [order(Attack, s, units=[red.id], target="I3")]
+    """Blue's infantry fires back; green at I4 sees it all."""
+    return _fight(5, "I4")
 
 
 def _not_attacked():

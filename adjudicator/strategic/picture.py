@@ -45,6 +45,7 @@ from adjudicator.drawing import (
     Text,
     Want,
     arrow,
+    clip,
     colour,
     failed_entry,
     ink_on,
@@ -691,23 +692,10 @@ def _inside(p: Point, box: tuple[float, float, float, float]) -> bool:
 
 
 def _clip(a: Point, b: Point, box: tuple[float, float, float, float]) -> tuple[Point, Point] | None:
-    """The part of segment a-b inside the box (Liang-Barsky), or None."""
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    t0, t1 = 0.0, 1.0
-    for p, q in ((-dx, a[0] - box[0]), (dx, box[2] - a[0]), (-dy, a[1] - box[1]),
-                 (dy, box[3] - a[1])):  # fmt: skip
-        if p == 0:
-            if q < 0:
-                return None
-            continue
-        t = q / p
-        if p < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-    if t0 >= t1:
-        return None
-    return (a[0] + t0 * dx, a[1] + t0 * dy), (a[0] + t1 * dx, a[1] + t1 * dy)
+    """The part of segment a-b inside the box, or None (a part that only
+    touches the box, of no length, is None too)."""
+    part = clip(a, b, box)
+    return part if part is not None and part[0] != part[1] else None
 
 
 # --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from adjudicator.drawing import (
     Scene,
     Text,
     Want,
+    clip,
 )
 from pbem.pictures.measure import bounds, text_size
 
@@ -157,20 +158,6 @@ def _closer(mark: tuple[float, ...], x: float, y: float, own: float, want: Want)
 
 
 def _crosses(seg: tuple[float, ...], box: tuple[float, ...]) -> bool:
-    """Whether segment (x1, y1, x2, y2) meets the box (Liang-Barsky)."""
+    """Whether segment (x1, y1, x2, y2) meets the box."""
     x1, y1, x2, y2 = seg
-    dx, dy = x2 - x1, y2 - y1
-    t0, t1 = 0.0, 1.0
-    for p, q in ((-dx, x1 - box[0]), (dx, box[2] - x1), (-dy, y1 - box[1]), (dy, box[3] - y1)):
-        if p == 0:
-            if q < 0:
-                return False
-            continue
-        t = q / p
-        if p < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return False
-    return True
+    return clip((x1, y1), (x2, y2), (box[0], box[1], box[2], box[3])) is not None
