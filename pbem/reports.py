@@ -277,13 +277,13 @@ def write_reports(
     transaction. Returns how many were queued."""
     engine = app.engine(game.kind)
     now = info["resolved_at"]
-    press = app.store.press_of(conn, cfg.name, info["turn"])
     pictures: dict[str, tuple[str, bytes]] = {}
     count = 0
     for reader in readers(app, conn, cfg, info["players"]):
         kind = engine.report_for(old_state, result, reader.viewer)
         if kind is None:
             continue  # nothing this turn concerns the reader
+        press = press_since(app, conn, cfg.name, reader.key, info["turn"])
         data = context(app, engine, cfg, game, reader, sheets, result, info, press)
         data["report"] = kind
         text, html = render(game.kind, data)
@@ -313,6 +313,17 @@ def write_reports(
         app.store.queue_mail(conn, "report", reader.email, message_id, raw, now, None)
         count += 1
     return count
+
+
+def press_since(
+    app: App, conn: Connection, game: str, reader: str, turn: int
+) -> list[tuple[str | None, str]]:
+    """The public press a reader's report shows: all of it since the last
+    report kept for that reader, so one mailed only some turns (a clock
+    game's observer) misses none. A reader of every turn gets this turn's;
+    a new reader catches up on all of it."""
+    earlier = [t for t in app.store.report_turns(conn, game, reader) if t < turn]
+    return app.store.press_of(conn, game, turn, since=earlier[-1] if earlier else -1)
 
 
 def report_mail(

@@ -133,6 +133,9 @@ def a_tick_mails_only_those_it_concerns(isles):
     while isles.game("isles").turn < 15:
         if isles.game("isles").turn == 4:
             settled = {who: len(reports(isles, who)) for who in (ANN, BOB)}
+        if isles.game("isles").turn == 5:  # public press, mailed to ann at once
+            pw = isles.password(BOB, "isles")
+            isles.send(BOB, ISLES, f"PASSWORD {pw}\nPRESS ALL\nfair winds, from bob\nENDPRESS\n")
         before = {who: len(reports(isles, who)) for who in (ANN, BOB, GM, OBS)}
         isles.advance(minutes=15)
         after = {who: len(reports(isles, who)) for who in (ANN, BOB, GM, OBS)}
@@ -145,6 +148,9 @@ def a_tick_mails_only_those_it_concerns(isles):
     assert isles.game("isles").turn == 16
     for who in (ANN, BOB, GM, OBS):
         assert reports(isles, who)[-1] == "[isles] day 1, 04:00 situation report", who
+    # the observer, mailed every 16 ticks, still reads the public press of tick 5
+    assert "fair winds, from bob" in isles.text(isles.report(OBS, "isles"))
+    assert "fair winds, from bob" in isles.last(ANN, "press")
     assert {w: len(reports(isles, w)) for w in (ANN, BOB)} == {w: quiet[w] + 1 for w in quiet}
 
 

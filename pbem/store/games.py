@@ -266,10 +266,15 @@ class GamesAndTurns(Database):
             press.insert().values(game=game, turn=turn, sender=sender, text=text, sent_at=at)
         )
 
-    def press_of(self, conn: Connection, game: str, turn: int) -> list[tuple[str | None, str]]:
+    def press_of(
+        self, conn: Connection, game: str, turn: int, since: int | None = None
+    ) -> list[tuple[str | None, str]]:
+        """The public press of a turn (of the turns after ``since`` up to
+        ``turn``, if given), in the order sent."""
+        first = turn if since is None else since + 1
         rows = conn.execute(
             select(press.c.sender, press.c.text)
-            .where(press.c.game == game, press.c.turn == turn)
+            .where(press.c.game == game, press.c.turn >= first, press.c.turn <= turn)
             .order_by(press.c.id)
         ).all()
         return [(r[0], r[1]) for r in rows]
