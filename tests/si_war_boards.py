@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from adjudicator.base import Rng
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.state import Board, City, Nation, State, Unit
@@ -53,6 +54,20 @@ def unit(
     assert not kw, kw
     state.units[u.id] = u
     return u
+
+
+def scatter(state: State, kinds: list[str], count: int, rng: Rng,
+            nations: tuple[str, ...]) -> None:  # fmt: skip
+    """``count`` units, of ``kinds`` and ``nations`` in turn, each on a free
+    square of its own (ships at sea, the others on land), drawn from ``rng``."""
+    land = sorted(state.board.land)
+    sea = [s for s in range(state.grid.size) if s not in state.board.land]
+    for i in range(count):
+        kind = kinds[i % len(kinds)]
+        spots = sea if tables().unit(kind).ship else land
+        taken = {u.square for u in state.units.values()} | set(state.cities)
+        where = rng.choice([s for s in spots if s not in taken])
+        unit(state, nations[i % len(nations)], kind, state.grid.name(where))
 
 
 def sq(state: State, name: str) -> int:

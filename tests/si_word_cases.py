@@ -150,22 +150,24 @@ def _not_attacked():
     return s, [order(Attack, s, units=[red.id], target="I3")]
 
 
-def _cannon():
-    """A destroyer of red's attacks blue's port, which fires its cannon."""
+def _cannon_seen_by(kind: str, where: str):
+    """A destroyer of red's at O4 attacks blue's port N3, which fires its
+    cannon; green's unit of ``kind`` watches from ``where``."""
     s = at_war(board())
     ship = unit(s, "red", "destroyer", "O4")
     unit(s, "blue", "infantry", "N3")
-    unit(s, "green", "patrol_boat", "P4")
+    unit(s, "green", kind, where)
     return s, [order(Attack, s, units=[ship.id], target="N3")]
+
+
+def _cannon():
+    """Green's patrol boat at P4 sees the port fire and the ship."""
+    return _cannon_seen_by("patrol_boat", "P4")
 
 
 def _cannon_into_the_fog():
     """Green's infantry inland sees blue's port fire, not the ship it fires at."""
-    s = at_war(board())
-    ship = unit(s, "red", "destroyer", "O4")
-    unit(s, "blue", "infantry", "N3")
-    unit(s, "green", "infantry", "M2")
-    return s, [order(Attack, s, units=[ship.id], target="N3")]
+    return _cannon_seen_by("infantry", "M2")
 
 
 # -- refusals of moves and attacks ---------------------------------------------------

@@ -10,7 +10,7 @@ from adjudicator.strategic.combat import attack, damage, draw
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.standing import run_standing
-from tests.si_war_boards import position, relate, sq, unit
+from tests.si_war_boards import position, relate, scatter, sq, unit
 
 FIELD = [
     "########",
@@ -422,15 +422,8 @@ def _skirmish(seed: int) -> tuple[list, dict]:
     for a, b in (("red", "blue"), ("blue", "gold"), ("red", "gold")):
         relate(state, a, b, "war")
     rng = Rng(seed)
-    land = sorted(state.board.land)
-    sea = [s for s in range(state.grid.size) if s not in state.board.land]
     kinds_ = ["infantry", "tank", "destroyer", "supply_ship", "battleship", "submarine"]
-    for i in range(24):
-        kind = kinds_[i % len(kinds_)]
-        spots = land if tables().unit(kind).land else sea
-        taken = {u.square for u in state.units.values()} | set(state.cities)
-        where = rng.choice([s for s in spots if s not in taken])
-        unit(state, ("red", "blue", "gold")[i % 3], kind, state.grid.name(where))
+    scatter(state, kinds_, 24, rng, ("red", "blue", "gold"))
     events: list = []
     for tick in range(30):
         places = Places(state)

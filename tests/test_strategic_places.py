@@ -11,7 +11,7 @@ from adjudicator.strategic.movement import move
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.rules import SUPPLY_RANGE, tables
 from adjudicator.strategic.state import State
-from tests.si_war_boards import position, relate, unit
+from tests.si_war_boards import position, relate, scatter
 
 DOMAINS = ("land", "sea")
 
@@ -42,16 +42,8 @@ def _war(seed: int) -> State:
         for b in ("red", "blue", "gold"):
             if a != b:
                 relate(state, a, b, "war")
-    rng = Rng(seed)
-    land = sorted(state.board.land)
-    sea = [s for s in range(state.grid.size) if s not in state.board.land]
     kinds = ["infantry", "tank", "destroyer", "supply_ship", "engineer", "transport"]
-    for i in range(36):
-        kind = kinds[i % len(kinds)]
-        spots = land if tables().unit(kind).domain != "sea" else sea
-        taken = {u.square for u in state.units.values()} | set(state.cities)
-        where = rng.choice([s for s in spots if s not in taken])
-        unit(state, ("red", "blue", "gold")[i % 3], kind, state.grid.name(where))
+    scatter(state, kinds, 36, Rng(seed), ("red", "blue", "gold"))
     return state
 
 
