@@ -287,7 +287,7 @@ def attack(
     if sees_square(state, nation, target, places, units):
         plan = _plan(state, places, nation, units, target)
         if plan is None:
-            return move(state, nation, unit_ids, target, seq, line, events, places)
+            return move(state, nation, unit_ids, target, seq, line, events, places, rng)
         if isinstance(plan[0], Reason):
             return plan  # type: ignore[return-value]
         able, left_out = plan  # type: ignore[misc]
@@ -343,7 +343,7 @@ def assault(
     after another; what became of each move, and of each unit next to the
     target: "attacked" or why not. A unit next to the target without the
     mobility to attack stays on the order: it attacks when it has some."""
-    goings = run_group(state, places, units, target, 1, events)
+    goings = run_group(state, places, units, target, 1, events, rng)
     why: dict[str, str] = {}
     for g in goings:
         unit = state.units.get(g.unit)

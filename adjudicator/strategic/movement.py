@@ -21,7 +21,7 @@ from itertools import chain
 from operator import attrgetter
 from typing import Any
 
-from adjudicator.base import Event
+from adjudicator.base import Event, Rng
 from adjudicator.strategic.diplomacy import may_attack
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
@@ -343,10 +343,17 @@ def _trace(came: dict[int, int], start: int, end: int) -> list[int]:
 
 
 def walk(
-    state: State, places: Places, unit: Unit, path: Sequence[int], target: int, events: list[Event]
+    state: State,
+    places: Places,
+    unit: Unit,
+    path: Sequence[int],
+    target: int,
+    events: list[Event],
+    rng: Rng | None = None,
 ) -> Going:
     """Step along ``path`` as far as mobility goes; the last step into an
-    empty enemy or neutral city captures it."""
+    empty enemy or neutral city captures it. ``rng``: the tick's generator,
+    for what happens on the way (a fixed one if not given)."""
     kind = tables().unit(unit.kind)
     start = unit.square
     going = Going(unit.id, "arrived")
@@ -451,6 +458,7 @@ def run_group(
     target: int,
     near: int,
     events: list[Event],
+    rng: Rng | None = None,
 ) -> list[Going]:
     """Move each unit in turn (those that can capture first when the target
     is a city to capture) by a shortest path as far as it can."""
@@ -466,7 +474,7 @@ def run_group(
             terrain = find_path(state, places, unit, target, near, units_matter=False)
             out.append(Going(unit.id, "no_path" if terrain is None else "blocked"))
             continue
-        out.append(walk(state, places, unit, path, target, events))
+        out.append(walk(state, places, unit, path, target, events, rng))
     return out
 
 
@@ -557,6 +565,7 @@ def move(
     line: int,
     events: list[Event],
     places: Places | None = None,
+    rng: Rng | None = None,
 ) -> tuple[Reason, dict[str, Any]]:
     """A move order (step 4): 1 command point however many units, 4 if it
     captures a city; beyond today's mobility the rest becomes a standing
@@ -569,7 +578,7 @@ def move(
     if isinstance(plan[0], Reason):
         return plan  # type: ignore[return-value]
     movers, left_out, cost = plan  # type: ignore[misc]
-    goings = run_group(state, places, movers, target, 0, events)
+    goings = run_group(state, places, movers, target, 0, events, rng)
     name = state.grid.name(target)
     ids = [u.id for u in units]
     if not anything_happened(goings):

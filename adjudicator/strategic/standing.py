@@ -55,7 +55,7 @@ def continue_standing(
         if refusal and sees_square(state, standing.nation, standing.target, places, units):
             _dropped(state, standing, [u.id for u in units], str(refusal[0]), events)
             return None
-        goings = run_group(state, places, units, standing.target, 0, events)
+        goings = run_group(state, places, units, standing.target, 0, events, rng)
     for why in sorted({g.status for g in goings if g.status in FAILED}):
         failed = [g.unit for g in goings if g.status == why]
         _dropped(state, standing, failed, why, events)
@@ -77,7 +77,7 @@ def _attack_on(
     """A standing attack: dropped if nothing it may attack is left there;
     while the target is out of sight, the units only close in on it."""
     if not sees_square(state, standing.nation, standing.target, places, units):
-        goings = run_group(state, places, units, standing.target, 1, events)
+        goings = run_group(state, places, units, standing.target, 1, events, rng)
         if not sees_square(state, standing.nation, standing.target, places, units):
             return goings
     enemies = enemies_at(state, places, standing.nation, standing.target)

@@ -99,7 +99,7 @@ def _build(state: State, o: Any, rng: Rng, events: list[Event], places: Places) 
 
 
 def _move(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
-    return movement.move(state, o.player, o.units, o.target, o.seq, o.line, events, places)
+    return movement.move(state, o.player, o.units, o.target, o.seq, o.line, events, places, rng)
 
 
 def _attack(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
