@@ -240,6 +240,13 @@ def sees_square(
     return False
 
 
+def detects(state: State, nation: str, unit: Unit, places: Places) -> bool:
+    """Whether ``nation`` sees ``unit`` now: its own always; another's where
+    it sees the unit's square (what interception and interdiction ask of
+    a moving unit)."""
+    return unit.owner == nation or sees_square(state, nation, unit.square, places)
+
+
 def _or_blind(radius: int | None) -> int:
     return -1 if radius is None else radius
 
