@@ -13,6 +13,7 @@ from adjudicator.base import Order, OrderSheet, TurnResult
 from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Status
 from adjudicator.strategic.state import Standing, State
 from adjudicator.strategic.tick import run_tick
+from tests.si_cases import case_id, every_case
 from tests.si_war_boards import position, relate, sq, unit
 
 # One island from B2 to N4 with sea all round: red's fort B2 and port B3 in
@@ -307,7 +308,11 @@ CASES = [
 
 
 def every_tick() -> Iterator[tuple[str, State, TurnResult]]:
-    """Each case's position and the tick run on it."""
+    """Each case's position and the tick run on it, then every tick of the
+    rule cases (tests/cases/strategic/: real ticks too)."""
     for case in CASES:
         s, orders = case.make()
         yield case.name, s, run(s, orders)
+    for path, played in every_case():
+        for turn in played.turns:
+            yield case_id(path), played.before, turn

@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
+import yaml
+
 from adjudicator import GAMES
 from adjudicator.base import Game, OrderSheet, Rng, TurnResult, turn_seed
 from pbem.cli import demo
@@ -151,13 +153,31 @@ def cmd_adjudicate(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _position_or_case(text: str) -> tuple[str, dict[str, Any]]:
+    """A position file's text, or a rule case's (tests/cases/<game>/: a
+    mapping holding the ``position`` as text with its ``orders`` and
+    ``seed``): the position, and the case (empty for a plain position)."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text, {}  # the game's own reader names what is wrong
+    if isinstance(data, dict) and isinstance(data.get("position"), str):
+        return data["position"], data
+    return text, {}
+
+
 def _order_sheets(game: Game, state: Any, args: argparse.Namespace) -> list[Any]:
     """The orders file read for ``state``, one sheet a player; with
     ``--strict``, any refused line stops the run with every refusal."""
-    texts = read_orders_file(game, state, _read(args.orders, "orders file")) if args.orders else {}
+    text = _read(args.orders, "orders file") if args.orders else ""
+    return _sheets_of(game, state, text, args.strict)
+
+
+def _sheets_of(game: Game, state: Any, text: str, strict: bool) -> list[Any]:
+    texts = read_orders_file(game, state, text) if text else {}
     sheets = [game.read_orders(state, player, text) for player, text in texts.items()]
     refused = [p for s in sheets for p in s.problems]
-    if args.strict and refused:
+    if strict and refused:
         raise InputError(
             "\n".join(
                 f"orders file, line {p.line}: {p.text!r}: "
@@ -173,12 +193,16 @@ def _adjudicate_position(game: Game, args: argparse.Namespace, out: TextIO) -> i
     next position (the game's ``load_position``/``dump_position``)."""
     if not game.positions:
         raise InputError(f"{game.title} has no positions as text: use --state")
-    state = game.load_position(_read(args.position, "position file"))
-    sheets = _order_sheets(game, state, args)
+    text, case = _position_or_case(_read(args.position, "position file"))
+    state = game.load_position(text)
+    if case.get("orders") and not args.orders:
+        sheets = _sheets_of(game, state, str(case["orders"]), args.strict)
+    else:
+        sheets = _order_sheets(game, state, args)
     turn, phase = game.phase(state)
-    seed = args.seed if args.seed is not None else 0
-    if args.seed is None and game.uses_chance:  # the seed the server would draw
-        seed = turn_seed(state.seed, turn, phase)
+    seed = args.seed if args.seed is not None else int(case.get("seed", 0))
+    if args.seed is None and "seed" not in case and game.uses_chance:
+        seed = turn_seed(state.seed, turn, phase)  # the seed the server would draw
     result = game.adjudicate(state, sheets, seed)
     text = game.dump_position(result.state)
     if args.out:

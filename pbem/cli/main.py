@@ -261,7 +261,8 @@ def _adjudicate_command(sub: Any) -> None:
     start.add_argument("--players", help="a fresh start: player names, comma-separated")
     start.add_argument(
         "--position",
-        help=f"a position as text to start from ({POSITIONS.title}; docs/rules/): prints "
+        help=f"a position as text to start from ({POSITIONS.title}; docs/rules/), or a rule "
+        "case holding one with its orders and seed (tests/cases/strategic/): prints "
         "every order's result and the next position (--out: write it to a file)",
     )
     p.add_argument("--orders", help="the orders file (no orders: every unit holds)")
