@@ -17,6 +17,7 @@ from pbem.cli import demo
 from pbem.cli.errors import FIRST, MAPMAKER, POSITIONS, InputError
 from pbem.config import load_config
 from pbem.lifecycle.seats import with_seat
+from pbem.lifecycle.start import first_state
 from pbem.mapdraw import picture, to_png, to_svg
 from pbem.words import plural, say
 
@@ -30,7 +31,8 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     for g in config.games:
         game = GAMES[g.game]
         print(
-            f"  game {g.name} ({game.title}) at {g.address(s)}: map {Path(g.map).name}, "
+            f"  game {g.name} ({game.title}) at {g.address(s)}: "
+            + (f"position {Path(g.position).name}, " if g.position else f"map {Path(g.map).name}, ")
             + (
                 f"lobbies of {g.seats} players (JOIN {g.name}), "
                 if g.lobby
@@ -355,10 +357,9 @@ def cmd_preview(args: argparse.Namespace, out: TextIO) -> int:
     config = load_config(args.file)
     for g in config.games:
         game = GAMES[g.game]
-        board = _load_map(game, g.map)
         names = [p.name for p in g.players]
         names += [f"seat{i + 1}" for i in range(len(names), g.seats)]  # open seats, lobbies
-        state = game.start(board, names, g.options, g.seed or 0)
+        state = first_state(game, g, names, g.seed or 0)
         rng = Rng(g.seed or 0)
         sheets = []
         for player in names:

@@ -27,6 +27,7 @@ GAME_KEYS = (
     "name",
     "game",
     "map",
+    "position",
     "deadline",
     "tick",
     "timezone",
@@ -102,8 +103,13 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
     options, seed = _options_and_seed(c, raw, label)
     early, remind, keep, react_cooldown, min_phase = _timing(c, raw, label)
     visibility, observer_password = _visibility(c, raw, label)
-    map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None)
-    if engine is not None and map_ref is not None:
+    position = _position(c, raw, label, engine, path, players, seats, lobby)
+    map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None and not position)
+    if position is not None and map_ref is not None:
+        c.add(raw, "map", f"{label}: give a map or a position to start from, not both")
+    if position is not None:
+        map_ref = ""
+    elif engine is not None and map_ref is not None:
         if seats is not None and len(players) > seats:
             c.add(raw, "seats", f"{label}: {len(players)} players listed for {seats} seats")
         map_ref = _check_map(
@@ -134,6 +140,7 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
         min_phase,
         visibility,
         observer_password,
+        position,
     )
 
 
@@ -382,3 +389,47 @@ def _check_map(
         except GameError as exc:
             c.add(raw, "options" if "options" in str(exc) else "players", f"{label}: {exc}")
     return resolved
+
+
+def _position(
+    c: Checker,
+    raw: dict,
+    label: str,
+    engine: Any,
+    path: Path,
+    players: list[PlayerConfig],
+    seats: int | None,
+    lobby: bool,
+) -> str | None:
+    """A scenario: the game starts from a position as text (a file relative
+    to games.yaml) instead of a map. It reads without a problem, and its
+    nations are the game's players, every one listed by name."""
+    ref = c.string(raw, "position", f"{label}: position")
+    if ref is None or engine is None:
+        return None
+    if not engine.positions:
+        c.add(raw, "position", f"{label}: {engine.title} has no positions as text: give a map")
+        return None
+    if lobby:
+        c.add(raw, "position", f"{label}: a lobby game starts from its map, not a position")
+        return None
+    file = Path(ref) if Path(ref).is_absolute() else path.resolve().parent / ref
+    try:
+        state = engine.load_position(file.read_text(encoding="utf-8"))
+    except OSError:
+        c.add(raw, "position", f"{label}: cannot read the position file {ref!r}")
+        return None
+    except GameError as exc:
+        for line in str(exc).splitlines():
+            c.add(raw, "position", f"{label}: {ref}: {line}")
+        return None
+    nations = [row.player for row in engine.view(state, None).standings]
+    listed = [p.name for p in players]
+    if sorted(listed) != sorted(nations) or (seats is not None and seats != len(nations)):
+        c.add(
+            raw,
+            "players",
+            f"{label}: the position {ref} is played by {', '.join(sorted(nations))}: "
+            "list exactly these players (and no open seats)",
+        )
+    return str(file)

@@ -105,6 +105,9 @@ class GameConfig:
     min_phase: timedelta | None = None
     visibility: str = "public"  # private: WATCH only with the observer password
     observer_password: str | None = None
+    # a scenario: the absolute path of a position as text the game starts
+    # from instead of a map (games with positions only); ``map`` is then ""
+    position: str | None = None
 
     @property
     def open_seats(self) -> int:

@@ -29,8 +29,7 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     row = app.store.game(conn, cfg.name)
     assert row is not None
     seated = [p for p in app.store.players(conn, cfg.name) if p.status == "active"]
-    source = cfg.map if cfg.map in engine.maps() else Path(cfg.map).read_text(encoding="utf-8")
-    state = engine.start(engine.load_map(source), [p.name for p in seated], cfg.options, row.seed)
+    state = first_state(engine, cfg, [p.name for p in seated], row.seed)
     text = engine.dump_state(state)
     now = app.clock.now()
     deadline = first_deadline(cfg, now)
@@ -46,6 +45,16 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     app.store.start_turn(conn, cfg.name, engine.phase(state)[0], text, now)
     for p in seated:
         start_mail(app, conn, cfg, engine, state, p, seated, deadline)
+
+
+def first_state(engine: Game, cfg: GameConfig, names: Sequence[str], seed: int) -> Any:
+    """The game's first state: its scenario's position (``position`` in
+    games.yaml, checked when the configuration was read), or the board
+    set up on its map for ``names`` in seat order."""
+    if cfg.position:
+        return engine.load_position(Path(cfg.position).read_text(encoding="utf-8"))
+    source = cfg.map if cfg.map in engine.maps() else Path(cfg.map).read_text(encoding="utf-8")
+    return engine.start(engine.load_map(source), list(names), cfg.options, seed)
 
 
 def first_deadline(cfg: GameConfig, now: Any) -> Any:
