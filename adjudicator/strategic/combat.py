@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from adjudicator.base import Event, Rng
+from adjudicator.strategic import carrying
 from adjudicator.strategic.movement import (
     DONE,
     Going,
@@ -47,7 +48,10 @@ def exposure(state: State, unit: Unit) -> frozenset[str]:
     """What an attacker's ``attacks`` must include to hit ``unit``: air
     units "air"; in a city "land", and "coast" if the city is coastal (any
     ship may attack units in a coastal city); on other land "land" (of the
-    ships only battleships); at sea "sea" (of the land units only tanks)."""
+    ships only battleships); at sea "sea" (of the land units only tanks).
+    A carried unit: nothing (it is never attacked)."""
+    if unit.carried_by is not None:
+        return frozenset()
     if tables().unit(unit.kind).domain == "air":
         return frozenset({"air"})
     if unit.square in state.cities:
@@ -159,9 +163,11 @@ def fire(
         "counter": counter,
     }
     events.append(Event(Happened.ATTACK, facts, frozenset({shooter.owner, victim.owner})))
-    lost = _hurt(state, places, victim, hit, (shooter.id, shooter.owner, shooter.square))
+    by = (shooter.id, shooter.owner, shooter.square)
+    lost = _hurt(state, places, victim, hit, by)
     if lost:
         events.append(lost)
+        events += carrying.lost_with(state, places, victim, by)  # what it carried goes down
 
 
 def cannon(
@@ -184,9 +190,11 @@ def cannon(
         "at": state.grid.name(ship.square),
     }
     events.append(Event(Happened.CANNON, facts, frozenset({city.owner, ship.owner})))
-    lost = _hurt(state, places, ship, hit, (city.name, city.owner, city.square))
+    by = (city.name, city.owner, city.square)
+    lost = _hurt(state, places, ship, hit, by)
     if lost:
         events.append(lost)
+        events += carrying.lost_with(state, places, ship, by)  # what it carried goes down
 
 
 def counter(
@@ -291,6 +299,9 @@ def attack(
         if isinstance(plan[0], Reason):
             return plan  # type: ignore[return-value]
         able, left_out = plan  # type: ignore[misc]
+    aboard = carrying.attack_refusal(units)  # a capture from a transport was a move, above
+    if aboard:
+        return aboard
     name = state.grid.name(target)
     ids = [u.id for u in units]
     refusal = charge(state, nation, tables().costs["attack"])

@@ -22,6 +22,7 @@ from operator import attrgetter
 from typing import Any
 
 from adjudicator.base import Event, Rng
+from adjudicator.strategic import carrying
 from adjudicator.strategic.diplomacy import may_attack
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
@@ -33,7 +34,7 @@ from adjudicator.strategic.supply import in_supply
 
 MOVES_BY_ORDER = ("land", "sea", "amphibious")  # domains; air units: part 2
 DONE = ("arrived", "captured", "stopped")  # stopped: next to a sea square a ship holds
-FAILED = ("no_path", "blocked", "cannot_capture", "occupied", "not_at_war")
+FAILED = ("no_path", "blocked", "cannot_capture", "occupied", "not_at_war", "no_room")
 
 Refusal = tuple[Reason, dict[str, Any]]
 
@@ -168,10 +169,13 @@ def find_path(
     if (start == target) if near == 0 else grid.distance(start, target) == near:
         return []
     terrain = _terrain(state, kind)
+    boarding = near == 0 and not terrain(target) and _boards(state, places, unit, kind, target)
+    if boarding:
+        terrain = _or_square(terrain, target)  # onto its transport at sea
     ends = [target] if near == 0 else list(grid.neighbours(target))
     if not (terrain(target) if near == 0 else any(map(terrain, ends))):
         return None  # no way to end there: spare the search of a whole ocean
-    if not _same_region(state, places, kind, start, ends):
+    if not boarding and not _same_region(state, places, kind, start, ends):
         return None  # another island, a lake: no search either
     passable = _enterable(state, places, unit, kind, terrain) if units_matter else terrain
     known: dict[int, bool] = {}  # each square asked once per search
@@ -183,6 +187,15 @@ def find_path(
         return answer
 
     return _search(grid, start, target, near, may_step, list(filter(may_step, ends)))
+
+
+def _boards(state: State, places: Places, unit: Unit, kind: UnitType, target: int) -> bool:
+    return carrying.ship_to_board(state, places, unit, kind, target) is not None
+
+
+def _or_square(allows: Callable[[int], bool], square: int) -> Callable[[int], bool]:
+    """``allows``, and ``square`` too (a transport to board there)."""
+    return lambda sq: sq == square or allows(sq)
 
 
 def _same_region(
@@ -358,18 +371,46 @@ def walk(
     start = unit.square
     going = Going(unit.id, "arrived")
     may_enter = _enterable(state, places, unit, kind)
+    ship = carrying.ship_to_board(state, places, unit, kind, target) if path else None
+    if ship is not None:
+        if not carrying.room(state, places, ship, kind):
+            return Going(unit.id, "no_room")
+        may_enter = _or_square(may_enter, target)
+    picked = carrying.pick_up(state, places, unit, kind) if path and kind.carries else []
     for sq in path:
         status = _step(state, places, unit, kind, sq, target, may_enter)
         if status != "entered":
             going.status = status
             break
         going.path.append(sq)
+    if picked:
+        carrying.picked(state, picked, bool(going.path), events)  # a helicopter's infantry
     if going.path:
         events.append(_moved_event(state, unit, kind, start, going.path))
-    if going.status == "arrived" and unit.square == target and _owner_changes(state, unit):
+    _arrive(state, places, unit, kind, ship, going, target, events)
+    return going
+
+
+def _arrive(
+    state: State,
+    places: Places,
+    unit: Unit,
+    kind: UnitType,
+    ship: Unit | None,
+    going: Going,
+    target: int,
+    events: list[Event],
+) -> None:
+    """At the end of a walk: a capture, boarding the ship at the target,
+    a helicopter setting its infantry down on land."""
+    there = going.status == "arrived" and unit.square == target
+    if there and _owner_changes(state, unit):
         _capture(state, unit, events)
         going.status = "captured"
-    return going
+    elif there and ship is not None and ship.id in state.units:
+        carrying.board(state, unit, ship, events)
+    if kind.carries:
+        carrying.land_riders(state, places, unit, kind, events)
 
 
 def _step(
@@ -395,6 +436,10 @@ def _step(
     old = unit.square
     unit.square = sq
     places.moved(unit, old)
+    if unit.carried_by is not None:
+        unit.carried_by = None  # it leaves its carrier
+    if kind.carries:
+        carrying.bring_along(state, places, unit, old)
     return "entered"
 
 
@@ -617,7 +662,7 @@ def _plan(
             city = state.cities[target].name
             facts = {"units": [u.id for u in units], "square": name, "city": city}
             return Reason.CANNOT_CAPTURE, facts | {"hp_needed": CAPTURE_HP + 1}
-    refusal = charge(state, nation, cost)
+    refusal = carrying.full(state, places, movers, target) or charge(state, nation, cost)
     return refusal if refusal else (movers, left_out, cost)
 
 

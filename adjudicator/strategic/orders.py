@@ -119,3 +119,86 @@ class Status(Order):
 
     def to_dict(self) -> dict[str, Any]:
         return {"order": "status"}
+
+
+# -- carrying and engineers (part 2: carrying.py, engineering.py) -----------------
+
+
+@dataclass(frozen=True, slots=True)
+class Load(Order):
+    """Units board a carrier in their square or next to it (``carrier``
+    "": the one unit of theirs there that can carry them); an ICBM goes
+    aboard an engineer or submarine in its square."""
+
+    units: tuple[str, ...] = ()
+    carrier: str = ""
+
+    @property
+    def unit(self) -> str | None:
+        return None
+
+    def canonical(self) -> str:
+        on = f" on {self.carrier}" if self.carrier else ""
+        return f"load {' '.join(self.units)}{on}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "load", "units": list(self.units), "carrier": self.carrier}
+
+
+@dataclass(frozen=True, slots=True)
+class Unload(Order):
+    """Carried units (a carrier: all it carries) leave it: set down in its
+    square (``target_name`` ""), or moved to a square."""
+
+    units: tuple[str, ...] = ()
+    target: int = 0
+    target_name: str = ""
+
+    @property
+    def unit(self) -> str | None:
+        return None
+
+    def canonical(self) -> str:
+        to = f" to {self.target_name}" if self.target_name else ""
+        return f"unload {' '.join(self.units)}{to}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "unload", "units": list(self.units), "target": self.target_name}
+
+
+@dataclass(frozen=True, slots=True)
+class Terrain(Order):
+    """An engineer turns its square from land to water or water to land
+    (``to``: "land", "water", or "" for the other kind)."""
+
+    engineer: str = ""
+    to: str = ""
+
+    @property
+    def unit(self) -> str | None:
+        return None
+
+    def canonical(self) -> str:
+        return f"{self.engineer} makes {self.to}" if self.to else f"terrain {self.engineer}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "terrain", "unit": self.engineer, "to": self.to}
+
+
+@dataclass(frozen=True, slots=True)
+class NewCity(Order):
+    """An engineer founds a city on its square (``name`` "": one is made
+    up)."""
+
+    engineer: str = ""
+    name: str = ""
+
+    @property
+    def unit(self) -> str | None:
+        return None
+
+    def canonical(self) -> str:
+        return f"new city {self.name + ' ' if self.name else ''}with {self.engineer}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "new_city", "unit": self.engineer, "name": self.name}

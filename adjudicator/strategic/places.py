@@ -54,6 +54,11 @@ class Places:
         for sq in sorted(state.cities):
             _put(self._city_cells, sq, self._cell(sq))
 
+    def rebuilt(self) -> None:
+        """The board or the cities have changed (an engineer's work, seldom):
+        everything indexed again, the regions of movement with it."""
+        self.__init__(self.state)  # type: ignore[misc]
+
     def added(self, unit: Unit) -> None:
         """``unit`` has appeared (a build)."""
         _put(self.at, unit.id, unit.square)

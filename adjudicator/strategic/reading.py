@@ -14,6 +14,14 @@
     declare war on bob             a relation toward a nation: war, neutral,
     declare friendly toward bob      friendly or allied
     status                         a full situation report
+    load inf1 inf2 on tr1          units board a carrier in their square or next
+                                     to it; an ICBM goes aboard an engineer or sub
+    unload tr1 to K12              what tr1 carries (or the units named) moves off
+    unload tr1                     ... or is set down in its square (on land)
+    terrain eng1                   the engineer turns its square to the other kind
+    eng1 makes land                the same, saying which (land or water)
+    new city Nova with eng1        the engineer founds a city (a name is made up
+    eng1 builds city Nova            if none is given)
 
 Orders run in the order received, at the next tick. What can be checked
 now is checked now (your units, the names of squares, cities, unit types
@@ -34,13 +42,37 @@ from adjudicator.base import (
     closest_names,
     is_absence_line,
 )
-from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Status
+from adjudicator.strategic.engineering import good_name, name_free
+from adjudicator.strategic.orders import (
+    Attack,
+    Build,
+    Cancel,
+    Declare,
+    Load,
+    Move,
+    NewCity,
+    Status,
+    Terrain,
+    Unload,
+)
 from adjudicator.strategic.rules import LEVELS, tables
 from adjudicator.strategic.state import State
 
 _IDS = r"([a-z0-9][a-z0-9 ,]*?)"
 _PLACE = r"([a-z0-9][a-z0-9 '\-]*?)"
+_UNIT = r"([a-z]+[0-9]+)"
+_NAME = r"([a-z][a-z' \-]*?)"
 _FORMS: list[tuple[str, re.Pattern[str]]] = [
+    # carrying and engineers (part 2): before the forms that read any "x to y"
+    ("load", re.compile(rf"^load\s+{_IDS}(?:\s+(?:on|onto|aboard|into|in)\s+{_UNIT})?$")),
+    ("unload", re.compile(rf"^unload\s+{_IDS}(?:\s*(?:\s+to\s+|->|=>|>)\s*{_PLACE})?$")),
+    ("terrain", re.compile(rf"^terrain\s+{_UNIT}(?:\s+(?:to\s+)?(land|water))?$")),
+    ("makes", re.compile(rf"^{_UNIT}\s+makes?\s+(land|water)$")),
+    ("new_city", re.compile(rf"^(?:new|found)\s+city\s+(?:{_NAME}\s+)?with\s+{_UNIT}$")),
+    (
+        "builds_city",
+        re.compile(rf"^{_UNIT}\s+(?:builds?|founds?)\s+(?:a\s+)?(?:new\s+)?city(?:\s+{_NAME})?$"),
+    ),
     (
         "clear_next",
         re.compile(rf"^(?:clear|cancel|no)\s+next(?:\s+build)?\s+(?:in|at)\s+{_PLACE}$"),
@@ -63,10 +95,13 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
 ]
 # a word each form cannot match without (a line lacking it skips the form
 # unread: most lines are moves, and the build forms are slow to fail)
-_NEEDS = {"clear_next": "next", "build": "build", "build_city": "build", "next": "next"}
+_NEEDS = {"clear_next": "next", "build": "build", "build_city": "build", "next": "next",
+          "load": "load", "unload": "load", "terrain": "terrain", "makes": "make",
+          "new_city": "city", "builds_city": "city"}  # fmt: skip
 _TRIES = [(form, pattern, _NEEDS.get(form, "")) for form, pattern in _FORMS]
 ORDER_WORDS = ("build", "next", "clear", "move", "attack", "cancel", "stop", "declare",
-               "status", "war", "neutral", "friendly", "allied", "alliance", "peace")  # fmt: skip
+               "status", "war", "neutral", "friendly", "allied", "alliance", "peace",
+               "load", "unload", "terrain")  # fmt: skip
 _GROUP_START = re.compile(r"^(?:[a-z]+[0-9]+|all)\b")  # a unit id, or "all at"
 _LEVEL_WORDS = {"alliance": "allied", "peace": "neutral"}
 
@@ -281,7 +316,85 @@ def _read_status(state: State, player: str, n: int, line: str, seq: int,
     return Status(player=player, seq=seq, line=n)
 
 
+# -- carrying and engineers (part 2) ---------------------------------------------------
+
+
+def _read_load(state: State, player: str, n: int, line: str, seq: int,
+               m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    ids = _units(state, player, n, line, m[1])
+    if isinstance(ids, Problem):
+        return ids
+    carrier = ""
+    if m[2]:
+        named = _units(state, player, n, line, m[2])
+        if isinstance(named, Problem):
+            return named
+        carrier = named[0]
+    return Load(player=player, seq=seq, line=n, units=ids, carrier=carrier)
+
+
+def _read_unload(state: State, player: str, n: int, line: str, seq: int,
+                 m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    ids = _units(state, player, n, line, m[1])
+    if isinstance(ids, Problem):
+        return ids
+    if not m[2]:
+        return Unload(player=player, seq=seq, line=n, units=ids)
+    target = _place(state, m[2])
+    if target is None:
+        return _no_place(state, n, line, m[2])
+    return Unload(player=player, seq=seq, line=n, units=ids, target=target,
+                  target_name=state.grid.name(target))  # fmt: skip
+
+
+def _engineer(state: State, player: str, n: int, line: str, word: str) -> str | Problem:
+    """The unit an engineer's order names (whether it is an engineer is
+    said when the order runs, as for every unit's type)."""
+    ids = _units(state, player, n, line, word)
+    return ids if isinstance(ids, Problem) else ids[0]
+
+
+def _read_terrain(state: State, player: str, n: int, line: str, seq: int,
+                  m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    unit = _engineer(state, player, n, line, m[1])
+    if isinstance(unit, Problem):
+        return unit
+    return Terrain(player=player, seq=seq, line=n, engineer=unit, to=m[2] or "")
+
+
+def _city_order(state: State, player: str, n: int, line: str, seq: int, unit_word: str,
+                name_word: str | None) -> Order | Problem:  # fmt: skip
+    unit = _engineer(state, player, n, line, unit_word)
+    if isinstance(unit, Problem):
+        return unit
+    name = ""
+    if name_word:
+        found = re.search(re.escape(name_word.strip()), " ".join(line.split()), re.IGNORECASE)
+        name = found[0] if found else name_word.strip()
+        if not good_name(state, name):
+            return _refuse(n, line, "bad_city_name", ProblemKind.NOT_ALLOWED, name=name)
+        if not name_free(state, name):
+            return _refuse(n, line, "city_name_taken", ProblemKind.NOT_ALLOWED, name=name)
+    return NewCity(player=player, seq=seq, line=n, engineer=unit, name=name)
+
+
+def _read_new_city(state: State, player: str, n: int, line: str, seq: int,
+                   m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    return _city_order(state, player, n, line, seq, m[2], m[1])
+
+
+def _read_builds_city(state: State, player: str, n: int, line: str, seq: int,
+                      m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    return _city_order(state, player, n, line, seq, m[1], m[2])
+
+
 _READERS = {
+    "load": _read_load,
+    "unload": _read_unload,
+    "terrain": _read_terrain,
+    "makes": _read_terrain,
+    "new_city": _read_new_city,
+    "builds_city": _read_builds_city,
     "clear_next": _read_clear_next,
     "build": _read_build,
     "build_city": _read_build_city,

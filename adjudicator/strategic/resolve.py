@@ -56,6 +56,31 @@ class Reason(enum.StrEnum):
     TOWARD_YOURSELF = "toward_yourself"
     NO_SUCH_LEVEL = "no_such_level"  # level, levels
     ALREADY_DECLARED = "already_declared"  # toward, level, due
+    # carrying and engineers (part 2: carrying.py, engineering.py)
+    LOADED = "loaded"  # units, carrier, square, failed {unit: why}, cost, left
+    LOADED_PART = "loaded_part"  # as loaded: some could not step aboard
+    UNLOADED = "unloaded"  # units, square, cost, left: set down in the carrier's square
+    TERRAIN_CHANGED = "terrain_changed"  # unit, square, terrain (land/water), cost, left
+    CITY_FOUNDED = "city_founded"  # unit, square, city, designation, kind, cost, left
+    NOT_LOADED = "not_loaded"  # units, carrier, failed {unit: why}: none could step aboard
+    NAME_THE_CARRIER = "name_the_carrier"  # unit, square, carriers (0 or several there)
+    CANNOT_CARRY = "cannot_carry"  # unit, unit_type, carrier, carrier_type
+    ALREADY_ABOARD = "already_aboard"  # unit, unit_type, carrier, carrier_type
+    NOT_BESIDE = "not_beside"  # unit, unit_type, carrier, carrier_type, square
+    NO_ROOM = "no_room"  # carrier, carrier_type, room (places left), units
+    SAY_WHERE = "say_where"  # units, square (at sea: nowhere to set them down)
+    NOT_ABOARD = "not_aboard"  # unit: neither carried nor carrying
+    CARRIED_CANNOT_ATTACK = "carried_cannot_attack"  # units
+    NOT_AN_ENGINEER = "not_an_engineer"  # unit, unit_type
+    NO_MOBILITY = "no_mobility"  # unit, needed, mobility
+    ALREADY_TERRAIN = "already_terrain"  # unit, square, terrain
+    NOT_ALONE = "not_alone"  # unit, square, units (the others there)
+    CITY_THERE = "city_there"  # unit, square, city
+    NOTHING_ALIKE_NEAR = "nothing_alike_near"  # unit, square, terrain: none of it next to it
+    FOREIGN_UNITS = "foreign_units"  # unit, square, nations
+    NEXT_TO_CITY = "next_to_city"  # unit, square, city, nation (another nation's city)
+    NO_LAND_NEAR = "no_land_near"  # unit, square: a city on water needs land next to it
+    NAME_TAKEN = "name_taken"  # name (another city's, or too like one)
     # the rest
     STATUS = "status"  # a situation report follows
     NOT_IN_GAME = "not_in_game"  # the nation is out of the game
@@ -79,6 +104,11 @@ SUCCEEDED = frozenset(
         Reason.NEXT_BUILD_SET,
         Reason.NEXT_BUILD_CLEARED,
         Reason.DECLARED,
+        Reason.LOADED,
+        Reason.LOADED_PART,
+        Reason.UNLOADED,
+        Reason.TERRAIN_CHANGED,
+        Reason.CITY_FOUNDED,
         Reason.STATUS,
     }
 )
@@ -102,6 +132,12 @@ class Happened(enum.StrEnum):
     # damage, hp, square
     DESTROYED_FROM_THE_FOG = "destroyed_from_the_fog"  # unit, unit_type, nation, square
     CANNON_INTO_THE_FOG = "cannon_into_the_fog"  # city, nation, square
+    # carrying and engineers (part 2)
+    BOARDED = "boarded"  # unit, unit_type, nation, carrier, carrier_type, square
+    SET_DOWN = "set_down"  # unit, unit_type, nation, carrier, carrier_type, square
+    # (a unit lost with its carrier: DESTROYED with ``aboard``, the carrier)
+    TERRAIN_CHANGED = "terrain_changed"  # unit, unit_type, nation, square, terrain
+    CITY_FOUNDED = "city_founded"  # unit, unit_type, nation, square, city
     STANDING_DROPPED = (
         "standing_dropped"  # nation, units, target, action, why, seq, line (private: no square)
     )

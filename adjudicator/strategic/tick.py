@@ -21,8 +21,29 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from adjudicator.base import Event, Order, OrderResult, OrderSheet, Rng, TurnResult
-from adjudicator.strategic import combat, diplomacy, economy, ending, movement, sight, supply
-from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Status
+from adjudicator.strategic import (
+    carrying,
+    combat,
+    diplomacy,
+    economy,
+    ending,
+    engineering,
+    movement,
+    sight,
+    supply,
+)
+from adjudicator.strategic.orders import (
+    Attack,
+    Build,
+    Cancel,
+    Declare,
+    Load,
+    Move,
+    NewCity,
+    Status,
+    Terrain,
+    Unload,
+)
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.standing import run_standing
@@ -31,7 +52,8 @@ from adjudicator.strategic.state import State, only
 # what a nation that only sees an event's square is told of it
 WITNESS_FACTS = frozenset(
     {"unit", "unit_type", "nation", "square", "target", "target_type", "target_nation",
-     "damage", "hp", "counter", "city", "by", "by_nation", "from_nation"}
+     "damage", "hp", "counter", "city", "by", "by_nation", "from_nation",
+     "carrier", "terrain"}
 )  # fmt: skip
 
 # A fight has two sides: a witness sees the event's square; the other side
@@ -121,6 +143,26 @@ def _status(state: State, o: Any, rng: Rng, events: list[Event], places: Places)
     return Reason.STATUS, {}  # the host mails a situation report
 
 
+def _load(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    return carrying.load(state, o.player, o.units, o.carrier or None, events, places, rng)
+
+
+def _unload(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    def move(ids: list[str], target: int) -> Any:
+        return movement.move(state, o.player, ids, target, o.seq, o.line, events, places, rng)
+
+    target = o.target if o.target_name else None
+    return carrying.unload(state, o.player, o.units, target, events, places, move)
+
+
+def _terrain(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    return engineering.switch_terrain(state, o.player, o.engineer, o.to, events, places)
+
+
+def _new_city(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    return engineering.found_city(state, o.player, o.engineer, o.name, events, places)
+
+
 _RUNNERS: dict[type, Callable[..., Any]] = {
     Build: _build,
     Move: _move,
@@ -128,6 +170,10 @@ _RUNNERS: dict[type, Callable[..., Any]] = {
     Cancel: _cancel,
     Declare: _declare,
     Status: _status,
+    Load: _load,
+    Unload: _unload,
+    Terrain: _terrain,
+    NewCity: _new_city,
 }
 
 
