@@ -151,6 +151,8 @@ LINES = {
     "no_such_nation": "declare war on zed",
     "toward_yourself": "declare war on ann",
     "no_absence": "away",
+    "bad_city_name": "new city build with {unit}",
+    "city_name_taken": "new city {city} with {unit}",
 }
 
 
