@@ -279,11 +279,12 @@ def load(
     boarded = [u.id for u in units if u.id not in failed]
     if not boarded:
         return Reason.NOT_LOADED, {"units": [u.id for u in units], "carrier": carrier.id,
-                                   "failed": failed}  # fmt: skip
+                                   "failed": failed, "stayed": sorted(failed)}  # fmt: skip
     movement.release(state, boarded)
     state.nations[nation].command -= cost
     facts = {"units": boarded, "carrier": carrier.id, "square": state.grid.name(carrier.square),
-             "failed": failed, "cost": cost, "left": state.nations[nation].command}  # fmt: skip
+             "failed": failed, "stayed": sorted(failed), "cost": cost,
+             "left": state.nations[nation].command}  # fmt: skip
     return (Reason.LOADED_PART if failed else Reason.LOADED), facts
 
 
