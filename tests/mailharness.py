@@ -54,6 +54,16 @@ games:
 # here is never handed out by a bind to port 0 or to an outgoing connection,
 # so it stays free for the server started on it, and for its restart, while
 # other tests (in this process or the other test process) open ports.
+SHIPPED = Path(__file__).resolve().parent.parent / "games.yaml"
+
+
+def shipped_yaml(port: int | str = 0) -> str:
+    """The shipped games.yaml for a copy elsewhere: on ``port``, its
+    scenarios' positions named where they are (they are relative to it)."""
+    text = SHIPPED.read_text().replace("port: 2525", f"port: {port}")
+    return text.replace("position: scenarios/", f"position: {SHIPPED.parent}/scenarios/")
+
+
 PORTS = range(20000, 32000)
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from adjudicator.officewars import GAME
 from pbem.cli.main import main
+from tests.mailharness import shipped_yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = "ann,bob,cid,dee,eve,fay"
@@ -33,7 +34,7 @@ def test_check_shipped_file(capsys):
 
 
 def test_check_bad_file_lists_every_problem(capsys, tmp_path):
-    text = (ROOT / "games.yaml").read_text()
+    text = shipped_yaml(2525)
     lines = text.splitlines()
     map_line = next(i for i, t in enumerate(lines, 1) if "map: six" in t)
     ann_line = next(i for i, t in enumerate(lines, 1) if "ann@example.org" in t)
@@ -350,9 +351,7 @@ def test_a_busy_port_is_named_with_how_to_choose_another(capsys, tmp_path):
         busy.bind(("127.0.0.1", 0))
         busy.listen()
         port = busy.getsockname()[1]
-        (tmp_path / "games.yaml").write_text(
-            (ROOT / "games.yaml").read_text().replace("port: 2525", f"port: {port}")
-        )
+        (tmp_path / "games.yaml").write_text(shipped_yaml(port))
         code, _, err = run(capsys, "serve", str(tmp_path / "games.yaml"))
     assert code == 2
     assert f"port {port} on 127.0.0.1 is in use" in err
@@ -379,9 +378,7 @@ def test_report_writes_only_where_it_is_told(capsys, tmp_path, monkeypatch):
     from pbem.cli.local import LocalServer
     from pbem.turns.clock import FakeClock
 
-    (tmp_path / "games.yaml").write_text(
-        (ROOT / "games.yaml").read_text().replace("port: 2525", "port: 0")
-    )
+    (tmp_path / "games.yaml").write_text(shipped_yaml(0))
     server = LocalServer(tmp_path / "games.yaml")
     try:
         assert isinstance(server.app.clock, FakeClock)

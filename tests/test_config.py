@@ -17,10 +17,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_shipped_games_yaml_is_valid():
     config = load_config(ROOT / "games.yaml")
-    game, lobby, isles = config.games
+    game, lobby, isles, straits = config.games
     assert lobby.name == "terra" and lobby.lobby and lobby.seats == 6 and not lobby.players
     assert isles.game == "strategic" and isles.deadline == "*/15 * * * *"  # tick: 15m
     assert [p.name for p in isles.players] == ["kim", "lee", "max"]
+    assert straits.position == str(ROOT / "scenarios" / "straits.yaml") and not straits.map
     assert game.name == "alpha" and game.game == "officewars" and game.map == "six"
     assert len(game.players) == 6
     assert game.address(config.server) == "alpha@judge.example"

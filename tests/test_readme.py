@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 from pbem.config import load_config
-from tests.mailharness import Harness, wait_for
+from tests.mailharness import Harness, shipped_yaml, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 PROMISE = re.compile(r"reply to (this|any) mail|simply reply|by replying to this mail", re.I)
@@ -51,11 +51,10 @@ def text_of(mail) -> str:
 
 
 def test_the_readme_steps_work_and_every_mail_keeps_its_word(tmp_path):
-    games_yaml = (ROOT / "games.yaml").read_text()
-    h = Harness(tmp_path, games_yaml.replace("port: 2525", "port: 0"))
+    h = Harness(tmp_path, shipped_yaml(0))
     try:
         # the README's commands find the server where games.yaml says it is
-        (tmp_path / "games.yaml").write_text(games_yaml.replace("port: 2525", f"port: {h.port}"))
+        (tmp_path / "games.yaml").write_text(shipped_yaml(h.port))
         (tmp_path / ".venv").symlink_to(ROOT / ".venv")
         first, second = [b for b in readme_blocks() if "pbem play" in b or "smtplib" in b][:2]
         out = run_block(h, first)
