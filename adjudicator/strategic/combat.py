@@ -358,7 +358,7 @@ def assault(
     why: dict[str, str] = {}
     for g in goings:
         unit = state.units.get(g.unit)
-        if g.status in DONE and unit is not None:
+        if g.status in DONE and unit is not None and not g.stopped_by:
             why[g.unit] = strike(state, places, rng, unit, target, events)
             if why[g.unit] == "no_mobility":
                 g.status = "going"  # it attacks when mobility allows
@@ -381,6 +381,8 @@ def _tally(nation: str, happened: Sequence[Event], why: dict[str, str]) -> dict[
 def _attack_reason(
     state: State, places: Places, nation: str, target: int, facts: dict[str, Any]
 ) -> Reason:
+    if facts.get("stopped"):
+        return Reason.ATTACK_STOPPED
     if facts["attacks"]:
         cleared = not enemies_at(state, places, nation, target)
         return Reason.DESTROYED if cleared else Reason.ATTACKED

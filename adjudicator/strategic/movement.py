@@ -47,6 +47,7 @@ class Going:
     unit: str
     status: str  # one of DONE, FAILED, or "going" (on its way)
     path: list[int] = field(default_factory=list)
+    stopped_by: str = ""  # "intercepted" or "interdicted": fired on, it stopped there
 
 
 # -- where a unit may go -------------------------------------------------------
@@ -366,7 +367,11 @@ def walk(
 ) -> Going:
     """Step along ``path`` as far as mobility goes; the last step into an
     empty enemy or neutral city captures it. ``rng``: the tick's generator,
-    for what happens on the way (a fixed one if not given)."""
+    for what happens on the way (a fixed one if not given). After each
+    square entered the units watching near may intercept or interdict
+    (intercept.watch): a unit fired on stops there, its move done."""
+    from adjudicator.strategic import intercept  # it fights: combat imports this module
+
     kind = tables().unit(unit.kind)
     start = unit.square
     going = Going(unit.id, "arrived")
@@ -377,16 +382,22 @@ def walk(
             return Going(unit.id, "no_room")
         may_enter = _or_square(may_enter, target)
     picked = carrying.pick_up(state, places, unit, kind) if path and kind.carries else []
+    fights: list[Event] = []
     for sq in path:
         status = _step(state, places, unit, kind, sq, target, may_enter)
         if status != "entered":
             going.status = status
             break
         going.path.append(sq)
+        why = intercept.watch(state, places, unit, sq, fights, rng or Rng(0))
+        if why is not None:
+            going.status, going.stopped_by = "stopped", why
+            break
     if picked:
         carrying.picked(state, picked, bool(going.path), events)  # a helicopter's infantry
     if going.path:
         events.append(_moved_event(state, unit, kind, start, going.path))
+    events += fights
     _arrive(state, places, unit, kind, ship, going, target, events)
     return going
 
@@ -402,7 +413,8 @@ def _arrive(
     events: list[Event],
 ) -> None:
     """At the end of a walk: a capture, boarding the ship at the target,
-    a helicopter setting its infantry down on land."""
+    a helicopter setting its infantry down on land (not for a unit stopped
+    on the way: it is not there)."""
     there = going.status == "arrived" and unit.square == target
     if there and _owner_changes(state, unit):
         _capture(state, unit, events)
@@ -507,9 +519,12 @@ def run_group(
 ) -> list[Going]:
     """Move each unit in turn (those that can capture first when the target
     is a city to capture) by a shortest path as far as it can."""
+    from adjudicator.strategic import intercept  # it fights: combat imports this module
+
     if near == 0 and units and capturable(state, places, units[0].owner, target):
         kinds = tables().units
         units = sorted(units, key=lambda u: not can_capture(kinds[u.kind], u))
+    units = intercept.sortie(state, places, units)  # fighters first: they draw interceptors
     out = []
     for unit in units:
         if unit.id not in state.units:
@@ -532,11 +547,15 @@ def summary(goings: Sequence[Going], left_out: dict[str, str]) -> dict[str, Any]
     """The facts of a group's moves: who arrived, who goes on, who failed."""
     failed = dict(left_out)
     failed.update({g.unit: g.status for g in goings if g.status in FAILED})
-    return {
-        "arrived": [g.unit for g in goings if g.status in DONE],
+    facts: dict[str, Any] = {
+        "arrived": [g.unit for g in goings if g.status in DONE and not g.stopped_by],
         "going": [g.unit for g in goings if g.status == "going"],
         "failed": dict(sorted(failed.items())),
     }
+    stopped = [g.unit for g in goings if g.stopped_by]
+    if stopped:  # intercepted or interdicted on the way: the rest of their move dropped
+        facts["stopped"] = stopped
+    return facts
 
 
 # -- the orders ------------------------------------------------------------------
@@ -672,6 +691,8 @@ def _move_reason(state: State, goings: Sequence[Going], facts: dict[str, Any]) -
         unit = state.units[captured[0].unit]
         facts.update(city=state.cities[unit.square].name, by=unit.id, hp=unit.hp)
         return Reason.CAPTURED
+    if facts.get("stopped"):
+        return Reason.STOPPED
     if facts["failed"]:
         return Reason.MOVED_PART
     return Reason.STANDING if facts["going"] else Reason.MOVED

@@ -53,6 +53,10 @@ class Places:
         self.regions: dict[bool, dict[int, int]] = {}
         for sq in sorted(state.cities):
             _put(self._city_cells, sq, self._cell(sq))
+        # another index kept up to date with this one (the watchers of
+        # interception and interdiction, made when a move first asks:
+        # intercept.watchers), told of every unit moved, added or removed
+        self.watch: Any = None
 
     def rebuilt(self) -> None:
         """The board or the cities have changed (an engineer's work, seldom):
@@ -64,6 +68,8 @@ class Places:
         _put(self.at, unit.id, unit.square)
         for domain in _domains(unit.kind):
             _put(self._unit_cells[domain], unit.id, self._cell(unit.square))
+        if self.watch is not None:
+            self.watch.added(unit)
 
     def _cell(self, square: int) -> int:
         row, column = divmod(square, self._width)
@@ -127,12 +133,16 @@ class Places:
             by_cell = self._unit_cells[domain]
             _take(by_cell, unit.id, self._cell(old))
             _put(by_cell, unit.id, self._cell(unit.square))
+        if self.watch is not None:
+            self.watch.moved(unit, old)
 
     def removed(self, unit: Unit) -> None:
         """``unit`` has left the board (destroyed)."""
         _take(self.at, unit.id, unit.square)
         for domain in _domains(unit.kind):
             _take(self._unit_cells[domain], unit.id, self._cell(unit.square))
+        if self.watch is not None:
+            self.watch.removed(unit)
 
 
 def _put(by_key: dict[int, tuple[Any, ...]], item: Any, key: int) -> None:

@@ -23,6 +23,11 @@ class Reason(enum.StrEnum):
     DESTROYED = "destroyed"  # as attacked, and no enemy is left in the square
     NOT_ATTACKED = "not_attacked"  # units, square, why {unit: no_mobility/no_ammo/...}
     CANCELLED = "cancelled"  # unit, square (the standing order's target)
+    # interception and interdiction (intercept.py): units fired on as they moved
+    STOPPED = "stopped"  # units, square, cost, left, arrived, going, failed, stopped (the
+    # units intercepted or interdicted on the way: they stop there, the rest of their move
+    # dropped)
+    ATTACK_STOPPED = "attack_stopped"  # as attacked, and stopped (their part dropped)
     # refused (nothing happens, nothing is paid)
     NOT_YOUR_UNIT = "not_your_unit"  # unit
     CANNOT_MOVE = "cannot_move"  # unit, unit_type: air units move with the second part
@@ -100,6 +105,8 @@ SUCCEEDED = frozenset(
         Reason.DESTROYED,
         Reason.NOT_ATTACKED,
         Reason.CANCELLED,
+        Reason.STOPPED,
+        Reason.ATTACK_STOPPED,
         Reason.BUILD_SET,
         Reason.NEXT_BUILD_SET,
         Reason.NEXT_BUILD_CLEARED,
@@ -138,6 +145,16 @@ class Happened(enum.StrEnum):
     # (a unit lost with its carrier: DESTROYED with ``aboard``, the carrier)
     TERRAIN_CHANGED = "terrain_changed"  # unit, unit_type, nation, square, terrain
     CITY_FOUNDED = "city_founded"  # unit, unit_type, nation, square, city
+    # interception and interdiction (intercept.py); the nations involved see the
+    # way out, a witness of the square sees who fought whom (tick.SEEN_AS):
+    INTERCEPTED = "intercepted"  # unit (the fighter), unit_type, nation, target (the mover),
+    # target_type, target_nation, square, from, way, to, back, mobility, fuel (paid)
+    INTERDICTED = "interdicted"  # the same, of a ship or naval bomber against a ship
+    COAST_FIRE = "coast_fire"  # unit (a tank), unit_type, nation, target, target_type,
+    # target_nation, square (the ship's), from (the tank's)
+    INTERCEPTION_SEEN = "interception_seen"  # unit, unit_type, nation, target, target_type,
+    # target_nation, square: what a witness is told of an interception
+    INTERDICTION_SEEN = "interdiction_seen"  # the same, of an interdiction
     STANDING_DROPPED = (
         "standing_dropped"  # nation, units, target, action, why, seq, line (private: no square)
     )

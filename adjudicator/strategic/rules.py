@@ -51,6 +51,15 @@ class UnitType:
     carries: tuple[tuple[str, int], ...] = ()
     part: int = 1
     flags: frozenset[str] = field(default_factory=frozenset)  # stealth, light, ...
+    watch: tuple[tuple[str, int], ...] = ()  # interception and interdiction ranges (data)
+
+    def watches(self, role: str) -> int | None:
+        """The range of one of the unit's watches (intercept, ships, subs,
+        escort, coast: data/units.yaml), or None if it has none."""
+        for name, reach in self.watch:
+            if name == role:
+                return reach
+        return None
 
     @property
     def land(self) -> bool:
@@ -147,7 +156,7 @@ def _multiplier(t: Tables, attacker: str, defender: str) -> int:
 def _unit(key: str, row: dict[str, Any]) -> UnitType:
     known = {"name", "short", "domain", "built_in", "tech", "cost", "mobility", "sight",
              "attack", "ammo", "flak", "hp", "attacks", "supplies", "capital", "sees_subs",
-             "carries", "part"}  # fmt: skip
+             "carries", "part", "watch"}  # fmt: skip
     flags = frozenset(k for k, v in row.items() if k not in known and v)
     return UnitType(
         key=key,
@@ -170,6 +179,7 @@ def _unit(key: str, row: dict[str, Any]) -> UnitType:
         carries=tuple(sorted((row.get("carries") or {}).items())),
         part=int(row.get("part", 1)),
         flags=flags,
+        watch=tuple(sorted((row.get("watch") or {}).items())),
     )
 
 

@@ -59,11 +59,22 @@ def continue_standing(
     for why in sorted({g.status for g in goings if g.status in FAILED}):
         failed = [g.unit for g in goings if g.status == why]
         _dropped(state, standing, failed, why, events)
+    for why in ("intercepted", "interdicted"):  # stopped on the way: the rest is dropped
+        stopped = [g.unit for g in goings if g.stopped_by == why and _short(state, standing, g)]
+        if stopped:
+            _dropped(state, standing, stopped, why, events)
     going = tuple(g.unit for g in goings if g.status == "going")
     if not going:
         return None
     return Standing(standing.nation, going, standing.target, standing.action, standing.seq,
                     standing.line)  # fmt: skip
+
+
+def _short(state: State, standing: Standing, going: Going) -> bool:
+    """A unit stopped on the way that had more to do: an attack, or a move
+    not yet at its target."""
+    unit = state.units.get(going.unit)
+    return standing.action == "attack" or unit is None or unit.square != standing.target
 
 
 def _attack_on(

@@ -69,6 +69,13 @@ OTHER_SIDE: dict[str, tuple[str, frozenset[str], Happened]] = {
                       Happened.CANNON_INTO_THE_FOG),
 }  # fmt: skip
 
+# What a witness of an interception or interdiction is told: who fought whom
+# there, not where the one who came out came from nor the way it took.
+SEEN_AS: dict[str, Happened] = {
+    Happened.INTERCEPTED: Happened.INTERCEPTION_SEEN,
+    Happened.INTERDICTED: Happened.INTERDICTION_SEEN,
+}
+
 
 def run_tick(state: State, sheets: Sequence[OrderSheet], seed: int) -> TurnResult:
     """The next tick of ``state`` with the orders of ``sheets`` (received
@@ -212,7 +219,7 @@ def witnessed(
     facts["seen"] = True
     side = OTHER_SIDE.get(event.kind)
     if side is None:
-        return [Event(event.kind, facts, nations)]
+        return [Event(SEEN_AS.get(event.kind, event.kind), facts, nations)]
     where, hidden, kind = side
     square = state.grid.parse(str(event.facts.get(where, "")))
     both = frozenset(n for n in nations if square is not None and square in seen[n])

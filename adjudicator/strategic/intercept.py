@@ -1,0 +1,586 @@
+"""Interception and interdiction (rules, sections 4, 11 and 12; RULINGS.md).
+
+Moving calls :func:`watch` once after each square a unit enters. Units
+watching near that square may act, unordered and free of command points,
+when the mover belongs to a nation their own is not Friendly or Allied
+toward (no war is needed):
+
+* a ship entering a square is **interdicted** by battleships, cruisers and
+  destroyers within 2 and carriers within 1 that see it (submarines: by
+  destroyers within 1 and cruisers within 2, as their nation sees them); a
+  destroyer or cruiser within 2 of a capital ship of its own nation goes
+  after submarines only. The interdictor needs supply, ammo, 3 HP and the
+  mobility to reach a square next to the mover by a shortest path; it
+  pays, moves there (its moving triggers nothing) and fires once;
+* a naval bomber interdicts a ship at sea within 5 (a submarine within 1)
+  that its nation sees: it flies out to a square next to the ship, paying
+  mobility and fuel for the way out only (enemy fighters may intercept it
+  on the way: it then breaks off), attacks with its attack value, takes the
+  ship's counter-attack at the minimal attack 2, and is back where it
+  started;
+* a tank next to a sea square an enemy ship enters fires once (ammo, no
+  mobility); the ship counter-attacks only if it can hit land units;
+* a land or air unit entering a square without flak within 5 of fighters
+  that their nation sees it in is **intercepted** by the nearest free
+  fighter with 3 HP, ammo, and the fuel and mobility to reach the square:
+  it pays the way out only and is back where it started; an air unit
+  counter-attacks it, a land unit does not. Within one order each fighter
+  takes one mover (:func:`sortie`: fighters first, then bombers).
+
+Interdictors act nearest first (then by id) while the mover lives; one
+fighter intercepts. A mover fired on stops in that square: its move ends
+there (:func:`watch` says why). Nothing an interceptor or interdictor does
+triggers interception or interdiction, but a naval bomber's way out.
+
+What watches is data (units.yaml, ``watch``). The watchers are kept by
+cells of the board (:class:`Watchers`, kept up to date by
+:class:`~adjudicator.strategic.places.Places`): a square no watcher is near
+costs a few lookups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cache
+
+from adjudicator.base import Event, Rng
+from adjudicator.strategic import combat, movement, sight, supply
+from adjudicator.strategic.grid import Grid
+from adjudicator.strategic.places import Places
+from adjudicator.strategic.resolve import Happened
+from adjudicator.strategic.rules import MINIMAL_ATTACK, UnitType, tables
+from adjudicator.strategic.state import State, Unit, relation
+
+WATCH_HP = 3  # "Planes with only 1 or 2 hp will not intercept" (and ships: RULINGS.md)
+FRIENDS = frozenset({"friendly", "allied"})  # levels at which a nation's units let movers pass
+AIR, SEA = "air", "sea"  # what a watcher watches: land and air movers, or ships
+
+
+# -- the index -------------------------------------------------------------------
+
+
+@cache
+def _reach() -> int:
+    """The farthest any unit watches (5: fighters, naval bombers)."""
+    return max(r for k in tables().units.values() for _, r in k.watch)
+
+
+@cache
+def _watches(kind: str) -> str | None:
+    """What a unit type watches: AIR (it intercepts), SEA (it interdicts or
+    fires from the coast), or None."""
+    t = tables().unit(kind)
+    if t.watches("intercept") is not None:
+        return AIR
+    if any(t.watches(role) is not None for role in ("ships", "subs", "coast")):
+        return SEA
+    return None
+
+
+class Watchers:
+    """The units that watch, by what they watch and by cell of the board
+    (cells 2 x reach + 1 wide: the squares within reach of a square fall in
+    4 cells at most). Ids only: whatever else is asked is read from the
+    state. ``taken``: the fighters that have taken a mover of the order
+    moving now."""
+
+    def __init__(self, state: State) -> None:
+        grid = state.grid
+        self.state = state
+        self.reach = _reach()
+        self.size = 2 * self.reach + 1
+        self._width = grid.width
+        self._across = -(-grid.width // self.size)
+        self._columns = _window(grid.width, self.reach, self.size)
+        self._rows = _window(grid.height, self.reach, self.size)
+        self._near: dict[int, tuple[int, ...]] = {}
+        self.cells: dict[str, dict[int, tuple[str, ...]]] = {AIR: {}, SEA: {}}
+        self.taken: set[str] = set()
+        for unit in sorted(state.units.values(), key=lambda u: u.id):
+            self.added(unit)
+
+    def _cell(self, square: int) -> int:
+        row, column = divmod(square, self._width)
+        return (row // self.size) * self._across + column // self.size
+
+    def added(self, unit: Unit) -> None:
+        what = _watches(unit.kind)
+        if what is not None:
+            cells = self.cells[what]
+            cell = self._cell(unit.square)
+            cells[cell] = cells.get(cell, ()) + (unit.id,)
+
+    def removed(self, unit: Unit, square: int | None = None) -> None:
+        what = _watches(unit.kind)
+        if what is None:
+            return
+        cells = self.cells[what]
+        cell = self._cell(unit.square if square is None else square)
+        ids = cells.get(cell, ())
+        if unit.id in ids:
+            rest = tuple(i for i in ids if i != unit.id)
+            if rest:
+                cells[cell] = rest
+            else:
+                del cells[cell]
+
+    def moved(self, unit: Unit, old: int) -> None:
+        if _watches(unit.kind) is not None and self._cell(old) != self._cell(unit.square):
+            self.removed(unit, old)
+            self.added(unit)
+
+    def around(self, what: str, square: int) -> list[str]:
+        """The ids of the units watching ``what`` in the cells around
+        ``square`` (every one within reach of it among them)."""
+        cells = self.cells[what]
+        if not cells:
+            return []
+        near = self._near.get(square)
+        if near is None:
+            row, column = divmod(square, self._width)
+            across = self._across
+            near = self._near[square] = tuple(
+                r * across + c for r in self._rows[row] for c in self._columns[column]
+            )
+        return [uid for cell in near for uid in cells.get(cell, ())]
+
+
+@cache
+def _window(length: int, reach: int, size: int) -> tuple[tuple[int, ...], ...]:
+    """For each coordinate along an edge (wrapping), the cells that the
+    coordinates within ``reach`` of it fall in."""
+    return tuple(
+        tuple(dict.fromkeys((y % length) // size for y in range(x - reach, x + reach + 1)))
+        for x in range(length)
+    )
+
+
+def watchers(state: State, places: Places) -> Watchers:
+    """The watchers of ``places`` (made the first time a move asks; the
+    places keep them up to date as units move, appear and go)."""
+    found = places.watch
+    if found is None or found.state is not state:
+        found = places.watch = Watchers(state)
+    return found
+
+
+def sortie(state: State, places: Places, units: Sequence[Unit]) -> list[Unit]:
+    """An order's movers in the order interceptors take them (fighters
+    first, then bombers, then the rest, each group as given): "you can
+    escort your bombers with fighters and have your fighters absorb the
+    defending interceptors". Every fighter is free again for the order."""
+    watchers(state, places).taken.clear()
+    return sorted(units, key=lambda u: _rank(u.kind))
+
+
+@cache
+def _rank(kind: str) -> int:
+    t = tables().unit(kind)
+    if t.domain != "air":
+        return 2
+    return 0 if t.watches("intercept") is not None else (1 if "bombs" in t.flags else 2)
+
+
+# -- what happens when a unit enters a square --------------------------------------
+
+
+def watch(
+    state: State, places: Places, unit: Unit, square: int, events: list[Event], rng: Rng
+) -> str | None:
+    """``unit`` has entered ``square``: the watchers near act. "intercepted"
+    or "interdicted" if the unit was fired on there (its move ends: it stops
+    in that square, if it lives), else None."""
+    if unit.carried_by is not None:
+        return None
+    kind = tables().unit(unit.kind)
+    found = watchers(state, places)
+    if kind.ship:
+        ids = found.around(SEA, square)
+        return interdict(state, places, unit, kind, ids, events, rng) if ids else None
+    if kind.land or kind.domain == "air":
+        ids = found.around(AIR, square)
+        return intercept(state, places, unit, kind, ids, events, rng) if ids else None
+    return None
+
+
+def enemy(state: State, watcher: Unit, mover: Unit) -> bool:
+    """A mover of a nation the watcher's nation is not Friendly or Allied
+    toward (Neutral too: "your units will intercept and interdict units
+    belonging to any player you are not Friendly or Allied towards")."""
+    return relation(state, watcher.owner, mover.owner) not in FRIENDS
+
+
+def sees(state: State, places: Places, watcher: Unit, mover: Unit, distance: int) -> bool:
+    """Whether the watcher's nation sees the mover (sight.detects), asked
+    first of the watcher's own sight for a unit that does not hide."""
+    if "stealth" not in tables().unit(mover.kind).flags:
+        own = sight.unit_sight(state, watcher)
+        if own is not None and distance <= own:
+            return True
+    return sight.detects(state, watcher.owner, mover, places)
+
+
+def able(watcher: Unit, kind: UnitType) -> bool:
+    """3 HP and ammo: what every watcher that goes out needs."""
+    return watcher.hp >= WATCH_HP and watcher.ammo >= 1
+
+
+# -- interception --------------------------------------------------------------------
+
+
+def intercept(
+    state: State,
+    places: Places,
+    mover: Unit,
+    kind: UnitType,
+    ids: Iterable[str],
+    events: list[Event],
+    rng: Rng,
+) -> str | None:
+    """The nearest free fighter able to (then by id) intercepts ``mover``
+    where it stands: "intercepted", or None."""
+    square = mover.square
+    grid, units, taken = state.grid, state.units, watchers(state, places).taken
+    found = []
+    for uid in ids:
+        fighter = units.get(uid)
+        if fighter is None or uid in taken or fighter.carried_by is not None:
+            continue
+        d = grid.distance(fighter.square, square)
+        fkind = tables().unit(fighter.kind)
+        if d > (fkind.watches("intercept") or 0) or not enemy(state, fighter, mover):
+            continue
+        if (
+            able(fighter, fkind)
+            and _can_fly(fighter, fkind, d)
+            and combat.may_attack(state, fkind, mover)
+        ):
+            found.append((d, uid))
+    if not found or flak_at(state, places, mover, square):
+        return None
+    for d, uid in sorted(found):
+        fighter = units[uid]
+        if sees(state, places, fighter, mover, d):
+            _scramble(state, places, fighter, mover, d, events, rng)
+            return "intercepted"
+    return None
+
+
+def flak_at(state: State, places: Places, mover: Unit, square: int) -> bool:
+    """The square holds flak that covers the mover: a city with flak (fort,
+    airport, base) or a ship with flak, of its nation or an ally ("If the
+    target sector contains flak ... no interception will occur")."""
+    t = tables()
+    city = state.cities.get(square)
+    if city is not None and t.cities[city.designation].flak > 0 and city.owner is not None:
+        if movement.allied(state, mover.owner, city.owner):
+            return True
+    return any(
+        t.unit(u.kind).flak > 0
+        and t.unit(u.kind).ship
+        and movement.allied(state, mover.owner, u.owner)
+        for u in places.units_at(square)
+    )
+
+
+def _can_fly(plane: Unit, kind: UnitType, squares: int) -> bool:
+    """The fuel and mobility to fly ``squares`` (1 each: RULINGS.md, Fuel)."""
+    fuel_ok = "no_fuel" in kind.flags or plane.fuel >= squares
+    return fuel_ok and plane.mobility >= squares
+
+
+def _pay_flight(plane: Unit, kind: UnitType, squares: int) -> None:
+    plane.mobility -= squares
+    if "no_fuel" not in kind.flags:
+        plane.fuel -= squares
+
+
+def _scramble(
+    state: State,
+    places: Places,
+    fighter: Unit,
+    mover: Unit,
+    d: int,
+    events: list[Event],
+    rng: Rng,
+) -> None:
+    """The fighter flies out to the mover (paying the way out), fires, and
+    is back; an air unit that lives counter-attacks it."""
+    fkind = tables().unit(fighter.kind)
+    watchers(state, places).taken.add(fighter.id)
+    way = air_way(state.grid, fighter.square, mover.square, 0)
+    _pay_flight(fighter, fkind, d)
+    events.append(_event(state, Happened.INTERCEPTED, fighter, mover, way, d, d, fighter.square))
+    fighter.ammo -= 1
+    combat.fire(state, places, rng, fighter, fkind.attack, mover, events)
+    supply.top_up(state, fighter, places)
+    if tables().unit(mover.kind).domain == "air":
+        combat.counter(state, places, rng, mover, fighter, events)
+
+
+def air_way(grid: Grid, start: int, end: int, near: int) -> list[int]:
+    """The squares a plane flies over from ``start`` to ``end`` (to a
+    square ``near`` it): diagonally first, then straight, the shorter way
+    round the wrapping board."""
+    column, row = grid.at(start)
+    to_column, to_row = grid.at(end)
+    dc = _toward(column, to_column, grid.width)
+    dr = _toward(row, to_row, grid.height)
+    way: list[int] = []
+    here = start
+    while grid.distance(here, end) > near:
+        column += (dc > 0) - (dc < 0)
+        row += (dr > 0) - (dr < 0)
+        dc -= (dc > 0) - (dc < 0)
+        dr -= (dr > 0) - (dr < 0)
+        here = grid.square(column, row)
+        way.append(here)
+    return way
+
+
+def _toward(a: int, b: int, length: int) -> int:
+    """The signed steps from ``a`` to ``b`` the shorter way round."""
+    d = (b - a) % length
+    return d - length if d * 2 > length else d
+
+
+# -- interdiction --------------------------------------------------------------------
+
+
+def interdict(
+    state: State,
+    places: Places,
+    mover: Unit,
+    kind: UnitType,
+    ids: Iterable[str],
+    events: list[Event],
+    rng: Rng,
+) -> str | None:
+    """Every watcher that may act on the ship ``mover``, nearest first
+    (then by id), acts while it lives: "interdicted" if one fired on it."""
+    found = _interdictors(state, places, mover, kind, ids)
+    fired = False
+    for _, uid, role in found:
+        watcher = state.units.get(uid)
+        if mover.id not in state.units:
+            break
+        if watcher is not None and ACTS[role](state, places, watcher, mover, events, rng):
+            fired = True
+    return "interdicted" if fired else None
+
+
+def _interdictors(
+    state: State, places: Places, mover: Unit, kind: UnitType, ids: Iterable[str]
+) -> list[tuple[int, str, str]]:
+    """(distance, id, how it acts) of the watchers that may act on the
+    ship, nearest first: "ship", "plane" or "coast"."""
+    grid, units, t = state.grid, state.units, tables()
+    square, hidden = mover.square, "stealth" in kind.flags
+    at_sea = square not in state.board.land
+    found = []
+    for uid in ids:
+        w = units.get(uid)
+        if w is None or w.carried_by is not None or not enemy(state, w, mover):
+            continue
+        wkind = t.unit(w.kind)
+        d = grid.distance(w.square, square)
+        role = _role(state, places, w, wkind, mover, d, hidden, at_sea)
+        if role is not None and combat.may_attack(state, wkind, mover):
+            if sees(state, places, w, mover, d):
+                found.append((d, uid, role))
+    return sorted(found)
+
+
+def _role(
+    state: State,
+    places: Places,
+    w: Unit,
+    wkind: UnitType,
+    mover: Unit,
+    d: int,
+    hidden: bool,
+    at_sea: bool,
+) -> str | None:
+    """How the watcher ``w``, ``d`` from the ship, acts on it, or None if
+    it may not: a tank at sea's edge, a plane, or a ship."""
+    coast = wkind.watches("coast")
+    if coast is not None:
+        return "coast" if at_sea and d <= coast and w.ammo >= 1 else None
+    reach = wkind.watches("subs" if hidden else "ships")
+    if reach is None or d > reach or not able(w, wkind):
+        return None
+    if wkind.domain == "air":
+        return "plane" if at_sea else None
+    if not hidden and _escorting(state, places, w, wkind):
+        return None
+    return "ship" if supply.in_supply(state, w, places) else None
+
+
+def _escorting(state: State, places: Places, w: Unit, wkind: UnitType) -> bool:
+    """A destroyer or cruiser within 2 of a capital ship of its own nation
+    escorts it: it goes after submarines only."""
+    reach = wkind.watches("escort")
+    if reach is None:
+        return False
+    t = tables()
+    return any(
+        u.owner == w.owner and u.id != w.id and t.unit(u.kind).capital
+        for sq in state.grid.within(w.square, reach)
+        for u in places.units_at(sq)
+    )
+
+
+def _close_in(
+    state: State, places: Places, ship: Unit, mover: Unit, events: list[Event], rng: Rng
+) -> bool:
+    """A ship interdicts: it moves next to the mover by a shortest path if
+    its mobility pays the way (its moving triggers nothing), fires once,
+    and takes the mover's counter-attack."""
+    path = movement.find_path(state, places, ship, mover.square, near=1)
+    if path is None:
+        return False
+    cost = len(path) * movement.step_cost(state, places, ship)
+    if ship.mobility < cost:
+        return False
+    start = ship.square
+    ship.mobility -= cost
+    for sq in path:
+        old, ship.square = ship.square, sq
+        places.moved(ship, old)
+    events.append(_event(state, Happened.INTERDICTED, ship, mover, path, cost, 0, start))
+    kind = tables().unit(ship.kind)
+    ship.ammo -= 1
+    city = state.cities.get(mover.square)
+    if city is not None:
+        combat.cannon(state, places, rng, city, ship, events)
+        if ship.id not in state.units:
+            return True
+    combat.fire(state, places, rng, ship, kind.attack, mover, events)
+    supply.top_up(state, ship, places)
+    combat.counter(state, places, rng, mover, ship, events)
+    return True
+
+
+def _fly_at(
+    state: State, places: Places, plane: Unit, mover: Unit, events: list[Event], rng: Rng
+) -> bool:
+    """A naval bomber interdicts: it flies out next to the ship (enemy
+    fighters may intercept it on the way: it then breaks off), attacks with
+    its attack value, takes the ship's counter-attack at the minimal attack
+    2, and is back where it started."""
+    kind = tables().unit(plane.kind)
+    start = plane.square
+    way = air_way(state.grid, start, mover.square, 1)
+    if not _can_fly(plane, kind, len(way)):
+        return False
+    events.append(_event(state, Happened.INTERDICTED, plane, mover, way, len(way), len(way), start))
+    _pay_flight(plane, kind, len(way))
+    broken = False
+    for sq in way:
+        _put(places, plane, sq)
+        if intercept_on_the_way(state, places, plane, events, rng):
+            broken = True
+            break
+    if not broken and plane.id in state.units:
+        plane.ammo -= 1
+        combat.fire(state, places, rng, plane, kind.attack, mover, events)
+        _answer(state, places, rng, mover, plane, events)
+    if plane.id in state.units:
+        _put(places, plane, start)
+    return not broken
+
+
+def intercept_on_the_way(
+    state: State, places: Places, plane: Unit, events: list[Event], rng: Rng
+) -> bool:
+    """Fighters near may intercept an interdicting plane where it flies."""
+    ids = watchers(state, places).around(AIR, plane.square)
+    kind = tables().unit(plane.kind)
+    return bool(ids) and intercept(state, places, plane, kind, ids, events, rng) is not None
+
+
+def _put(places: Places, unit: Unit, square: int) -> None:
+    old, unit.square = unit.square, square
+    places.moved(unit, old)
+
+
+def _answer(
+    state: State, places: Places, rng: Rng, ship: Unit, plane: Unit, events: list[Event]
+) -> None:
+    """The ship fires back at the plane with the minimal attack 2, if it
+    lives and has ammo and any attack ("Naval counter-attacks against air
+    units")."""
+    if ship.id not in state.units or plane.id not in state.units:
+        return
+    kind = tables().unit(ship.kind)
+    if ship.ammo < 1 or kind.attack <= 0 or not kind.attacks:
+        return
+    ship.ammo -= 1
+    combat.fire(state, places, rng, ship, MINIMAL_ATTACK, plane, events, counter=True)
+    if ship.id in state.units:
+        supply.top_up(state, ship, places)
+
+
+def _coast_fire(
+    state: State, places: Places, tank: Unit, mover: Unit, events: list[Event], rng: Rng
+) -> bool:
+    """A tank next to the sea square fires once (ammo, no mobility); the
+    ship counter-attacks only if it can hit land units."""
+    if tank.ammo < 1:
+        return False
+    name = state.grid.name
+    facts = {
+        "unit": tank.id,
+        "unit_type": tank.kind,
+        "nation": tank.owner,
+        "target": mover.id,
+        "target_type": mover.kind,
+        "target_nation": mover.owner,
+        "square": name(mover.square),
+        "from": name(tank.square),
+    }
+    events.append(Event(Happened.COAST_FIRE, facts, frozenset({tank.owner, mover.owner})))
+    tank.ammo -= 1
+    combat.fire(state, places, rng, tank, tables().unit(tank.kind).attack, mover, events)
+    supply.top_up(state, tank, places)
+    combat.counter(state, places, rng, mover, tank, events)
+    return True
+
+
+ACTS = {"ship": _close_in, "plane": _fly_at, "coast": _coast_fire}
+
+
+def _event(
+    state: State,
+    kind: Happened,
+    watcher: Unit,
+    mover: Unit,
+    way: list[int],
+    mobility: int,
+    fuel: int,
+    start: int,
+) -> Event:
+    """An interception or interdiction: who went out, from where, by which
+    way to where, what it paid, and where it is after (a plane back home,
+    a ship where it fires from)."""
+    name = state.grid.name
+    to = way[-1] if way else start
+    if kind == Happened.INTERCEPTED:
+        to = mover.square
+    plane = tables().unit(watcher.kind).domain == "air"
+    facts = {
+        "unit": watcher.id,
+        "unit_type": watcher.kind,
+        "nation": watcher.owner,
+        "target": mover.id,
+        "target_type": mover.kind,
+        "target_nation": mover.owner,
+        "square": name(mover.square),
+        "from": name(start),
+        "way": [name(sq) for sq in way],
+        "to": name(to),
+        "back": name(start if plane else to),
+        "mobility": mobility,
+        "fuel": fuel,
+    }
+    return Event(kind, facts, frozenset({watcher.owner, mover.owner}))
