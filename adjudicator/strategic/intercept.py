@@ -60,89 +60,107 @@ AIR, SEA = "air", "sea"  # what a watcher watches: land and air movers, or ships
 
 
 @cache
-def _reach() -> int:
-    """The farthest any unit watches (5: fighters, naval bombers)."""
-    return max(r for k in tables().units.values() for _, r in k.watch)
-
-
-@cache
-def _watches(kind: str) -> str | None:
-    """What a unit type watches: AIR (it intercepts), SEA (it interdicts or
-    fires from the coast), or None."""
+def _watches(kind: str) -> tuple[str, int] | None:
+    """What a unit type watches, AIR (it intercepts) or SEA (it interdicts
+    or fires from the coast), and how far at most; or None."""
     t = tables().unit(kind)
-    if t.watches("intercept") is not None:
-        return AIR
-    if any(t.watches(role) is not None for role in ("ships", "subs", "coast")):
-        return SEA
-    return None
+    reach = t.watches("intercept")
+    if reach is not None:
+        return AIR, reach
+    ranges = [r for role in ("ships", "subs", "coast") if (r := t.watches(role)) is not None]
+    return (SEA, max(ranges)) if ranges else None
+
+
+class _Layer:
+    """The watchers of one kind of mover with one reach, by cell of the
+    board (cells 2 x reach + 1 wide: the squares within reach of a square
+    fall in 4 cells at most)."""
+
+    def __init__(self, state: State, reach: int) -> None:
+        grid = state.grid
+        self.size = 2 * reach + 1
+        self.width = grid.width
+        self.across = -(-grid.width // self.size)
+        self.columns = _window(grid.width, reach, self.size)
+        self.rows = _window(grid.height, reach, self.size)
+        self.cells: dict[int, tuple[str, ...]] = {}
+        self.near: dict[int, tuple[int, ...]] = {}
+
+    def cell(self, square: int) -> int:
+        row, column = divmod(square, self.width)
+        return (row // self.size) * self.across + column // self.size
+
+    def around(self, square: int) -> list[str]:
+        cells = self.cells
+        if not cells:
+            return []
+        near = self.near.get(square)
+        if near is None:
+            row, column = divmod(square, self.width)
+            across = self.across
+            near = self.near[square] = tuple(
+                r * across + c for r in self.rows[row] for c in self.columns[column]
+            )
+        return [uid for cell in near for uid in cells.get(cell, ())]
 
 
 class Watchers:
-    """The units that watch, by what they watch and by cell of the board
-    (cells 2 x reach + 1 wide: the squares within reach of a square fall in
-    4 cells at most). Ids only: whatever else is asked is read from the
-    state. ``taken``: the fighters that have taken a mover of the order
-    moving now."""
+    """The units that watch, by what they watch (AIR, SEA) and how far, each
+    in a :class:`_Layer` by cell. Ids only: whatever else is asked is read
+    from the state. ``taken``: the fighters that have taken a mover of the
+    order moving now."""
 
     def __init__(self, state: State) -> None:
-        grid = state.grid
         self.state = state
-        self.reach = _reach()
-        self.size = 2 * self.reach + 1
-        self._width = grid.width
-        self._across = -(-grid.width // self.size)
-        self._columns = _window(grid.width, self.reach, self.size)
-        self._rows = _window(grid.height, self.reach, self.size)
-        self._near: dict[int, tuple[int, ...]] = {}
-        self.cells: dict[str, dict[int, tuple[str, ...]]] = {AIR: {}, SEA: {}}
+        reaches = sorted({w for k in tables().units if (w := _watches(k)) is not None})
+        self.layers = {w: _Layer(state, w[1]) for w in reaches}
+        self.by_what = {
+            what: [self.layers[w] for w in reaches if w[0] == what] for what in (AIR, SEA)
+        }
         self.taken: set[str] = set()
-        for unit in sorted(state.units.values(), key=lambda u: u.id):
-            self.added(unit)
-
-    def _cell(self, square: int) -> int:
-        row, column = divmod(square, self._width)
-        return (row // self.size) * self._across + column // self.size
+        what = _watches
+        for unit in state.units.values():  # added(), inline; the order in a cell matters not
+            w = what(unit.kind)
+            if w is not None:
+                layer = self.layers[w]
+                cell = layer.cell(unit.square)
+                layer.cells[cell] = layer.cells.get(cell, ()) + (unit.id,)
 
     def added(self, unit: Unit) -> None:
-        what = _watches(unit.kind)
-        if what is not None:
-            cells = self.cells[what]
-            cell = self._cell(unit.square)
-            cells[cell] = cells.get(cell, ()) + (unit.id,)
+        w = _watches(unit.kind)
+        if w is not None:
+            layer = self.layers[w]
+            cell = layer.cell(unit.square)
+            layer.cells[cell] = layer.cells.get(cell, ()) + (unit.id,)
 
     def removed(self, unit: Unit, square: int | None = None) -> None:
-        what = _watches(unit.kind)
-        if what is None:
+        w = _watches(unit.kind)
+        if w is None:
             return
-        cells = self.cells[what]
-        cell = self._cell(unit.square if square is None else square)
-        ids = cells.get(cell, ())
+        layer = self.layers[w]
+        cell = layer.cell(unit.square if square is None else square)
+        ids = layer.cells.get(cell, ())
         if unit.id in ids:
             rest = tuple(i for i in ids if i != unit.id)
             if rest:
-                cells[cell] = rest
+                layer.cells[cell] = rest
             else:
-                del cells[cell]
+                del layer.cells[cell]
 
     def moved(self, unit: Unit, old: int) -> None:
-        if _watches(unit.kind) is not None and self._cell(old) != self._cell(unit.square):
+        w = _watches(unit.kind)
+        if w is not None and self.layers[w].cell(old) != self.layers[w].cell(unit.square):
             self.removed(unit, old)
             self.added(unit)
 
     def around(self, what: str, square: int) -> list[str]:
         """The ids of the units watching ``what`` in the cells around
         ``square`` (every one within reach of it among them)."""
-        cells = self.cells[what]
-        if not cells:
-            return []
-        near = self._near.get(square)
-        if near is None:
-            row, column = divmod(square, self._width)
-            across = self._across
-            near = self._near[square] = tuple(
-                r * across + c for r in self._rows[row] for c in self._columns[column]
-            )
-        return [uid for cell in near for uid in cells.get(cell, ())]
+        found: list[str] = []
+        for layer in self.by_what[what]:
+            if layer.cells:
+                found += layer.around(square)
+        return found
 
 
 @cache
@@ -169,8 +187,10 @@ def sortie(state: State, places: Places, units: Sequence[Unit]) -> list[Unit]:
     first, then bombers, then the rest, each group as given): "you can
     escort your bombers with fighters and have your fighters absorb the
     defending interceptors". Every fighter is free again for the order."""
-    watchers(state, places).taken.clear()
-    return sorted(units, key=lambda u: _rank(u.kind))
+    taken = watchers(state, places).taken
+    if taken:
+        taken.clear()
+    return sorted(units, key=lambda u: _rank(u.kind)) if len(units) > 1 else list(units)
 
 
 @cache
@@ -190,10 +210,12 @@ def watch(
     """``unit`` has entered ``square``: the watchers near act. "intercepted"
     or "interdicted" if the unit was fired on there (its move ends: it stops
     in that square, if it lives), else None."""
+    found = places.watch
+    if found is None or found.state is not state:
+        found = watchers(state, places)
     if unit.carried_by is not None:
         return None
     kind = tables().unit(unit.kind)
-    found = watchers(state, places)
     if kind.ship:
         ids = found.around(SEA, square)
         return interdict(state, places, unit, kind, ids, events, rng) if ids else None
@@ -244,11 +266,13 @@ def intercept(
     found = []
     for uid in ids:
         fighter = units.get(uid)
-        if fighter is None or uid in taken or fighter.carried_by is not None:
+        if fighter is None or fighter.owner == mover.owner or uid in taken:
             continue
         d = grid.distance(fighter.square, square)
+        if d > _watches(fighter.kind)[1] or fighter.carried_by is not None:
+            continue
         fkind = tables().unit(fighter.kind)
-        if d > (fkind.watches("intercept") or 0) or not enemy(state, fighter, mover):
+        if not enemy(state, fighter, mover):
             continue
         if (
             able(fighter, fkind)
@@ -380,10 +404,12 @@ def _interdictors(
     found = []
     for uid in ids:
         w = units.get(uid)
-        if w is None or w.carried_by is not None or not enemy(state, w, mover):
+        if w is None or w.owner == mover.owner:
+            continue
+        d = grid.distance(w.square, square)
+        if d > _watches(w.kind)[1] or w.carried_by is not None or not enemy(state, w, mover):
             continue
         wkind = t.unit(w.kind)
-        d = grid.distance(w.square, square)
         role = _role(state, places, w, wkind, mover, d, hidden, at_sea)
         if role is not None and combat.may_attack(state, wkind, mover):
             if sees(state, places, w, mover, d):
