@@ -242,7 +242,7 @@ def sees(state: State, places: Places, watcher: Unit, mover: Unit, distance: int
     return sight.detects(state, watcher.owner, mover, places)
 
 
-def able(watcher: Unit, kind: UnitType) -> bool:
+def able(watcher: Unit) -> bool:
     """3 HP and ammo: what every watcher that goes out needs."""
     return watcher.hp >= WATCH_HP and watcher.ammo >= 1
 
@@ -274,11 +274,7 @@ def intercept(
         fkind = tables().unit(fighter.kind)
         if not enemy(state, fighter, mover):
             continue
-        if (
-            able(fighter, fkind)
-            and _can_fly(fighter, fkind, d)
-            and combat.may_attack(state, fkind, mover)
-        ):
+        if able(fighter) and _can_fly(fighter, fkind, d) and combat.may_attack(state, fkind, mover):
             found.append((d, uid))
     if not found or flak_at(state, places, mover, square):
         return None
@@ -399,12 +395,13 @@ def _interdictors(
     """(distance, id, how it acts) of the watchers that may act on the
     ship, nearest first: "ship", "plane" or "coast"."""
     grid, units, t = state.grid, state.units, tables()
+    taken = watchers(state, places).taken  # planes that broke off against this order
     square, hidden = mover.square, "stealth" in kind.flags
     at_sea = square not in state.board.land
     found = []
     for uid in ids:
         w = units.get(uid)
-        if w is None or w.owner == mover.owner:
+        if w is None or w.owner == mover.owner or uid in taken:
             continue
         d = grid.distance(w.square, square)
         if d > _watches(w.kind)[1] or w.carried_by is not None or not enemy(state, w, mover):
@@ -433,7 +430,7 @@ def _role(
     if coast is not None:
         return "coast" if at_sea and d <= coast and w.ammo >= 1 else None
     reach = wkind.watches("subs" if hidden else "ships")
-    if reach is None or d > reach or not able(w, wkind):
+    if reach is None or d > reach or not able(w):
         return None
     if wkind.domain == "air":
         return "plane" if at_sea else None
@@ -499,14 +496,18 @@ def _fly_at(
     way = air_way(state.grid, start, mover.square, 1)
     if not _can_fly(plane, kind, len(way)):
         return False
-    events.append(_event(state, Happened.INTERDICTED, plane, mover, way, len(way), len(way), start))
-    _pay_flight(plane, kind, len(way))
+    mark, flown = len(events), []
     broken = False
-    for sq in way:
+    for sq in way:  # paid square by square: an interception ends the way out
+        _pay_flight(plane, kind, 1)
         _put(places, plane, sq)
+        flown.append(sq)
         if intercept_on_the_way(state, places, plane, events, rng):
-            broken = True
+            broken = True  # it flies back and leaves this order's movers alone
+            watchers(state, places).taken.add(plane.id)
             break
+    n = len(flown)
+    events.insert(mark, _event(state, Happened.INTERDICTED, plane, mover, flown, n, n, start))
     if not broken and plane.id in state.units:
         plane.ammo -= 1
         combat.fire(state, places, rng, plane, kind.attack, mover, events)
