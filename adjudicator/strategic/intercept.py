@@ -210,9 +210,7 @@ def watch(
     """``unit`` has entered ``square``: the watchers near act. "intercepted"
     or "interdicted" if the unit was fired on there (its move ends: it stops
     in that square, if it lives), else None."""
-    found = places.watch
-    if found is None or found.state is not state:
-        found = watchers(state, places)
+    found = watchers(state, places)
     if unit.carried_by is not None:
         return None
     kind = tables().unit(unit.kind)
