@@ -154,7 +154,8 @@ def lost_with(
     state: State, places: Places, carrier: Unit, by: tuple[str, str | None, int]
 ) -> list[Event]:
     """``carrier`` is destroyed: what it carries is lost with it (an event
-    each, naming the carrier: ``aboard``). ``by``: what destroyed it."""
+    each, told to its nation and to the one that destroyed the carrier).
+    ``by``: what destroyed it (its nation is told)."""
     from adjudicator.strategic.movement import release  # movement asks this module
 
     units = state.units
@@ -170,14 +171,12 @@ def lost_with(
             "unit": rider.id,
             "unit_type": rider.kind,
             "nation": rider.owner,
-            "by": by[0],
-            "by_nation": by[1],
+            "carrier": carrier.id,
+            "carrier_type": carrier.kind,
             "square": state.grid.name(rider.square),
-            "from": state.grid.name(by[2]),
-            "aboard": carrier.id,
         }
         seen = {rider.owner} | ({by[1]} if by[1] else set())
-        out.append(Event(Happened.DESTROYED, facts, frozenset(seen)))
+        out.append(Event(Happened.LOST_ABOARD, facts, frozenset(seen)))
         out += lost_with(state, places, rider, by)
     return out
 

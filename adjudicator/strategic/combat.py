@@ -369,7 +369,7 @@ def _tally(nation: str, happened: Sequence[Event], why: dict[str, str]) -> dict[
     """How many attacks the order's units made (one sunk by a city's cannon
     counts: it spent its ammo), what they destroyed and lost, and why the
     others did not attack."""
-    losses = [e.facts for e in happened if e.kind == Happened.DESTROYED]
+    losses = [e.facts for e in happened if e.kind in (Happened.DESTROYED, Happened.LOST_ABOARD)]
     return {
         "attacks": sum(1 for w in why.values() if w == "attacked"),
         "destroyed": [f["unit"] for f in losses if f["nation"] != nation],

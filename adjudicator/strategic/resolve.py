@@ -142,7 +142,8 @@ class Happened(enum.StrEnum):
     # carrying and engineers (part 2)
     BOARDED = "boarded"  # unit, unit_type, nation, carrier, carrier_type, square
     SET_DOWN = "set_down"  # unit, unit_type, nation, carrier, carrier_type, square
-    # (a unit lost with its carrier: DESTROYED with ``aboard``, the carrier)
+    LOST_ABOARD = "lost_aboard"  # unit, unit_type, nation, carrier, carrier_type, square:
+    # lost with its carrier (after the carrier's DESTROYED)
     TERRAIN_CHANGED = "terrain_changed"  # unit, unit_type, nation, square, terrain
     CITY_FOUNDED = "city_founded"  # unit, unit_type, nation, square, city
     # interception and interdiction (intercept.py); the nations involved see the

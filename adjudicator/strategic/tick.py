@@ -202,7 +202,7 @@ def fog(state: State, events: list[Event]) -> list[Event]:
         extra = _witnesses(state, seen, event, watchers)
         if extra:
             out += witnessed(state, seen, event, extra)
-        if event.kind == "destroyed":
+        if event.kind in ("destroyed", "lost_aboard"):
             destroyed[str(event.facts.get("unit"))] = (event.visible_to or frozenset()) | extra
     sight.remember(state, seen, destroyed, look)
     state.cache["sight"] = (seen, look)  # the views of the reports read them again
