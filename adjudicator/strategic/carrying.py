@@ -192,7 +192,7 @@ def pick_up(state: State, places: Places, heli: Unit, kind: UnitType) -> list[Ev
     if "picks_up" not in kind.flags:
         return []
     kinds = tables().units
-    left = room(state, places, heli, kind)
+    left = max(n for _, n in kind.carries) - len(aboard(state, places, heli))
     city = state.cities.get(heli.square)
     owner = city.owner if city is not None else None
     allied_city = owner is not None and relation(state, heli.owner, owner) == "allied"
