@@ -53,6 +53,7 @@ import yaml
 from adjudicator import yamltext
 from adjudicator.base import GameError, Outcome
 from adjudicator.strategic.board import MOST_SIDE, colour, full_fuel
+from adjudicator.strategic.carrying import capacity
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.rules import GAME_TICKS, LEVELS, MOBILITY_MOST, UnitType, tables
 from adjudicator.strategic.state import (
@@ -670,9 +671,11 @@ def _unit(bad: _Problems, state: State, uid: str, row: dict[Any, Any]) -> Unit |
 
 def _check_places(bad: _Problems, state: State, data: dict[Any, Any]) -> None:
     """Land units on land, ships at sea or in a port (one ship per sea
-    square), carried units on a unit in their square."""
+    square), carried units on a unit of theirs in their square that
+    carries them, within its room."""
     t = tables()
     ships: dict[int, str] = {}
+    aboard: dict[str, int] = {}
     for uid, u in state.units.items():
         line = yamltext.line_of(data, uid)
         kind, where = t.unit(u.kind), state.grid.name(u.square)
@@ -683,6 +686,12 @@ def _check_places(bad: _Problems, state: State, data: dict[Any, Any]) -> None:
                 continue  # the carrier's own line is wrong: said there
             if carrier is None or carrier.square != u.square or u.carried_by == uid:
                 bad.add(line, f"{uid} is on {u.carried_by!r}, which is no other unit in {where}")
+            elif carrier.owner != u.owner or not capacity(t.unit(carrier.kind), kind):
+                bad.add(line, f"{uid} ({kind.name}) is on {carrier.id}, which does not carry it")
+            else:
+                aboard[carrier.id] = aboard.get(carrier.id, 0) + 1
+                if aboard[carrier.id] > capacity(t.unit(carrier.kind), kind):
+                    bad.add(line, f"{carrier.id} carries more than it has room for")
             continue
         if kind.domain == "land" and not land:
             bad.add(line, f"{uid} ({kind.name}) is on water at {where}: land units stand on land")
