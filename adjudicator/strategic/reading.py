@@ -16,6 +16,7 @@
     status                         a full situation report
     load inf1 inf2 on tr1          units board a carrier in their square or next
                                      to it; an ICBM goes aboard an engineer or sub
+                                     (board, embark: the same; disembark: unload)
     unload tr1 to K12              what tr1 carries (or the units named) moves off
     unload tr1                     ... or is set down in its square (on land)
     terrain eng1                   the engineer turns its square to the other kind
@@ -64,8 +65,16 @@ _UNIT = r"([a-z]+[0-9]+)"
 _NAME = r"([a-z][a-z' \-]*?)"
 _FORMS: list[tuple[str, re.Pattern[str]]] = [
     # carrying and engineers (part 2): before the forms that read any "x to y"
-    ("load", re.compile(rf"^load\s+{_IDS}(?:\s+(?:on|onto|aboard|into|in)\s+{_UNIT})?$")),
-    ("unload", re.compile(rf"^unload\s+{_IDS}(?:\s*(?:\s+to\s+|->|=>|>)\s*{_PLACE})?$")),
+    (
+        "load",
+        re.compile(
+            rf"^(?:load|board|embark)\s+{_IDS}(?:\s+(?:on|onto|aboard|into|in)\s+{_UNIT})?$"
+        ),
+    ),
+    (
+        "unload",
+        re.compile(rf"^(?:unload|disembark)\s+{_IDS}(?:\s*(?:\s+to\s+|->|=>|>)\s*{_PLACE})?$"),
+    ),
     ("terrain", re.compile(rf"^terrain\s+{_UNIT}(?:\s+(?:to\s+)?(land|water))?$")),
     ("makes", re.compile(rf"^{_UNIT}\s+makes?\s+(land|water)$")),
     ("new_city", re.compile(rf"^(?:new|found)\s+city\s+(?:{_NAME}\s+)?with\s+{_UNIT}$")),
@@ -96,12 +105,12 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
 # a word each form cannot match without (a line lacking it skips the form
 # unread: most lines are moves, and the build forms are slow to fail)
 _NEEDS = {"clear_next": "next", "build": "build", "build_city": "build", "next": "next",
-          "load": "load", "unload": "load", "terrain": "terrain", "makes": "make",
+          "load": "", "unload": "", "terrain": "terrain", "makes": "make",
           "new_city": "city", "builds_city": "city"}  # fmt: skip
 _TRIES = [(form, pattern, _NEEDS.get(form, "")) for form, pattern in _FORMS]
 ORDER_WORDS = ("build", "next", "clear", "move", "attack", "cancel", "stop", "declare",
                "status", "war", "neutral", "friendly", "allied", "alliance", "peace",
-               "load", "unload", "terrain")  # fmt: skip
+               "load", "unload", "terrain", "board", "embark", "disembark")  # fmt: skip
 _GROUP_START = re.compile(r"^(?:[a-z]+[0-9]+|all)\b")  # a unit id, or "all at"
 _LEVEL_WORDS = {"alliance": "allied", "peace": "neutral"}
 
