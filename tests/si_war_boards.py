@@ -6,6 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from adjudicator.base import Rng
+from adjudicator.strategic.board import full_fuel
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.state import Board, City, Nation, State, Unit
@@ -37,8 +38,8 @@ def position(rows: list[str], nations: tuple[str, ...] = ("red", "blue"), **owne
 def unit(
     state: State, owner: str, kind: str, where: str, uid: str | None = None, **kw: int
 ) -> Unit:
-    """Put a unit of ``kind`` on the square named ``where``, at full HP and
-    ammo and the table's mobility unless ``kw`` says otherwise."""
+    """Put a unit of ``kind`` on the square named ``where``, at full HP,
+    ammo and fuel and the table's mobility unless ``kw`` says otherwise."""
     t = tables().unit(kind)
     state.counter += 1
     u = Unit(
@@ -49,6 +50,7 @@ def unit(
         hp=kw.pop("hp", t.hp),
         ammo=kw.pop("ammo", t.ammo),
         mobility=kw.pop("mobility", t.mobility),
+        fuel=kw.pop("fuel", full_fuel(t)),
         built=kw.pop("built", state.counter),
     )
     assert not kw, kw

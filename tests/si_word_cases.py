@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from adjudicator.base import Order, OrderSheet, TurnResult
-from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Status
+from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Refuel, Status
 from adjudicator.strategic.state import Standing, State
 from adjudicator.strategic.tick import run_tick
 from tests.si_cases import case_id, every_case
@@ -179,7 +179,7 @@ def _refusals():
     inf = unit(s, "red", "infantry", "C2")
     weak = unit(s, "red", "infantry", "E2", hp=3)
     ship = unit(s, "red", "transport", "C5")
-    plane = unit(s, "red", "fighter", "B2")
+    plane = unit(s, "red", "satellite", "B2")
     blue = unit(s, "blue", "infantry", "K2")
     unit(s, "red", "infantry", "J3")  # scouts: a target is refused for what is
     unit(s, "red", "infantry", "M3")  # there only if red sees it (K2, N2)
@@ -231,7 +231,6 @@ def _builds():
         order(Build, s, city="Nowhere", kind="infantry"),  # no_such_city
         order(Build, s, city="N2", kind="infantry"),  # not_your_city
         order(Build, s, city="B2", kind="zeppelin_x"),  # no_such_unit_type
-        order(Build, s, city="B2", kind="fighter"),  # not_in_this_part
         order(Build, s, city="B2", kind="tank"),  # tech_too_low
         order(Build, s, city="B3", kind="cruiser", next=True),  # next_tech_too_high
         order(Build, s, city="F3", kind="transport"),  # port_needs_coast
@@ -264,6 +263,44 @@ def _technology():
     s.nations["red"].tech = Fraction(1) - Fraction(1, 10**6)
     s.nations["blue"].tech = Fraction(4)  # the leak brings red past 1
     return s, []
+
+
+# -- air units ---------------------------------------------------------------------
+
+
+def _air_refusals():
+    """Red has no airport: its fighter has nowhere to refuel."""
+    s = board()
+    ftr = unit(s, "red", "fighter", "H5", fuel=3)
+    zep = unit(s, "red", "zeppelin", "D2")
+    return s, [
+        order(Refuel, s, units=[zep.id]),  # cannot_refuel
+        order(Refuel, s, units=[ftr.id]),  # no_refuelling_place
+        order(Move, s, units=[ftr.id], target="O5"),  # beyond_fuel
+    ]
+
+
+def _crashed():
+    s = board()
+    ftr = unit(s, "red", "fighter", "C4", fuel=1)
+    return s, [order(Move, s, units=[ftr.id], target="D5")]
+
+
+def _refuelling():
+    s = board(F3="red")
+    s.cities[sq(s, "F3")].designation = "airport"
+    ftr = unit(s, "red", "fighter", "D5", fuel=3, ammo=0)
+    return s, [order(Refuel, s, units=[ftr.id])]
+
+
+def _flak_and_bombing():
+    """Red's heavy bomber over the sea at O1 bombs blue's fort N2: the fort's
+    flak fires first. Green's infantry at M3 sees the fort, not the bomber."""
+    s = at_war(board())
+    hb = unit(s, "red", "heavy_bomber", "O1")
+    unit(s, "blue", "infantry", "N2")
+    unit(s, "green", "infantry", "M3")
+    return s, [order(Attack, s, units=[hb.id], target="N2")]
 
 
 # -- diplomacy and the rest ---------------------------------------------------------
@@ -303,6 +340,7 @@ CASES = [
         _cannon_into_the_fog, _refusals, _blocked,
         _cannot_attack, _cannot_pay, _builds, _built,
         _build_started_and_dropped, _technology, _diplomacy, _not_in_game, _game_over,
+        _air_refusals, _crashed, _refuelling, _flak_and_bombing,
     )
 ]  # fmt: skip
 

@@ -392,22 +392,27 @@ def test_an_airport_builds_nothing_until_technology_allows():
     """RULINGS.md: "an airport, which has none, builds nothing until
     technology allows"; a fort with no build starts its cheapest unit."""
     cities = [city("a", "B2", "red", "airport"), city("f", "B3", "red", "fort")]
-    state = make([nation("red", 16)], cities)
+    state = make([nation("red", 5)], cities)
     events: list = []
     complete_builds(state, events)
-    assert state.cities[sq("B2")].build is None  # air units come with part 2
+    assert state.cities[sq("B2")].build is None  # the fighter needs technology 6
     assert state.cities[sq("B3")].build == "infantry"
     assert [e.kind for e in events] == ["build_started"]
+    state.nations["red"].tech = Fraction(6)
+    complete_builds(state, events)
+    assert state.cities[sq("B2")].build == "fighter"
 
 
-def test_neutral_cities_and_part_two_builds_make_no_progress():
-    """Neutral cities build nothing; a build of the rules' second part set
-    in a hand-made position makes no progress (part 2 is not built)."""
+def test_neutral_cities_build_nothing_and_air_units_are_built():
+    """Neutral cities build nothing; an airport builds its fighter (the
+    second part of the rules is built: air units fly)."""
     cities = [city("n", "B2", None, "fort", "infantry"),
-              city("a", "B3", "red", "airport", "fighter")]  # fmt: skip
+              city("a", "B3", "red", "airport", "fighter"),
+              city("b", "B4", "red", "base")]  # two cities: power up to 10  # fmt: skip
     state = make([nation("red", 16)], cities)
-    run_ticks(state, 40)
-    assert [c.progress for c in state.cities.values()] == [0, 0] and not state.units
+    run_ticks(state, 32)
+    assert state.cities[sq("B2")].progress == 0
+    assert [(u.kind, u.fuel) for u in state.units.values()] == [("fighter", 16)]
 
 
 def test_a_captured_city_beyond_its_owners_tech_makes_no_progress():
@@ -538,15 +543,13 @@ def test_only_own_cities():
     assert r is not None and r.reason is BuildRefused.NO_SUCH_CITY
 
 
-def test_unknown_unit_types_and_part_two_types_are_refused():
+def test_unknown_unit_types_are_refused_and_part_two_types_built():
     state = order_state(tech=16)
     r = set_build(state, "red", "Fortuna", "dragon")
     assert r is not None and r.reason is BuildRefused.NO_SUCH_UNIT_TYPE
-    for kind in ("fighter", "zeppelin", "icbm3", "spy satellite"):
-        r = set_build(state, "red", "Inland", kind)
-        assert r is not None and r.reason is BuildRefused.NOT_YET, kind
-        r = set_build(state, "red", "Inland", kind, next=True)
-        assert r is not None and r.reason is BuildRefused.NOT_YET, kind
+    for kind in ("zeppelin", "icbm3", "spy satellite"):
+        assert set_build(state, "red", "Inland", kind) is None, kind
+        assert set_build(state, "red", "Inland", kind, next=True) is None, kind
 
 
 def test_the_next_build_up_to_2_above_the_nations_tech():
@@ -602,7 +605,7 @@ def test_a_city_becomes_a_base_by_building_base():
     assert r.facts["units"] == ["infantry", "anti_tank", "tank"]
     r = set_build(state, "red", "Harbour", "Tech Centre")
     assert r is not None and r.reason is BuildRefused.NAME_A_UNIT
-    assert r.facts["units"] == ["engineer"]  # zeppelins and the rest come with part 2
+    assert r.facts["units"] == ["engineer", "zeppelin", "satellite", "icbm1", "icbm2", "icbm3"]
     assert set_build(state, "red", "Harbour", "BASE") is None
 
 

@@ -305,11 +305,12 @@ def test_only_own_units_take_orders():
     assert order(state, "red", ["inf99"], "B2")[:2] == (Reason.NOT_YOUR_UNIT, {"unit": "inf99"})
 
 
-def test_air_units_move_with_the_second_part():
-    """Air units need fuel rules (part 2): their moves are refused now."""
+def test_satellites_and_icbms_are_not_moved_by_orders():
+    """They are launched (section 6); air units fly (tests/test_strategic_air.py)."""
     state = position(ISLAND)
-    ftr = unit(state, "red", "fighter", "C3")
-    assert order(state, "red", [ftr.id], "B2")[0] == Reason.CANNOT_MOVE
+    for kind in ("satellite", "icbm1"):
+        it = unit(state, "red", kind, "C3")
+        assert order(state, "red", [it.id], "B2")[0] == Reason.CANNOT_MOVE
 
 
 def test_a_new_order_replaces_the_standing_order():

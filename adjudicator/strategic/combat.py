@@ -11,15 +11,24 @@ base (rounded down, at least 1). A city's cannon fires first at a ship
 attacking it; the defender counter-attacks if it survives and has ammo; in
 a naval battle every enemy ship next to the attacker counter-attacks too.
 War is needed. An attack on an empty enemy or neutral city is a capture.
+
+Air units (part 2): planes in cities take double damage; a bomber against
+a land square hits every enemy unit there by its percentage of that unit's
+remaining HP (rounded up, at least 1), no draw; a city's flak (and a
+defending ship's) fires first at a plane attacking it; the minimal attack
+(A = 2) of section 5 in the cases data/units.yaml lists. Every shot's
+event carries its draw and what multiplied or halved it, for players to
+check.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.base import Event, Rng
-from adjudicator.strategic import carrying
+from adjudicator.strategic import air, carrying
 from adjudicator.strategic.movement import (
     DONE,
     Going,
@@ -27,6 +36,7 @@ from adjudicator.strategic.movement import (
     anything_happened,
     capturable,
     charge,
+    fuel_refusal,
     move,
     own_units,
     release,
@@ -36,7 +46,7 @@ from adjudicator.strategic.movement import (
 )
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
-from adjudicator.strategic.rules import MINIMAL_ATTACK, UnitType, tables
+from adjudicator.strategic.rules import MINIMAL_ATTACK, Minimal, UnitType, tables
 from adjudicator.strategic.sight import sees_square
 from adjudicator.strategic.state import City, Standing, State, Unit, at_war
 from adjudicator.strategic.supply import top_up
@@ -44,23 +54,37 @@ from adjudicator.strategic.supply import top_up
 # -- who may attack whom -----------------------------------------------------------
 
 
+_AIR = frozenset({"air"})
+_AIR_AT_SEA = frozenset({"air", "air_at_sea"})
+
+
 def exposure(state: State, unit: Unit) -> frozenset[str]:
     """What an attacker's ``attacks`` must include to hit ``unit``: air
-    units "air"; in a city "land", and "coast" if the city is coastal (any
+    units "air" (and "air_at_sea" over water: submarines and naval bombers
+    hit those); in a city "land", and "coast" if the city is coastal (any
     ship may attack units in a coastal city); on other land "land" (of the
     ships only battleships); at sea "sea" (of the land units only tanks).
     A carried unit: nothing (it is never attacked)."""
     if unit.carried_by is not None:
         return frozenset()
-    if tables().unit(unit.kind).domain == "air":
-        return frozenset({"air"})
+    if air.flies(unit.kind):
+        return _AIR if _on_land(state, unit.square) else _AIR_AT_SEA
     if unit.square in state.cities:
         coast = state.board.coastal(unit.square)
         return frozenset({"land", "coast"} if coast else {"land"})
     return frozenset({"land"} if state.board.is_land(unit.square) else {"sea"})
 
 
+def _on_land(state: State, square: int) -> bool:
+    return square in state.board.land or square in state.cities
+
+
 def may_attack(state: State, kind: UnitType, defender: Unit) -> bool:
+    """Whether a unit of ``kind`` may hit ``defender``: its ``attacks``
+    meet the defender's exposure, or it is a bomber and the defender stands
+    on a land square (a bomber hits every unit there)."""
+    if kind.bombs and _on_land(state, defender.square):
+        return True
     return bool(kind.attacks & exposure(state, defender))
 
 
@@ -92,20 +116,106 @@ def draw(rng: Rng, attack: int) -> int:
     return low + rng.below(attack - low + 1)
 
 
-def damage(state: State, rng: Rng, attack: int, shooter: str | None, victim: Unit) -> int:
+@dataclass(frozen=True)
+class Roll:
+    """One shot's damage and how it came about: the draw from ``low`` to
+    ``high``, the factors that multiplied it, whether a fort halved it,
+    and why the attack was minimal (None if it was not)."""
+
+    damage: int
+    draw: int
+    low: int
+    high: int
+    factors: tuple[str, ...] = ()
+    halved: bool = False
+    minimal: str | None = None
+
+    def facts(self) -> dict[str, Any]:
+        """The facts an attack event carries of it; ``roll`` says it in
+        words ("drew 3 of 2-4, x2 plane in a city")."""
+        return {
+            "draw": self.draw,
+            "low": self.low,
+            "high": self.high,
+            "factors": list(self.factors),
+            "halved": self.halved,
+            "minimal": self.minimal,
+            "roll": self.words(),
+        }
+
+    def words(self) -> str:
+        parts = [f"drew {self.draw} of {self.low}-{self.high}", *self.factors]
+        if self.minimal:
+            parts.insert(0, "minimal attack 2")
+        text = ", ".join(parts)
+        return f"{text}, halved in a fort: {self.damage}" if self.halved else text
+
+
+def roll(
+    state: State,
+    rng: Rng,
+    attack: int,
+    shooter: str | None,
+    victim: Unit,
+    minimal: str | None = None,
+) -> Roll:
     """The damage of one attack of strength ``attack`` by a unit of type
-    ``shooter`` (None: a city's cannon) on ``victim``."""
+    ``shooter`` (None: a city's cannon or flak) on ``victim``, with how it
+    came about: drawn, multiplied (the table; planes in cities x2; ships in
+    port x3), halved for land units in a fort or base (at least 1)."""
     t = tables()
     kind = t.unit(victim.kind)
-    hit = draw(rng, attack)
-    if shooter is not None:
-        hit *= t.multiplier(shooter, victim.kind)
+    low = (attack + 1) // 2
+    drawn = draw(rng, attack)
+    hit, factors = drawn, []
+    multiplier = t.multiplier(shooter, victim.kind) if shooter is not None else 1
+    if multiplier > 1:
+        hit *= multiplier
+        factors.append(f"x{multiplier} attack multiplier")
     city = state.cities.get(victim.square)
+    if city is not None and kind.domain == "air":
+        hit *= 2
+        factors.append("x2 plane in a city")
     if city is not None and kind.ship:
-        hit *= 3  # ships in port
-    if city is not None and kind.land and t.cities[city.designation].halves_land_damage:
+        hit *= 3
+        factors.append("x3 ship in port")
+    halved = city is not None and kind.land and t.cities[city.designation].halves_land_damage
+    if halved:
         hit = max(1, hit // 2)
-    return hit
+    return Roll(hit, drawn, low, attack, tuple(factors), bool(halved), minimal)
+
+
+def damage(state: State, rng: Rng, attack: int, shooter: str | None, victim: Unit) -> int:
+    """The damage of one attack of strength ``attack`` by a unit of type
+    ``shooter`` (None: a city's cannon) on ``victim`` (:func:`roll`)."""
+    return roll(state, rng, attack, shooter, victim).damage
+
+
+def minimal_case(state: State, shooter: Unit, victim: Unit, counter: bool) -> Minimal | None:
+    """The first case of the minimal attack that applies to ``shooter``
+    firing on ``victim`` (data/units.yaml's minimal_attacks), or None."""
+    t = tables()
+    mine = t.unit(shooter.kind)
+    for case in t.minimal:
+        if shooter.kind not in case.attackers or (case.counter and not counter):
+            continue
+        if case.defenders is not None and victim.kind not in case.defenders:
+            continue
+        if case.at_sea and _on_land(state, victim.square):
+            continue
+        if case.blind and mine.sees_subs is not None:
+            continue
+        return case
+    return None
+
+
+def strength(state: State, shooter: Unit, victim: Unit, counter: bool) -> tuple[int, str | None]:
+    """A (the most damage of one shot) of ``shooter`` on ``victim``: the
+    table's attack, or the minimal attack 2 (and why)."""
+    case = minimal_case(state, shooter, victim, counter)
+    if case is not None:
+        return MINIMAL_ATTACK, case.why
+    return tables().unit(shooter.kind).attack, None
 
 
 def _hurt(
@@ -142,13 +252,18 @@ def fire(
     places: Places,
     rng: Rng,
     shooter: Unit,
-    attack: int,
+    attack: int | None,
     victim: Unit,
     events: list[Event],
     counter: bool = False,
 ) -> None:
-    """One attack of ``shooter`` on ``victim`` with strength ``attack``."""
-    hit = damage(state, rng, attack, shooter.kind, victim)
+    """One attack of ``shooter`` on ``victim`` with strength ``attack``
+    (None: the shooter's own against the victim, :func:`strength`)."""
+    why = None
+    if attack is None:
+        attack, why = strength(state, shooter, victim, counter)
+    shot = roll(state, rng, attack, shooter.kind, victim, why)
+    hit = shot.damage
     facts = {
         "unit": shooter.id,
         "unit_type": shooter.kind,
@@ -161,7 +276,7 @@ def fire(
         "from": state.grid.name(shooter.square),
         "square": state.grid.name(victim.square),
         "counter": counter,
-    }
+    } | shot.facts()
     events.append(Event(Happened.ATTACK, facts, frozenset({shooter.owner, victim.owner})))
     by = (shooter.id, shooter.owner, shooter.square)
     lost = _hurt(state, places, victim, hit, by)
@@ -177,7 +292,8 @@ def cannon(
     strength = tables().cities[city.designation].cannon
     if strength <= 0 or city.owner is None or not at_war(state, ship.owner, city.owner):
         return
-    hit = damage(state, rng, strength, None, ship)
+    shot = roll(state, rng, strength, None, ship)
+    hit = shot.damage
     facts = {
         "city": city.name,
         "nation": city.owner,
@@ -188,7 +304,7 @@ def cannon(
         "hp": max(0, ship.hp - hit),
         "square": state.grid.name(city.square),
         "at": state.grid.name(ship.square),
-    }
+    } | shot.facts()
     events.append(Event(Happened.CANNON, facts, frozenset({city.owner, ship.owner})))
     by = (city.name, city.owner, city.square)
     lost = _hurt(state, places, ship, hit, by)
@@ -202,20 +318,18 @@ def counter(
 ) -> None:
     """A counter-attack: it costs ammo, no mobility; only a unit without
     ammo (or without any attack) does not counter-attack. A ship fired on
-    by a land unit counter-attacks only if it can hit land units. A ship
-    that cannot see submarines counter-attacks one with the minimal attack."""
+    by a land unit counter-attacks only if it can hit land units. The
+    minimal attack where section 5 says (a bomber's counter-attack, a
+    ship's on a plane, one that cannot see submarines on a submarine)."""
     if defender.id not in state.units or attacker.id not in state.units:
         return
     mine, theirs = tables().unit(defender.kind), tables().unit(attacker.kind)
-    if defender.ammo < 1 or mine.attack <= 0 or not mine.attacks:
+    if defender.ammo < 1 or not (mine.attack > 0 or mine.bombs > 0) or not mine.attacks:
         return
     if mine.ship and theirs.land and "land" not in mine.attacks:
         return
-    strength = mine.attack
-    if mine.ship and "stealth" in theirs.flags and mine.sees_subs is None:
-        strength = MINIMAL_ATTACK
     defender.ammo -= 1
-    fire(state, places, rng, defender, strength, attacker, events, counter=True)
+    fire(state, places, rng, defender, None, attacker, events, counter=True)
     if defender.id in state.units:
         top_up(state, defender, places)
 
@@ -241,18 +355,124 @@ def strike(
         return "no_ammo"
     attacker.mobility -= cost
     attacker.ammo -= 1
+    if kind.bombs and _on_land(state, square):
+        bomb(state, places, rng, attacker, square, events)
+        return "attacked"
     city = state.cities.get(square)
     if kind.ship and city is not None:
         cannon(state, places, rng, city, attacker, events)
         if attacker.id not in state.units:
             return "attacked"
-    fire(state, places, rng, attacker, kind.attack, defender, events)
+    if air.flies(attacker.kind):
+        flak(state, places, rng, attacker, square, [defender], events)
+        if attacker.id not in state.units:
+            return "attacked"
+    fire(state, places, rng, attacker, None, defender, events)
     top_up(state, attacker, places)
     counter(state, places, rng, defender, attacker, events)
     if kind.ship and tables().unit(defender.kind).ship:
         for ship in _ships_next_to(state, places, attacker, defender):
             counter(state, places, rng, ship, attacker, events)
     return "attacked"
+
+
+def flak(
+    state: State,
+    places: Places,
+    rng: Rng,
+    plane: Unit,
+    square: int,
+    attacked: Sequence[Unit],
+    events: list[Event],
+) -> None:
+    """Before a plane attacks ``square``: the flak of a city there (of a
+    nation at war with the plane's), then of each ship it attacks that has
+    flak, by id; each fires once with A = its flak. Flak needs no ammo."""
+    city = state.cities.get(square)
+    if city is not None and city.owner is not None and at_war(state, plane.owner, city.owner):
+        value = tables().cities[city.designation].flak
+        if value > 0:
+            by = (city.name, city.designation, city.owner, city.square)
+            _flak_shot(state, places, rng, by, value, plane, events)
+    kinds = tables().units
+    for ship in sorted(attacked, key=lambda u: u.id):
+        value = kinds[ship.kind].flak
+        if plane.id not in state.units:
+            return
+        if value > 0 and kinds[ship.kind].ship and ship.id in state.units:
+            _flak_shot(state, places, rng, (ship.id, ship.kind, ship.owner, ship.square), value,
+                       plane, events)  # fmt: skip
+
+
+def _flak_shot(
+    state: State,
+    places: Places,
+    rng: Rng,
+    by: tuple[str, str, str, int],
+    value: int,
+    plane: Unit,
+    events: list[Event],
+) -> None:
+    """One flak shot at ``plane``; ``by``: who fires (name or id, its
+    designation or type, its nation, its square)."""
+    name, by_type, nation, square = by
+    shot = roll(state, rng, value, None, plane)
+    facts = {
+        "by": name,
+        "by_type": by_type,
+        "nation": nation,
+        "target": plane.id,
+        "target_type": plane.kind,
+        "target_nation": plane.owner,
+        "damage": shot.damage,
+        "hp": max(0, plane.hp - shot.damage),
+        "square": state.grid.name(square),
+        "at": state.grid.name(plane.square),
+    } | shot.facts()
+    events.append(Event(Happened.FLAK, facts, frozenset({nation, plane.owner})))
+    lost = _hurt(state, places, plane, shot.damage, (name, nation, square))
+    if lost:
+        events.append(lost)
+
+
+def bomb(
+    state: State, places: Places, rng: Rng, bomber: Unit, square: int, events: list[Event]
+) -> None:
+    """A bomber's attack on a land square (section 6): the flak there fires
+    first; then every enemy unit in the square not carried (most recently
+    built first) loses the bomber's percentage of its remaining HP, rounded
+    up, at least 1; then the unit it would have attacked counter-attacks."""
+    percent = tables().unit(bomber.kind).bombs
+    found = [u for u in enemies_at(state, places, bomber.owner, square) if u.carried_by is None]
+    victims = sorted(found, key=lambda u: (-u.built, u.id))
+    flak(state, places, rng, bomber, square, victims, events)
+    if bomber.id not in state.units:
+        return
+    for victim in victims:
+        before = victim.hp
+        hit = max(1, -(-before * percent // 100))
+        facts = {
+            "unit": bomber.id,
+            "unit_type": bomber.kind,
+            "nation": bomber.owner,
+            "target": victim.id,
+            "target_type": victim.kind,
+            "target_nation": victim.owner,
+            "percent": percent,
+            "damage": hit,
+            "hp": max(0, before - hit),
+            "from": state.grid.name(bomber.square),
+            "square": state.grid.name(square),
+            "roll": f"{percent}% of {before} HP, rounded up",
+        }
+        events.append(Event(Happened.BOMBED, facts, frozenset({bomber.owner, victim.owner})))
+        lost = _hurt(state, places, victim, hit, (bomber.id, bomber.owner, bomber.square))
+        if lost:
+            events.append(lost)
+    kind = tables().unit(bomber.kind)
+    answer = choose_target(state, places, bomber, kind, square)
+    if answer is not None:
+        counter(state, places, rng, answer, bomber, events)
 
 
 def _ships_next_to(state: State, places: Places, attacker: Unit, defender: Unit) -> list[Unit]:
@@ -305,6 +525,7 @@ def attack(
     name = state.grid.name(target)
     ids = [u.id for u in units]
     refusal = charge(state, nation, tables().costs["attack"])
+    refusal = refusal or fuel_refusal(state, places, able, target, 1)
     if refusal:
         return refusal
     mark = len(events)
@@ -354,7 +575,7 @@ def assault(
     after another; what became of each move, and of each unit next to the
     target: "attacked" or why not. A unit next to the target without the
     mobility to attack stays on the order: it attacks when it has some."""
-    goings = run_group(state, places, units, target, 1, events, rng)
+    goings = run_group(state, places, units, target, 1, events, rng, land=False)
     why: dict[str, str] = {}
     for g in goings:
         unit = state.units.get(g.unit)
@@ -362,6 +583,10 @@ def assault(
             why[g.unit] = strike(state, places, rng, unit, target, events)
             if why[g.unit] == "no_mobility":
                 g.status = "going"  # it attacks when mobility allows
+    for g in goings:  # the move ends after the attack: planes refuel or crash
+        unit = state.units.get(g.unit)
+        if unit is not None and air.landed(state, places, unit, events):
+            g.status = "crashed"
     return goings, why
 
 
@@ -369,7 +594,8 @@ def _tally(nation: str, happened: Sequence[Event], why: dict[str, str]) -> dict[
     """How many attacks the order's units made (one sunk by a city's cannon
     counts: it spent its ammo), what they destroyed and lost, and why the
     others did not attack."""
-    losses = [e.facts for e in happened if e.kind in (Happened.DESTROYED, Happened.LOST_ABOARD)]
+    lost_kinds = (Happened.DESTROYED, Happened.LOST_ABOARD, Happened.CRASHED)
+    losses = [e.facts for e in happened if e.kind in lost_kinds]
     return {
         "attacks": sum(1 for w in why.values() if w == "attacked"),
         "destroyed": [f["unit"] for f in losses if f["nation"] != nation],

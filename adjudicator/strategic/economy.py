@@ -36,7 +36,7 @@ from adjudicator.strategic.rules import (
 )
 from adjudicator.strategic.state import City, Nation, State, Unit, relation
 
-PART = 1  # the rules built so far: unit types of a later part are not buildable yet
+PART = 2  # the rules built so far: every unit type of the table is buildable
 POWER_PER_CITY = 5  # a nation's power may not pass 5 x its cities (section 14)
 MINUTES_PER_HOUR = 60
 
@@ -49,7 +49,6 @@ class BuildRefused(enum.StrEnum):
     NO_SUCH_CITY = "no_such_city"  # city
     NOT_YOUR_CITY = "not_your_city"  # city
     NO_SUCH_UNIT_TYPE = "no_such_unit_type"  # kind
-    NOT_YET = "not_in_this_part"  # kind: a unit type of the rules' second part
     TECH_TOO_LOW = "tech_too_low"  # kind, needed, tech
     NEXT_TECH_TOO_HIGH = "next_tech_too_high"  # kind, needed, most (tech + 2)
     PORT_NEEDS_COAST = "port_needs_coast"  # city, kind
@@ -370,8 +369,6 @@ def _kind(city: City, kind: str, next: bool) -> UnitType | str | Refusal:
     ut = t.units.get(kind) or t.by_name(kind)
     if ut is None:
         return Refusal(BuildRefused.NO_SUCH_UNIT_TYPE, {"kind": kind})
-    if ut.part > PART:
-        return Refusal(BuildRefused.NOT_YET, {"kind": ut.key})
     return ut
 
 

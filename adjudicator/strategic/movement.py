@@ -22,7 +22,7 @@ from operator import attrgetter
 from typing import Any
 
 from adjudicator.base import Event, Rng
-from adjudicator.strategic import carrying
+from adjudicator.strategic import air, carrying
 from adjudicator.strategic.diplomacy import may_attack
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
@@ -32,9 +32,10 @@ from adjudicator.strategic.sight import sees_square
 from adjudicator.strategic.state import Board, Standing, State, Unit, at_war, only, relation
 from adjudicator.strategic.supply import in_supply
 
-MOVES_BY_ORDER = ("land", "sea", "amphibious")  # domains; air units: part 2
+MOVES_BY_ORDER = ("land", "sea", "amphibious", "air")  # domains (satellites, ICBMs: launched)
 DONE = ("arrived", "captured", "stopped")  # stopped: next to a sea square a ship holds
-FAILED = ("no_path", "blocked", "cannot_capture", "occupied", "not_at_war", "no_room")
+FAILED = ("no_path", "blocked", "cannot_capture", "occupied", "not_at_war", "no_room", "no_fuel")
+# a plane that ran out of fuel away from any refuelling place: "crashed" (neither)
 
 Refusal = tuple[Reason, dict[str, Any]]
 
@@ -69,7 +70,7 @@ def harbour(state: State, square: int) -> bool:
 
 def terrain_allows(state: State, kind: UnitType, square: int) -> bool:
     """Land units over land (a city is land), ships over water and
-    harbours, engineers anywhere."""
+    harbours, engineers and air units anywhere."""
     return _terrain(state, kind)(square)
 
 
@@ -77,7 +78,7 @@ def _terrain(state: State, kind: UnitType) -> Callable[[int], bool]:
     """:func:`terrain_allows` for one kind, as a function of the square
     (a search asks it of many squares)."""
     land = state.board.land
-    if kind.domain == "amphibious":
+    if kind.domain in ("amphibious", "air"):
         return lambda sq: True
     if kind.ship:
         return lambda sq: sq not in land or harbour(state, sq)
@@ -149,7 +150,9 @@ def can_capture(kind: UnitType, unit: Unit) -> bool:
 
 def step_cost(state: State, places: Places, unit: Unit) -> int:
     """Mobility to enter a square: 1, or 2 out of supply (where the unit
-    stands before the step)."""
+    stands before the step). Air units have no supply: 1 (and 1 fuel)."""
+    if air.flies(unit.kind):
+        return 1
     return 1 if in_supply(state, unit, places) else 2
 
 
@@ -205,7 +208,7 @@ def _same_region(
     """Whether one of ``ends`` is in the same region as ``start`` for the
     unit's kind (land: land squares joined; ships: water and coastal cities
     joined; engineers: everywhere), a quick no before a long search."""
-    if kind.domain == "amphibious":
+    if kind.domain in ("amphibious", "air"):
         return True
     regions = places.regions.get(kind.ship)
     if regions is None:
@@ -364,12 +367,15 @@ def walk(
     target: int,
     events: list[Event],
     rng: Rng | None = None,
+    land: bool = True,
 ) -> Going:
     """Step along ``path`` as far as mobility goes; the last step into an
     empty enemy or neutral city captures it. ``rng``: the tick's generator,
     for what happens on the way (a fixed one if not given). After each
     square entered the units watching near may intercept or interdict
-    (intercept.watch): a unit fired on stops there, its move done."""
+    (intercept.watch): a unit fired on stops there, its move done.
+    ``land``: the move ends here (an air unit refuels or crashes,
+    air.landed); an attack lands its planes after it has attacked."""
     from adjudicator.strategic import intercept  # it fights: combat imports this module
 
     kind = tables().unit(unit.kind)
@@ -399,6 +405,8 @@ def walk(
         events.append(_moved_event(state, unit, kind, start, going.path))
     events += fights
     _arrive(state, places, unit, kind, ship, going, target, events)
+    if land and air.landed(state, places, unit, events):
+        going.status = "crashed"
     return going
 
 
@@ -444,7 +452,11 @@ def _step(
     cost = step_cost(state, places, unit)
     if unit.mobility < cost:
         return "going"
+    if unit.fuel < 1 and air.needs_fuel(unit.kind):
+        return "no_fuel"
     unit.mobility -= cost
+    if air.needs_fuel(unit.kind):
+        unit.fuel -= 1
     old = unit.square
     unit.square = sq
     places.moved(unit, old)
@@ -516,9 +528,11 @@ def run_group(
     near: int,
     events: list[Event],
     rng: Rng | None = None,
+    land: bool = True,
 ) -> list[Going]:
     """Move each unit in turn (those that can capture first when the target
-    is a city to capture) by a shortest path as far as it can."""
+    is a city to capture) by a shortest path as far as it can (``land``:
+    as for :func:`walk`)."""
     from adjudicator.strategic import intercept  # it fights: combat imports this module
 
     if near == 0 and units and capturable(state, places, units[0].owner, target):
@@ -534,7 +548,7 @@ def run_group(
             terrain = find_path(state, places, unit, target, near, units_matter=False)
             out.append(Going(unit.id, "no_path" if terrain is None else "blocked"))
             continue
-        out.append(walk(state, places, unit, path, target, events, rng))
+        out.append(walk(state, places, unit, path, target, events, rng, land))
     return out
 
 
@@ -551,6 +565,7 @@ def summary(goings: Sequence[Going], left_out: dict[str, str]) -> dict[str, Any]
         "arrived": [g.unit for g in goings if g.status in DONE and not g.stopped_by],
         "going": [g.unit for g in goings if g.status == "going"],
         "failed": dict(sorted(failed.items())),
+        "crashed": [g.unit for g in goings if g.status == "crashed"],
     }
     stopped = [g.unit for g in goings if g.stopped_by]
     if stopped:  # intercepted or interdicted on the way: the rest of their move dropped
@@ -642,6 +657,9 @@ def move(
     if isinstance(plan[0], Reason):
         return plan  # type: ignore[return-value]
     movers, left_out, cost = plan  # type: ignore[misc]
+    refusal = fuel_refusal(state, places, movers, target, 0)
+    if refusal:
+        return refusal
     goings = run_group(state, places, movers, target, 0, events, rng)
     name = state.grid.name(target)
     ids = [u.id for u in units]
@@ -685,7 +703,26 @@ def _plan(
     return refusal if refusal else (movers, left_out, cost)
 
 
+def fuel_refusal(
+    state: State, places: Places, units: Sequence[Unit], target: int, near: int
+) -> Refusal | None:
+    """RULINGS.md: an air unit moves only as far as its fuel allows; an
+    order that takes one beyond its fuel (by the shortest way it may fly)
+    is refused with the reach it has."""
+    for unit in units:
+        if not air.needs_fuel(unit.kind):
+            continue
+        path = find_path(state, places, unit, target, near)
+        if path is not None and len(path) > unit.fuel:
+            name = state.grid.name(target)
+            facts = {"unit": unit.id, "fuel": unit.fuel, "distance": len(path), "square": name}
+            return Reason.BEYOND_FUEL, facts
+    return None
+
+
 def _move_reason(state: State, goings: Sequence[Going], facts: dict[str, Any]) -> Reason:
+    if facts["crashed"]:
+        return Reason.CRASHED
     captured = [g for g in goings if g.status == "captured"]
     if captured:
         unit = state.units[captured[0].unit]

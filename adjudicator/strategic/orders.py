@@ -202,3 +202,24 @@ class NewCity(Order):
 
     def to_dict(self) -> dict[str, Any]:
         return {"order": "new_city", "unit": self.engineer, "name": self.name}
+
+
+# -- air units (part 2: air.py, refuelling.py) -------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Refuel(Order):
+    """Send air units each to the nearest place it can refuel within its
+    fuel (air.py)."""
+
+    units: tuple[str, ...] = ()
+
+    @property
+    def unit(self) -> str | None:
+        return None
+
+    def canonical(self) -> str:
+        return f"refuel {' '.join(self.units)}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "refuel", "units": list(self.units)}

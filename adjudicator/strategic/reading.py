@@ -11,6 +11,8 @@
     attack K12 with inf1 tk2       a group attacks what is in a square or city
     inf1 tk2 attack K12            the same
     cancel inf1                    drop a unit's standing order
+    refuel ftr1 nb2                air units each fly to the nearest place
+    ftr1 nb2 refuel                  where they can refuel (the same)
     declare war on bob             a relation toward a nation: war, neutral,
     declare friendly toward bob      friendly or allied
     status                         a full situation report
@@ -27,7 +29,9 @@
 Orders run in the order received, at the next tick. What can be checked
 now is checked now (your units, the names of squares, cities, unit types
 and nations); what depends on the position then (mobility, the way there,
-command points) is checked when the order runs.
+command points) is checked when the order runs. A move of an air unit
+further than its fuel, or one that would leave it without fuel away from
+any place to refuel, is accepted with a warning (a notice).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import re
 from typing import Any
 
 from adjudicator.base import (
+    Notice,
     Order,
     OrderSheet,
     Problem,
@@ -43,6 +48,7 @@ from adjudicator.base import (
     closest_names,
     is_absence_line,
 )
+from adjudicator.strategic import air
 from adjudicator.strategic.engineering import good_name, name_free
 from adjudicator.strategic.orders import (
     Attack,
@@ -52,6 +58,7 @@ from adjudicator.strategic.orders import (
     Load,
     Move,
     NewCity,
+    Refuel,
     Status,
     Terrain,
     Unload,
@@ -101,16 +108,20 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),  # fmt: skip
     ("status", re.compile(r"^status$")),
+    ("refuel", re.compile(rf"^refuel\s+{_IDS}$")),
+    ("refuel_by", re.compile(rf"^{_IDS}\s+refuels?$")),
 ]
 # a word each form cannot match without (a line lacking it skips the form
 # unread: most lines are moves, and the build forms are slow to fail)
 _NEEDS = {"clear_next": "next", "build": "build", "build_city": "build", "next": "next",
           "load": "", "unload": "", "terrain": "terrain", "makes": "make",
-          "new_city": "city", "builds_city": "city"}  # fmt: skip
+          "new_city": "city", "builds_city": "city", "refuel": "refuel",
+          "refuel_by": "refuel"}  # fmt: skip
 _TRIES = [(form, pattern, _NEEDS.get(form, "")) for form, pattern in _FORMS]
 ORDER_WORDS = ("build", "next", "clear", "move", "attack", "cancel", "stop", "declare",
                "status", "war", "neutral", "friendly", "allied", "alliance", "peace",
-               "load", "unload", "terrain", "board", "embark", "disembark")  # fmt: skip
+               "load", "unload", "terrain", "board", "embark", "disembark",
+               "refuel")  # fmt: skip
 _GROUP_START = re.compile(r"^(?:[a-z]+[0-9]+|all)\b")  # a unit id, or "all at"
 _LEVEL_WORDS = {"alliance": "allied", "peace": "neutral"}
 
@@ -120,13 +131,29 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
     lines starting with # are skipped."""
     orders: list[Order] = []
     problems: list[Problem] = []
+    notices: list[Notice] = []
     for n, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         read = _read_line(state, player, n, line, seq)
         (problems if isinstance(read, Problem) else orders).append(read)
-    return OrderSheet(player, tuple(orders), tuple(problems))
+        if isinstance(read, Move):
+            notices += _fuel_notices(state, read)
+    return OrderSheet(player, tuple(orders), tuple(problems), tuple(notices))
+
+
+def _fuel_notices(state: State, order: Move) -> list[Notice]:
+    """Warnings for the air units of a move, as they stand now: beyond
+    their fuel (the move will be refused unless they refuel first), or
+    left without fuel away from a refuelling place (they would crash)."""
+    out = []
+    for uid in order.units:
+        warning = air.fuel_warning(state, state.units[uid], order.target)
+        if warning is not None:
+            code = warning.pop("code")
+            out.append(Notice(order.line, code, warning))
+    return out
 
 
 def _refuse(n: int, line: str, reason: str, kind: ProblemKind, **facts: Any) -> Problem:
@@ -397,6 +424,17 @@ def _read_builds_city(state: State, player: str, n: int, line: str, seq: int,
     return _city_order(state, player, n, line, seq, m[1], m[2])
 
 
+# -- air units (part 2) ------------------------------------------------------------------
+
+
+def _read_refuel(state: State, player: str, n: int, line: str, seq: int,
+                 m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    ids = _units(state, player, n, line, m[1])
+    if isinstance(ids, Problem):
+        return ids
+    return Refuel(player=player, seq=seq, line=n, units=ids)
+
+
 _READERS = {
     "load": _read_load,
     "unload": _read_unload,
@@ -414,4 +452,6 @@ _READERS = {
     "cancel": _read_cancel,
     "declare": _read_declare,
     "status": _read_status,
+    "refuel": _read_refuel,
+    "refuel_by": _read_refuel,
 }

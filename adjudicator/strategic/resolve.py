@@ -48,7 +48,6 @@ class Reason(enum.StrEnum):
     NO_SUCH_CITY = "no_such_city"  # city
     NOT_YOUR_CITY = "not_your_city"  # city
     NO_SUCH_UNIT_TYPE = "no_such_unit_type"  # kind
-    NOT_IN_THIS_PART = "not_in_this_part"  # kind
     TECH_TOO_LOW = "tech_too_low"  # kind, needed, tech
     NEXT_TECH_TOO_HIGH = "next_tech_too_high"  # kind, needed, most
     PORT_NEEDS_COAST = "port_needs_coast"  # city, kind
@@ -86,6 +85,13 @@ class Reason(enum.StrEnum):
     NEXT_TO_CITY = "next_to_city"  # unit, square, city, nation (another nation's city)
     NO_LAND_NEAR = "no_land_near"  # unit, square: a city on water needs land next to it
     NAME_TAKEN = "name_taken"  # name (another city's, or too like one)
+    # air units (si-air: air.py, movement.py fuel, combat.py bombing and flak)
+    CRASHED = "crashed"  # as moved (or moved_part), and crashed: the planes lost for want of fuel
+    REFUELLING = "refuelling"  # units, squares (each unit's refuelling place, in order), cost,
+    # left, arrived, going, failed: each flies to the nearest place it can refuel
+    BEYOND_FUEL = "beyond_fuel"  # unit, fuel, distance, square: the way is longer than its fuel
+    CANNOT_REFUEL = "cannot_refuel"  # unit, unit_type: no air unit, or one that needs no fuel
+    NO_REFUELLING_PLACE = "no_refuelling_place"  # unit, fuel, square (where it is): none in reach
     # the rest
     STATUS = "status"  # a situation report follows
     NOT_IN_GAME = "not_in_game"  # the nation is out of the game
@@ -117,6 +123,8 @@ SUCCEEDED = frozenset(
         Reason.TERRAIN_CHANGED,
         Reason.CITY_FOUNDED,
         Reason.STATUS,
+        Reason.CRASHED,
+        Reason.REFUELLING,
     }
 )
 
@@ -130,9 +138,10 @@ class Happened(enum.StrEnum):
     MOVED = "moved"  # unit, unit_type, nation, from, square, path
     CAPTURED = "captured"  # city, square, unit, nation, from_nation, hp
     ATTACK = "attack"  # unit, unit_type, nation, target, target_type, target_nation,
-    # damage, hp, from, square, counter (True for a counter-attack)
+    # damage, hp, from, square, counter (True for a counter-attack), and the draw: draw, low,
+    # high, factors (what multiplied it), halved, minimal (why A was 2, or None), roll (in words)
     CANNON = "cannon"  # city, nation, target, target_type, target_nation, damage, hp, square,
-    # at (the ship's square)
+    # at (the ship's square), and the draw as for attack
     DESTROYED = "destroyed"  # unit, unit_type, nation, by, by_nation, square, from
     # what a witness is told who sees only one side of a fight (tick.fog):
     HIT_FROM_THE_FOG = "hit_from_the_fog"  # an attack; target, target_type, target_nation,
@@ -156,6 +165,14 @@ class Happened(enum.StrEnum):
     INTERCEPTION_SEEN = "interception_seen"  # unit, unit_type, nation, target, target_type,
     # target_nation, square: what a witness is told of an interception
     INTERDICTION_SEEN = "interdiction_seen"  # the same, of an interdiction
+    # air units (si-air)
+    CRASHED = "crashed"  # unit, unit_type, nation, square: no fuel, away from a refuelling place
+    FLAK = "flak"  # by (a city's name or a ship's id), by_type (designation or unit type), nation,
+    # target, target_type, target_nation, damage, hp, square (the flak's), at (the plane's),
+    # and the draw (draw, low, high, factors, halved, roll)
+    BOMBED = "bombed"  # unit, unit_type, nation, target, target_type, target_nation, percent,
+    # damage, hp, from, square, roll: a bomber's hit on one unit of a land square
+    FLAK_INTO_THE_FOG = "flak_into_the_fog"  # by, nation, square: at a plane out of sight
     STANDING_DROPPED = (
         "standing_dropped"  # nation, units, target, action, why, seq, line (private: no square)
     )

@@ -52,6 +52,7 @@ class UnitType:
     part: int = 1
     flags: frozenset[str] = field(default_factory=frozenset)  # stealth, light, ...
     watch: tuple[tuple[str, int], ...] = ()  # interception and interdiction ranges (data)
+    bombs: int = 0  # a bomber's percentage of remaining HP against a land square (part 2)
 
     def watches(self, role: str) -> int | None:
         """The range of one of the unit's watches (intercept, ships, subs,
@@ -88,6 +89,21 @@ class CityType:
     command: int = 1  # command points a tick
     builds_nothing: bool = False
     needs_coast: bool = False
+    refuels: str = ""  # the air units refuelled there: "all", "light" (part 2), "" none
+
+
+@dataclass(frozen=True)
+class Minimal:
+    """One case of the minimal attack (section 5): attackers and defenders
+    (unit types), only as a counter-attack, only against a unit over water,
+    only by a unit that cannot see submarines; ``why`` names it."""
+
+    attackers: frozenset[str]
+    defenders: frozenset[str] | None  # None: any
+    counter: bool
+    at_sea: bool
+    blind: bool
+    why: str
 
 
 @dataclass(frozen=True, eq=False)  # one object, read once: hashed by identity
@@ -103,6 +119,7 @@ class Tables:
     command_most: int
     per_tick_least: int
     per_tick_most: int
+    minimal: tuple[Minimal, ...] = ()
 
     def unit(self, key: str) -> UnitType:
         return self.units[key]
@@ -156,7 +173,7 @@ def _multiplier(t: Tables, attacker: str, defender: str) -> int:
 def _unit(key: str, row: dict[str, Any]) -> UnitType:
     known = {"name", "short", "domain", "built_in", "tech", "cost", "mobility", "sight",
              "attack", "ammo", "flak", "hp", "attacks", "supplies", "capital", "sees_subs",
-             "carries", "part", "watch"}  # fmt: skip
+             "carries", "part", "watch", "bombs"}  # fmt: skip
     flags = frozenset(k for k, v in row.items() if k not in known and v)
     return UnitType(
         key=key,
@@ -180,6 +197,7 @@ def _unit(key: str, row: dict[str, Any]) -> UnitType:
         part=int(row.get("part", 1)),
         flags=flags,
         watch=tuple(sorted((row.get("watch") or {}).items())),
+        bombs=int(row.get("bombs", 0)),
     )
 
 
@@ -196,6 +214,7 @@ def _city(key: str, row: dict[str, Any]) -> CityType:
         command=int(row.get("command", 1)),
         builds_nothing=bool(row.get("builds_nothing")),
         needs_coast=bool(row.get("needs_coast")),
+        refuels=str(row.get("refuels", "")),
     )
 
 
@@ -215,6 +234,17 @@ def tables() -> Tables:
         for m in data["multipliers"]
     )
     command = data["command"]
+    minimal = tuple(
+        Minimal(
+            members(m["attacker"]),
+            members(m["defender"]) if "defender" in m else None,
+            bool(m.get("counter")),
+            bool(m.get("at_sea")),
+            bool(m.get("blind")),
+            str(m["why"]),
+        )
+        for m in data.get("minimal_attacks") or ()
+    )
     return Tables(
         units=units,
         cities={k: _city(k, v) for k, v in data["cities"].items()},
@@ -227,4 +257,5 @@ def tables() -> Tables:
         command_most=int(command["most"]),
         per_tick_least=int(command["per_tick_least"]),
         per_tick_most=int(command["per_tick_most"]),
+        minimal=minimal,
     )

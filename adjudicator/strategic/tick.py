@@ -22,6 +22,7 @@ from typing import Any
 
 from adjudicator.base import Event, Order, OrderResult, OrderSheet, Rng, TurnResult
 from adjudicator.strategic import (
+    air,
     carrying,
     combat,
     diplomacy,
@@ -29,6 +30,7 @@ from adjudicator.strategic import (
     ending,
     engineering,
     movement,
+    refuelling,
     sight,
     supply,
 )
@@ -40,6 +42,7 @@ from adjudicator.strategic.orders import (
     Load,
     Move,
     NewCity,
+    Refuel,
     Status,
     Terrain,
     Unload,
@@ -53,8 +56,10 @@ from adjudicator.strategic.state import State, only
 WITNESS_FACTS = frozenset(
     {"unit", "unit_type", "nation", "square", "target", "target_type", "target_nation",
      "damage", "hp", "counter", "city", "by", "by_nation", "from_nation",
-     "carrier", "terrain"}
+     "carrier", "terrain",
+     "draw", "low", "high", "factors", "halved", "roll", "percent", "by_type"}
 )  # fmt: skip
+_DRAW = frozenset({"draw", "low", "high", "factors", "halved", "roll"})
 
 # A fight has two sides: a witness sees the event's square; the other side
 # stands at another square (the fact named first), and a witness who does
@@ -65,8 +70,12 @@ OTHER_SIDE: dict[str, tuple[str, frozenset[str], Happened]] = {
                       Happened.HIT_FROM_THE_FOG),
     Happened.DESTROYED: ("from", frozenset({"by", "by_nation"}),
                          Happened.DESTROYED_FROM_THE_FOG),
-    Happened.CANNON: ("at", frozenset({"target", "target_type", "target_nation", "damage", "hp"}),
-                      Happened.CANNON_INTO_THE_FOG),
+    Happened.CANNON: ("at", frozenset({"target", "target_type", "target_nation", "damage", "hp"})
+                      | _DRAW, Happened.CANNON_INTO_THE_FOG),
+    Happened.FLAK: ("at", frozenset({"target", "target_type", "target_nation", "damage", "hp"})
+                    | _DRAW, Happened.FLAK_INTO_THE_FOG),
+    Happened.BOMBED: ("from", frozenset({"unit", "unit_type", "nation", "percent", "roll"}),
+                      Happened.HIT_FROM_THE_FOG),
 }  # fmt: skip
 
 # What a witness of an interception or interdiction is told: who fought whom
@@ -87,6 +96,7 @@ def run_tick(state: State, sheets: Sequence[OrderSheet], seed: int) -> TurnResul
     places = Places(s)
     economy.accrue(s, events, lambda st, unit: supply.in_supply(st, unit, places))
     supply.top_up_all(s, places)
+    air.refuel_all(s, places)
     before = set(s.units)
     economy.complete_builds(s, events)
     for uid in sorted(set(s.units) - before):
@@ -94,6 +104,7 @@ def run_tick(state: State, sheets: Sequence[OrderSheet], seed: int) -> TurnResul
     run_standing(s, rng, events, places)
     orders = sorted((o for sheet in sheets for o in sheet.orders), key=lambda o: (o.seq, o.line))
     results = [run_order(s, o, rng, events, places) for o in orders]
+    air.crash_dry(s, places, events)
     diplomacy.due(s, events)
     ending.end(s, events)
     return TurnResult(s, tuple(results), tuple(fog(s, events)))
@@ -146,6 +157,10 @@ def _declare(state: State, o: Any, rng: Rng, events: list[Event], places: Places
     return Reason.DECLARED, {"toward": o.toward, "level": o.level}
 
 
+def _refuel(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    return refuelling.refuel(state, o.player, o.units, o.seq, o.line, events, places, rng)
+
+
 def _status(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
     return Reason.STATUS, {}  # the host mails a situation report
 
@@ -181,6 +196,7 @@ _RUNNERS: dict[type, Callable[..., Any]] = {
     Unload: _unload,
     Terrain: _terrain,
     NewCity: _new_city,
+    Refuel: _refuel,
 }
 
 
