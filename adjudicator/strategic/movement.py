@@ -553,8 +553,9 @@ def run_group(
 
 
 def anything_happened(goings: Sequence[Going]) -> bool:
-    """A unit moved, arrived or is on its way."""
-    return any(g.path or g.status in DONE or g.status == "going" for g in goings)
+    """A unit moved, arrived, is on its way, or crashed at the end of its
+    move (an attack made from where it stood, then out of fuel)."""
+    return any(g.path or g.status in DONE or g.status in ("going", "crashed") for g in goings)
 
 
 def summary(goings: Sequence[Going], left_out: dict[str, str]) -> dict[str, Any]:
