@@ -20,13 +20,14 @@ from adjudicator.strategic.sight import (
     disc,
     radar_radius,
     remember,
+    reveal,
     view,
     views,
     visible,
     witnesses,
     witnesses_of,
 )
-from adjudicator.strategic.state import Board, City, Nation, Sighting, State, Unit
+from adjudicator.strategic.state import Board, City, Nation, Satellite, Sighting, State, Unit
 
 GRID = Grid(20, 20)
 SQ = GRID.parse
@@ -454,7 +455,7 @@ def test_views_together_are_the_views_one_by_one():
 # squares within range of a nation's or its sharers' eyes, and no view
 # names a unit its nation neither sees nor remembers.
 
-KINDS = NUMERIC + ["carrier"]
+KINDS = NUMERIC + ["carrier", "submarine", "submarine", "helicopter", "naval_bomber"]
 LEVELS = ("war", "neutral", "friendly", "allied")
 
 
@@ -477,7 +478,16 @@ def random_position(rng: Rng) -> State:
     for i in range(rng.below(12)):
         kind = rng.choice(KINDS)
         units[f"u{i}"] = Unit(f"u{i}", rng.choice(nations), kind, rng.below(grid.size), 3, 1, 1)
-    return State(Board(grid, frozenset(cities)), people, cities, units, tick=1)
+    for uid in sorted(units):  # an ICBM aboard a submarine hides with it
+        sub = units[uid]
+        if sub.kind == "submarine" and rng.below(2):
+            units[f"m{uid}"] = Unit(f"m{uid}", sub.owner, "icbm1", sub.square, 4, 0, 30,
+                                    carried_by=uid)  # fmt: skip
+    state = State(Board(grid, frozenset(cities)), people, cities, units, tick=1)
+    for i in range(rng.below(3)):  # launched satellites: their owner's eyes, seen by nobody
+        sat = Satellite(f"sat{i}", rng.choice(nations), "satellite", rng.below(grid.size), 1)
+        state.satellites[sat.id] = sat
+    return state
 
 
 def eyes_of(state: State, nation: str) -> list[tuple[int, int]]:
@@ -489,16 +499,38 @@ def eyes_of(state: State, nation: str) -> list[tuple[int, int]]:
            for u in state.units.values() if u.owner == nation and u.carried_by is None]  # fmt: skip
     out += [(c.square, radius.get(t.cities[c.designation].sight, t.cities[c.designation].sight))
             for c in state.cities.values() if c.owner == nation]  # fmt: skip
+    out += [(s.square, 6) for s in state.satellites.values() if s.owner == nation]
     return out
+
+
+def sharing(state: State, nation: str) -> list[str]:
+    return [nation] + [
+        o for o in state.nations
+        if o != nation and state.nations[o].relations.get(nation) in ("friendly", "allied")
+    ]  # fmt: skip
+
+
+def hidden_kind(state: State, u: Unit) -> bool:
+    """A submarine, or a unit a submarine carries."""
+    carrier = state.units.get(u.carried_by) if u.carried_by else None
+    return u.kind == "submarine" or (carrier is not None and carrier.kind == "submarine")
+
+
+def slow_sub_sight(state: State, nation: str) -> frozenset[int]:
+    """Where the nation sees submarines, by the table's sees_subs, square
+    by square: its and its sharers' units that see them (none carried)."""
+    eyes = [(u.square, tables().unit(u.kind).sees_subs) for n in sharing(state, nation)
+            for u in state.units.values()
+            if u.owner == n and tables().unit(u.kind).sees_subs is not None]  # fmt: skip
+    grid = state.grid
+    return frozenset(
+        q for q in range(grid.size) if any(grid.distance(q, sq) <= r for sq, r in eyes)
+    )
 
 
 def slow_visible(state: State, nation: str) -> frozenset[int]:
     """Sight by its definition, square by square with Grid.distance."""
-    lookers = [nation] + [
-        o for o in state.nations
-        if o != nation and state.nations[o].relations.get(nation) in ("friendly", "allied")
-    ]  # fmt: skip
-    eyes = [e for n in lookers for e in eyes_of(state, n)]
+    eyes = [e for n in sharing(state, nation) for e in eyes_of(state, n)]
     grid = state.grid
     return frozenset(
         q for q in range(grid.size) if any(grid.distance(q, sq) <= r for sq, r in eyes)
@@ -510,11 +542,21 @@ def wander(state: State, rng: Rng, seen) -> dict[str, frozenset[str]]:
     see their square)."""
     destroyed = {}
     for uid in sorted(state.units):
-        roll = rng.below(6)
+        if uid not in state.units or state.units[uid].carried_by:
+            continue  # carried units go with their carrier
+        roll = rng.below(7)
         if roll == 0:
             destroyed[uid] = witnesses(seen, state.units.pop(uid).square)
         elif roll < 3:
             state.units[uid].square = rng.below(state.grid.size)
+        elif roll == 3 and state.units[uid].kind == "submarine":  # it attacks, or is bumped into
+            reveal(state, state.units[uid], rng.choice(sorted(state.nations)))
+    for uid in sorted(state.units):
+        carrier = state.units[uid].carried_by
+        if carrier and carrier not in state.units:
+            destroyed[uid] = witnesses(seen, state.units.pop(uid).square)  # lost with it
+        elif carrier:
+            state.units[uid].square = state.units[carrier].square
     return destroyed
 
 
@@ -523,6 +565,7 @@ def check_view(state: State, nation: str, seen: frozenset[int]) -> None:
     board = v.board
     texts = (describe(v), repr(board))
     memory = state.nations[nation].memory
+    subs_seen = slow_sub_sight(state, nation)
     named = set()
     for e in board["units"]:
         named.add(e["id"])
@@ -535,17 +578,25 @@ def check_view(state: State, nation: str, seen: frozenset[int]) -> None:
                 and u.owner != nation
                 and (e["square"], e["hp"]) == (u.square, u.hp)
             )
+            assert not hidden_kind(state, u) or u.square in subs_seen
             assert "ammo" not in e and "mobility" not in e
         else:
             s = memory[e["id"]]
-            assert e["square"] == s.square and s.square not in seen
+            assert e["square"] == s.square
+            assert s.square not in (subs_seen if s.kind == "submarine" else seen)
             assert state.tick - s.tick < (
                 SUB_MEMORY_TICKS if s.kind == "submarine" else MEMORY_TICKS
             )
     for u in state.units.values():
-        if u.owner != nation and u.square not in seen and u.id not in memory:
+        sees = u.square in seen and (not hidden_kind(state, u) or u.square in subs_seen)
+        if u.owner != nation and not sees and u.id not in memory:
             assert u.id not in named
             assert not any(re.search(rf"\b{u.id}\b", text) for text in texts)
+    for sat in state.satellites.values():
+        shown = [e["id"] for e in board["satellites"]]
+        assert (sat.id in shown) == (sat.owner == nation)
+        if sat.owner != nation:
+            assert not any(re.search(rf"\b{sat.id}\b", text) for text in texts)
     for c in board["cities"]:
         assert c["known"] == (c["square"] in seen or state.cities[c["square"]].owner == nation)
         assert ("build" in c) == (state.cities[c["square"]].owner == nation)
@@ -553,7 +604,9 @@ def check_view(state: State, nation: str, seen: frozenset[int]) -> None:
 
 def test_random_games_show_each_nation_only_what_it_sees_or_remembers():
     """150 random small games of 5 ticks each (units moving anywhere, some
-    destroyed, ticks 1 to 40 apart so memories age out)."""
+    destroyed, submarines revealed, ticks 1 to 40 apart so memories age
+    out; launched satellites): a submarine is named only where a unit that
+    sees submarines reaches it or from memory, a satellite to its owner only."""
     for seed in range(150):
         rng = Rng(seed)
         state = random_position(rng)

@@ -47,7 +47,7 @@ from adjudicator.strategic.movement import (
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import MINIMAL_ATTACK, Minimal, UnitType, tables
-from adjudicator.strategic.sight import sees_square
+from adjudicator.strategic.sight import conceals, sees_square
 from adjudicator.strategic.state import City, Standing, State, Unit, at_war
 from adjudicator.strategic.supply import top_up
 
@@ -89,8 +89,13 @@ def may_attack(state: State, kind: UnitType, defender: Unit) -> bool:
 
 
 def enemies_at(state: State, places: Places, nation: str, square: int) -> list[Unit]:
-    """The units in ``square`` of nations ``nation`` is at war with."""
-    return [u for u in places.units_at(square) if at_war(state, nation, u.owner)]
+    """The units in ``square`` of nations ``nation`` is at war with (and
+    sees: a submarine it does not see is not there for it)."""
+    return [
+        u
+        for u in places.units_at(square)
+        if at_war(state, nation, u.owner) and not conceals(state, nation, u, places)
+    ]
 
 
 def choose_target(
@@ -550,7 +555,11 @@ def _plan(
     """The units that may attack what is there and those left out; None
     for a capture; or why the order is refused."""
     name = state.grid.name(target)
-    others = [u for u in places.units_at(target) if not allied(state, nation, u.owner)]
+    others = [
+        u
+        for u in places.units_at(target)
+        if not allied(state, nation, u.owner) and not conceals(state, nation, u, places)
+    ]
     if not others:
         if capturable(state, places, nation, target):
             return None

@@ -28,7 +28,7 @@ from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import CAPTURE_HP, UnitType, tables
-from adjudicator.strategic.sight import sees_square
+from adjudicator.strategic.sight import bumped, conceals, sees_square
 from adjudicator.strategic.state import Board, Standing, State, Unit, at_war, only, relation
 from adjudicator.strategic.supply import in_supply
 
@@ -182,6 +182,8 @@ def find_path(
     if not boarding and not _same_region(state, places, kind, start, ends):
         return None  # another island, a lake: no search either
     passable = _enterable(state, places, unit, kind, terrain) if units_matter else terrain
+    if units_matter:
+        passable = _unaware(state, places, unit, terrain, passable)
     known: dict[int, bool] = {}  # each square asked once per search
 
     def may_step(sq: int) -> bool:
@@ -200,6 +202,30 @@ def _boards(state: State, places: Places, unit: Unit, kind: UnitType, target: in
 def _or_square(allows: Callable[[int], bool], square: int) -> Callable[[int], bool]:
     """``allows``, and ``square`` too (a transport to board there)."""
     return lambda sq: sq == square or allows(sq)
+
+
+def _unaware(
+    state: State,
+    places: Places,
+    unit: Unit,
+    terrain: Callable[[int], bool],
+    passable: Callable[[int], bool],
+) -> Callable[[int], bool]:
+    """``passable`` as the unit's nation knows it: a square held only by
+    submarines it does not see looks open (the way is planned through
+    it; the unit finds them when it tries to enter: sight.bumped)."""
+    at, units = places.at, state.units
+
+    def may_step(sq: int) -> bool:
+        if passable(sq):
+            return True
+        ids = at.get(sq)
+        if not ids or sq in state.cities or not terrain(sq):
+            return False
+        others = [units[i] for i in ids if i in units and i != unit.id]
+        return bool(others) and all(conceals(state, unit.owner, u, places) for u in others)
+
+    return may_step
 
 
 def _same_region(
@@ -404,6 +430,8 @@ def walk(
     if going.path:
         events.append(_moved_event(state, unit, kind, start, going.path))
     events += fights
+    if going.status in ("blocked", "occupied"):  # a submarine there is found (part 2)
+        events += _sighted(state, places, unit, path[len(going.path)])
     _arrive(state, places, unit, kind, ship, going, target, events)
     if land and air.landed(state, places, unit, events):
         going.status = "crashed"
@@ -477,6 +505,27 @@ def _why_not(state: State, places: Places, unit: Unit, kind: UnitType, sq: int, 
     if city is not None and terrain_allows(state, kind, sq):
         return "not_at_war"
     return "stopped" if kind.ship else "no_path"
+
+
+def _sighted(state: State, places: Places, unit: Unit, square: int) -> list[Event]:
+    """The hidden submarines that stopped ``unit`` at ``square``, now seen
+    by its nation (sight.bumped): an event for it and the sub's owner."""
+    name = state.grid.name(square)
+    return [
+        Event(
+            Happened.SIGHTED,
+            {
+                "unit": sub.id,
+                "unit_type": sub.kind,
+                "nation": sub.owner,
+                "by": unit.id,
+                "by_nation": unit.owner,
+                "square": name,
+            },
+            frozenset({unit.owner, sub.owner}),
+        )  # fmt: skip
+        for sub in bumped(state, places, unit, square)
+    ]
 
 
 def _owner_changes(state: State, unit: Unit) -> bool:
@@ -600,7 +649,7 @@ def target_refusal(state: State, places: Places, nation: str, target: int) -> Re
     if target not in state.cities and not places.at.get(target):
         return None  # an empty square: most moves go to one
     name = state.grid.name(target)
-    owners = {state.units[i].owner for i in places.ids_at(target)}
+    owners = {u.owner for u in places.units_at(target) if not conceals(state, nation, u, places)}
     holders = sorted(o for o in owners if not allied(state, nation, o))
     if holders:
         war = any(at_war(state, nation, h) for h in holders)
@@ -665,6 +714,9 @@ def move(
     name = state.grid.name(target)
     ids = [u.id for u in units]
     if not anything_happened(goings):
+        if any(g.status == "occupied" for g in goings):  # found there: a submarine (part 2)
+            return target_refusal(state, places, nation, target) or (Reason.BLOCKED, {
+                "units": ids, "square": name})  # fmt: skip
         why = Reason.BLOCKED if any(g.status == "blocked" for g in goings) else Reason.NO_PATH
         return why, {"units": ids, "square": name}
     state.nations[nation].command -= cost

@@ -223,3 +223,26 @@ class Refuel(Order):
 
     def to_dict(self) -> dict[str, Any]:
         return {"order": "refuel", "units": list(self.units)}
+
+
+# -- launching (part 2: launch.py) --------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Launch(Order):
+    """Launch a spy satellite or an ICBM at a square (once: the unit leaves
+    the board)."""
+
+    of: str = ""  # a unit id
+    target: int = 0
+    target_name: str = ""
+
+    @property
+    def unit(self) -> str | None:
+        return None
+
+    def canonical(self) -> str:
+        return f"launch {self.of} at {self.target_name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"order": "launch", "unit": self.of, "target": self.target_name}

@@ -9,7 +9,10 @@ circle as the unit table's domain says (land, sea), with their type's
 letters, or how many share the square; units only remembered (out of
 sight now, drawn as last seen) pale with their owner's colour round them;
 this tick's moves and attacks as arrows, the short way round the grid (to
-one edge and on from the other), a ring round a unit that arrived.
+one edge and on from the other), a ring round a unit that arrived. Squares
+devastated by ICBMs (those the viewer is shown) are scorched; the viewer's
+own launched satellites are a star over their target in its colour, with
+the edge of what they see drawn round it (nobody else's map shows them).
 
 Drawn from the view alone (``View.board``, sight.py): what the viewer may
 not see never reaches the picture. A player's map is centred on its own
@@ -78,6 +81,7 @@ COORDINATE = "#555555"
 UNKNOWN = "#7a7a7a"  # a city out of sight: its owner is not known
 PALE = "#ffffff"  # a remembered unit is its owner's colour mixed with this
 CITY_KINDS = ("city", "neutral-city", "unknown-city")
+DEVASTATED = "#5b4636"  # a square devastated by an ICBM: scorched
 
 
 @dataclass(frozen=True)
@@ -188,14 +192,17 @@ def draw(view: View, results: Sequence[OrderResult]) -> Scene:
     scene = Scene(_title(view), frame.bottom + TOP)
     colours = nation_colours(board)
     grounds = ground(scene, frame, board)
+    devastation(scene, frame, board)
     grid_lines(scene, frame)
     coordinates(scene, frame, board["grid"])
     holding = {u["square"] for u in board["units"] if not u.get("carried_by")}
     letters = cities(scene, frame, board, colours, holding)
+    scorched_cities(scene, frame, board)
     under, over = orders(frame, board, results, colours)
     scene.add(*under)
     drawn = units(scene, frame, board["units"], colours)
     scene.add(*over)
+    satellites(scene, frame, board, colours)
     every_name = want_names(scene, frame, board)
     scene.legend = legend(scene, board, colours, grounds, letters, drawn, every_name)
     return scene
@@ -300,6 +307,89 @@ def _merged(rows: Sequence[Sequence[Run]], common: tuple[bool, bool],
         open_runs = now
     out.extend((run, first, len(rows)) for run, first in open_runs.items())
     return sorted(out, key=lambda r: (r[1], r[0][0]))
+
+
+def devastation(scene: Scene, frame: Frame, board: Mapping[str, Any]) -> None:
+    """Each devastated square the view holds, scorched (under the grid
+    lines, cities and units: a devastated city stays a city)."""
+    for square in sorted(board.get("devastated", ())):
+        i, j = frame.slot(square)
+        x, y = frame.x(i), frame.y(j)
+        scene.add(Box(x, y, frame.x(i + 1) - x, frame.y(j + 1) - y, DEVASTATED, "devastated",
+                      DEVASTATED, 0, "mark", "devastated by an ICBM"))  # fmt: skip
+
+
+def scorched_cities(scene: Scene, frame: Frame, board: Mapping[str, Any]) -> None:
+    """A devastated square holding a city (it stays a city, drawn over the
+    scorched ground) gets a scorched rim round its square."""
+    wasted = board.get("devastated", frozenset())
+    width = max(1.0, min(3.0, frame.cell * 0.14))
+    for c in board["cities"]:
+        if c["square"] in wasted:
+            i, j = frame.slot(c["square"])
+            x0, y0, x1, y1 = frame.x(i), frame.y(j), frame.x(i + 1), frame.y(j + 1)
+            d = width / 2
+            corners = ((x0 + d, y0 + d), (x1 - d, y0 + d), (x1 - d, y1 - d), (x0 + d, y1 - d),
+                       (x0 + d, y0 + d))  # fmt: skip
+            scene.add(Line(corners, DEVASTATED, "devastated", width, role="order"))
+
+
+# --------------------------------------------------------------------------
+# Launched satellites (the viewer's own: the view holds no other)
+
+
+def satellites(scene: Scene, frame: Frame, board: Mapping[str, Any],
+               colours: Mapping[str, str]) -> None:  # fmt: skip
+    """A star over each satellite's target in its owner's colour, and the
+    edge of the squares it sees (one box, or its pieces where it runs over
+    the grid's edges)."""
+    width = max(1.0, min(2.0, frame.cell * 0.15))
+    for sat in board.get("satellites", ()):
+        fill = colours.get(sat["owner"], INK)
+        title = f"{sat['id']}: satellite over {sat['at']}, sees {sat['radius']} around"
+        for i0, j0, i1, j1 in _pieces(frame, sat["square"], sat["radius"]):
+            scene.add(_edge(frame.x(i0), frame.y(j0), frame.x(i1), frame.y(j1), fill, width))
+        scene.add(*_star(frame, sat["square"], fill, title))
+
+
+def _edge(x0: float, y0: float, x1: float, y1: float, fill: str, width: float) -> Line:
+    """The dashed edge of a satellite's sight (or of a piece of it)."""
+    corners = ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0))
+    return Line(corners, fill, "satellite-view", width, (4.0, 3.0), role="order")
+
+
+def _pieces(frame: Frame, square: int, radius: int) -> list[tuple[int, int, int, int]]:
+    """The squares within ``radius`` of ``square`` as boxes of drawn
+    columns and rows (first, last + 1): one, or up to four cut by the
+    edges of the grid drawn."""
+    i, j = frame.slot(square)
+    return [(a, b, c, d) for a, c in _spans(i, radius, frame.columns)
+            for b, d in _spans(j, radius, frame.rows)]  # fmt: skip
+
+
+def _spans(at: int, radius: int, n: int) -> list[tuple[int, int]]:
+    """The drawn positions within ``radius`` of ``at`` on a wrapping axis
+    of ``n``, as one or two spans (first, last + 1)."""
+    if 2 * radius + 1 >= n:
+        return [(0, n)]
+    first, last = at - radius, at + radius + 1
+    if first < 0:
+        return [(0, last), (n + first, n)]
+    if last > n:
+        return [(first, n), (0, last - n)]
+    return [(first, last)]
+
+
+def _star(frame: Frame, square: int, fill: str, title: str) -> list[Item]:
+    """A satellite: a ring in its owner's colour with four rays."""
+    x, y = frame.centre(square)
+    r = max(frame.cell * 0.32, 2.5)
+    width = max(1.0, min(2.0, frame.cell * 0.12))
+    out: list[Item] = [Circle(x, y, r, fill, "satellite", INK, width * 0.6, "order", title)]
+    for dx, dy in ((1, 1), (-1, 1), (1, -1), (-1, -1)):
+        out.append(Line(((x + dx * r * 0.8, y + dy * r * 0.8), (x + dx * r * 1.8,
+                    y + dy * r * 1.8)), fill, "satellite", width, role="order"))  # fmt: skip
+    return out
 
 
 def grid_lines(scene: Scene, frame: Frame) -> None:
@@ -710,7 +800,7 @@ def legend(scene: Scene, board: Mapping[str, Any], colours: Mapping[str, str],
     nation = board.get("nation")
     mine = nation["name"] if nation else None
     marks = [_ground_entry(cls) for cls in grounds]
-    marks += city_entries() + unit_entries() + order_entries()
+    marks += city_entries() + unit_entries() + order_entries() + launch_entries()
     marks = used(marks, scene) + failed_entry(scene)
     if every_name is not None:
         marks += left_out_entries("names of {} left out for room", "cities",
@@ -759,6 +849,18 @@ def unit_entries() -> list[LegendEntry]:
                            _sample(LAND_MARK, _pale("#999999"), "#999999", 1.4, "", REMEMBERED),
                            frozenset({REMEMBERED})))  # fmt: skip
     return out
+
+
+def launch_entries() -> list[LegendEntry]:
+    """The legend's words for what ICBMs and satellites leave on the map."""
+    return [
+        LegendEntry("devastated by an ICBM", (Box(7, 1, 14, 14, DEVASTATED, "devastated",
+                                                  INK, 0.5),), frozenset({"devastated"})),
+        LegendEntry("launched satellite (on its owner's map only) and the edge of what it sees",
+                    (*_star(Frame(1, 1, 16.0, 7.0, 0.0), 0, "#999999", ""),
+                     _edge(1, 0, 29, 16, "#999999", 1.2)),
+                    frozenset({"satellite"})),
+    ]  # fmt: skip
 
 
 def order_entries() -> list[LegendEntry]:

@@ -26,6 +26,10 @@ and ``dump(load(text)) == text`` for text that :func:`dump` wrote.
     units:
       inf1: {owner: ann, type: infantry, at: D4, hp: 3}
       tr3: {owner: ann, type: transport, at: H4, ammo: 2}
+    satellites:
+      sat9: {owner: ann, type: satellite, at: K12, tick: 31}
+    blasts:
+    - {nation: ann, at: M3, radius: 1, tick: 38}
 
 The board is given whole (``rows``: every row, ``.`` water and ``#`` land,
 each line may begin with its row number) or as an excerpt (``at``: the top
@@ -36,7 +40,10 @@ number in its id unless given, and ``aboard`` names the unit carrying it.
 Nations may have ``declared`` and ``relations`` (toward each other nation;
 Neutral unless said), ``pending`` downgrades, ``memory`` (units last seen)
 and a ``status``. ``standing`` lists standing orders; ``outcome`` a finished
-game's; ``options`` the game's options. Every problem is reported with its
+game's; ``options`` the game's options. ``satellites`` are the launched spy
+satellites (each over the square it was launched to, since ``tick``);
+``blasts`` the ICBMs come down (every square within ``radius`` of ``at`` is
+devastated). Every problem is reported with its
 line (a GameError).
 """
 
@@ -57,10 +64,12 @@ from adjudicator.strategic.carrying import capacity
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.rules import GAME_TICKS, LEVELS, MOBILITY_MOST, UnitType, tables
 from adjudicator.strategic.state import (
+    Blast,
     Board,
     City,
     Nation,
     Pending,
+    Satellite,
     Sighting,
     Standing,
     State,
@@ -94,6 +103,13 @@ def dump(state: State) -> str:
     if state.standing:
         out.append("standing:")
         out += [f"- {_flow(_standing_fields(state, s))}" for s in state.standing]
+    if state.satellites:
+        out.append("satellites:")
+        out += [f"  {_s(k)}: {_flow(_satellite_fields(state, v))}"
+                for k, v in state.satellites.items()]  # fmt: skip
+    if state.blasts:
+        out.append("blasts:")
+        out += [f"- {_flow(_blast_fields(state, b))}" for b in state.blasts]
     if state.outcome is not None:
         o = state.outcome
         fields = {"reason": _s(o.reason), "winners": _list(o.winners), "scores": _flow(
@@ -207,6 +223,16 @@ def _unit_fields(state: State, u: Unit) -> dict[str, str]:
     return fields
 
 
+def _satellite_fields(state: State, sat: Satellite) -> dict[str, str]:
+    return {"owner": _s(sat.owner), "type": _s(sat.kind), "at": state.grid.name(sat.square),
+            "tick": str(sat.tick)}  # fmt: skip
+
+
+def _blast_fields(state: State, b: Blast) -> dict[str, str]:
+    return {"nation": _s(b.nation), "at": state.grid.name(b.square), "radius": str(b.radius),
+            "tick": str(b.tick)}  # fmt: skip
+
+
 def _standing_fields(state: State, s: Standing) -> dict[str, str]:
     fields = {"nation": _s(s.nation), "action": _s(s.action), "units": _list(s.units),
               "to": state.grid.name(s.target), "seq": str(s.seq)}  # fmt: skip
@@ -223,7 +249,9 @@ def _id_number(uid: str) -> int | None:
 # -- reading ----------------------------------------------------------------------
 
 TOP = ("tick", "seed", "length", "counter", "board", "nations", "cities", "units",
-       "standing", "outcome", "options")  # fmt: skip
+       "standing", "satellites", "blasts", "outcome", "options")  # fmt: skip
+SATELLITE_KEYS = ("owner", "type", "at", "tick")
+BLAST_KEYS = ("nation", "at", "radius", "tick")
 NATION_KEYS = ("colour", "command", "tech", "declared", "relations", "pending", "memory", "status")
 CITY_KEYS = ("at", "owner", "designation", "build", "next", "progress")
 UNIT_KEYS = ("owner", "type", "at", "hp", "ammo", "mobility", "fuel", "built", "aboard")
@@ -322,6 +350,8 @@ def _read(data: Any) -> State:
                 f"last unit built ({last}): new units' ids would repeat")  # fmt: skip
     listed = set(_mapping(bad, data, "units"))  # a unit whose line is wrong is not named again
     state.standing = _standings(bad, state, data, listed)
+    state.satellites = _satellites(bad, state, _mapping(bad, data, "satellites"), listed)
+    state.blasts = _blasts(bad, state, data)
     state.outcome = _outcome(bad, data.get("outcome"), yamltext.line_of(data, "outcome"))
     state.options = _options(bad, data)
     bad.raise_any()
@@ -748,6 +778,49 @@ def _standings(
         out.append(Standing(nation or "", tuple(str(u) for u in units), target or 0,
                             action or "", _int(bad, item, "seq", None),
                             _int(bad, item, "line", 0)))  # fmt: skip
+    return out
+
+
+def _satellites(
+    bad: _Problems, state: State, data: dict[Any, Any], listed: set[Any]
+) -> dict[str, Satellite]:
+    out = {}
+    for key in data:
+        row = _fields(bad, data, key, SATELLITE_KEYS, "a launched satellite")
+        if row is None:
+            continue
+        if key in listed:
+            bad.add(yamltext.line_of(data, key), f"{key} is both a unit and a launched satellite")
+        kind, square = _kind(bad, row), _square(bad, state.grid, row, "at")
+        owner = _owner(bad, state, row, required=True)
+        if kind is not None and kind.domain != "space":
+            bad.add(yamltext.line_of(row, "type"), f"type: a {kind.name} is no satellite")
+        if kind is None or square is None or owner is None:
+            continue
+        out[str(key)] = Satellite(str(key), owner, kind.key, square, _int(bad, row, "tick", 0))
+    return out
+
+
+def _blasts(bad: _Problems, state: State, data: dict[Any, Any]) -> list[Blast]:
+    items, line = data.get("blasts"), yamltext.line_of(data, "blasts")
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        bad.add(line, "blasts: write a list of {nation: ann, at: K12, radius: 1, tick: 40}")
+        return []
+    out = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            bad.add(yamltext.line_of(items, i), "blasts: write {nation: ann, at: K12, radius: 1, "
+                    "tick: 40}")  # fmt: skip
+            continue
+        _known(bad, item, BLAST_KEYS, "a blast")
+        nation = _str(bad, item, "nation")
+        if nation is not None and nation not in state.nations:
+            bad.add(yamltext.line_of(item, "nation"), f"nation: {nation!r} is not a nation here")
+        square = _square(bad, state.grid, item, "at")
+        radius = _int(bad, item, "radius", 0, most=state.grid.width + state.grid.height)
+        out.append(Blast(nation or "", square or 0, radius, _int(bad, item, "tick", 0)))
     return out
 
 

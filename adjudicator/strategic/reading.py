@@ -25,6 +25,9 @@
     eng1 makes land                the same, saying which (land or water)
     new city Nova with eng1        the engineer founds a city (a name is made up
     eng1 builds city Nova            if none is given)
+    launch sat3 to K12             a spy satellite goes up over a square (for good)
+    launch icbm4 at K12            an ICBM comes down on a square (or a city)
+    icbm4 launch K12               the same ("at", "to", "on" may be left out)
 
 Orders run in the order received, at the next tick. What can be checked
 now is checked now (your units, the names of squares, cities, unit types
@@ -55,6 +58,7 @@ from adjudicator.strategic.orders import (
     Build,
     Cancel,
     Declare,
+    Launch,
     Load,
     Move,
     NewCity,
@@ -70,6 +74,7 @@ _IDS = r"([a-z0-9][a-z0-9 ,]*?)"
 _PLACE = r"([a-z0-9][a-z0-9 '\-]*?)"
 _UNIT = r"([a-z]+[0-9]+)"
 _NAME = r"([a-z][a-z' \-]*?)"
+_AT = r"(?:(?:at|to|on|onto|over|toward|towards)\s+)?"
 _FORMS: list[tuple[str, re.Pattern[str]]] = [
     # carrying and engineers (part 2): before the forms that read any "x to y"
     (
@@ -96,6 +101,8 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
     ("build", re.compile(rf"^(next\s+)?build\s+(.+?)\s+(?:in|at)\s+{_PLACE}$")),
     ("build_city", re.compile(rf"^{_PLACE}:?\s+(next\s+)?builds?\s+(.+)$")),
     ("next", re.compile(rf"^next\s+(.+?)\s+(?:in|at)\s+{_PLACE}$")),
+    ("launch", re.compile(rf"^launch\s+([a-z]+[0-9]+)\s+{_AT}{_PLACE}$")),
+    ("launch_by", re.compile(rf"^([a-z]+[0-9]+):?\s+launch(?:es)?\s+{_AT}{_PLACE}$")),
     ("move", re.compile(rf"^(?:move\s+)?{_IDS}\s*(?:\s+to\s+|->|=>|>)\s*{_PLACE}$")),
     ("attack", re.compile(rf"^attack\s+{_PLACE}\s+with\s+{_IDS}$")),
     ("attack_by", re.compile(rf"^{_IDS}\s+attacks?\s+{_PLACE}$")),
@@ -116,12 +123,13 @@ _FORMS: list[tuple[str, re.Pattern[str]]] = [
 _NEEDS = {"clear_next": "next", "build": "build", "build_city": "build", "next": "next",
           "load": "", "unload": "", "terrain": "terrain", "makes": "make",
           "new_city": "city", "builds_city": "city", "refuel": "refuel",
-          "refuel_by": "refuel"}  # fmt: skip
+          "refuel_by": "refuel", "launch": "launch",
+          "launch_by": "launch"}  # fmt: skip
 _TRIES = [(form, pattern, _NEEDS.get(form, "")) for form, pattern in _FORMS]
 ORDER_WORDS = ("build", "next", "clear", "move", "attack", "cancel", "stop", "declare",
                "status", "war", "neutral", "friendly", "allied", "alliance", "peace",
                "load", "unload", "terrain", "board", "embark", "disembark",
-               "refuel")  # fmt: skip
+               "refuel", "launch")  # fmt: skip
 _GROUP_START = re.compile(r"^(?:[a-z]+[0-9]+|all)\b")  # a unit id, or "all at"
 _LEVEL_WORDS = {"alliance": "allied", "peace": "neutral"}
 
@@ -435,7 +443,21 @@ def _read_refuel(state: State, player: str, n: int, line: str, seq: int,
     return Refuel(player=player, seq=seq, line=n, units=ids)
 
 
+def _read_launch(state: State, player: str, n: int, line: str, seq: int,
+                 m: re.Match[str]) -> Order | Problem:  # fmt: skip
+    ids = _units(state, player, n, line, m[1])
+    if isinstance(ids, Problem):
+        return ids
+    target = _place(state, m[2])
+    if target is None:
+        return _no_place(state, n, line, m[2])
+    return Launch(player=player, seq=seq, line=n, of=ids[0], target=target,
+                  target_name=state.grid.name(target))  # fmt: skip
+
+
 _READERS = {
+    "launch": _read_launch,
+    "launch_by": _read_launch,
     "load": _read_load,
     "unload": _read_unload,
     "terrain": _read_terrain,

@@ -92,6 +92,11 @@ class Reason(enum.StrEnum):
     BEYOND_FUEL = "beyond_fuel"  # unit, fuel, distance, square: the way is longer than its fuel
     CANNOT_REFUEL = "cannot_refuel"  # unit, unit_type: no air unit, or one that needs no fuel
     NO_REFUELLING_PLACE = "no_refuelling_place"  # unit, fuel, square (where it is): none in reach
+    # launching (part 2: launch.py)
+    SATELLITE_LAUNCHED = "satellite_launched"  # unit, square, radius, cost, left
+    ICBM_LAUNCHED = "icbm_launched"  # unit, square, blast, cities, war (nations), cost, left
+    NOT_LAUNCHABLE = "not_launchable"  # unit, unit_type: only satellites and ICBMs are
+    OUT_OF_RANGE = "out_of_range"  # unit, unit_type, square, range, distance
     # the rest
     STATUS = "status"  # a situation report follows
     NOT_IN_GAME = "not_in_game"  # the nation is out of the game
@@ -125,6 +130,8 @@ SUCCEEDED = frozenset(
         Reason.STATUS,
         Reason.CRASHED,
         Reason.REFUELLING,
+        Reason.SATELLITE_LAUNCHED,
+        Reason.ICBM_LAUNCHED,
     }
 )
 
@@ -173,6 +180,16 @@ class Happened(enum.StrEnum):
     BOMBED = "bombed"  # unit, unit_type, nation, target, target_type, target_nation, percent,
     # damage, hp, from, square, roll: a bomber's hit on one unit of a land square
     FLAK_INTO_THE_FOG = "flak_into_the_fog"  # by, nation, square: at a plane out of sight
+    # submarines, satellites and ICBMs (part 2: sight.py, launch.py)
+    LAUNCHED = "launched"  # an ICBM came down: unit, unit_type, nation, from, square, blast
+    RETALIATION = "retaliation"  # the same, launched by MAD; score, against (the nation
+    # whose ICBM devastated its city)
+    DEVASTATED = "devastated"  # city, square, nation (who held it, None: neutral), by, by_nation
+    WAR_BY_DEVASTATION = "war_by_devastation"  # nation, toward (private: no square)
+    NO_RETALIATION = "no_retaliation"  # nation, against, why (no_icbm, below), score, needed
+    # (private: no square)
+    SIGHTED = "sighted"  # unit, unit_type, nation (the submarine's), by, by_nation, square:
+    # a ship or plane tried to enter a hidden submarine's square and found it
     STANDING_DROPPED = (
         "standing_dropped"  # nation, units, target, action, why, seq, line (private: no square)
     )

@@ -53,6 +53,7 @@ class UnitType:
     flags: frozenset[str] = field(default_factory=frozenset)  # stealth, light, ...
     watch: tuple[tuple[str, int], ...] = ()  # interception and interdiction ranges (data)
     bombs: int = 0  # a bomber's percentage of remaining HP against a land square (part 2)
+    blast: int | None = None  # an ICBM's blast radius (part 2)
 
     def watches(self, role: str) -> int | None:
         """The range of one of the unit's watches (intercept, ships, subs,
@@ -173,7 +174,7 @@ def _multiplier(t: Tables, attacker: str, defender: str) -> int:
 def _unit(key: str, row: dict[str, Any]) -> UnitType:
     known = {"name", "short", "domain", "built_in", "tech", "cost", "mobility", "sight",
              "attack", "ammo", "flak", "hp", "attacks", "supplies", "capital", "sees_subs",
-             "carries", "part", "watch", "bombs"}  # fmt: skip
+             "carries", "part", "watch", "bombs", "blast"}  # fmt: skip
     flags = frozenset(k for k, v in row.items() if k not in known and v)
     return UnitType(
         key=key,
@@ -198,6 +199,7 @@ def _unit(key: str, row: dict[str, Any]) -> UnitType:
         flags=flags,
         watch=tuple(sorted((row.get("watch") or {}).items())),
         bombs=int(row.get("bombs", 0)),
+        blast=None if row.get("blast") is None else int(row["blast"]),
     )
 
 

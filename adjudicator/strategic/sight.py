@@ -7,9 +7,13 @@ step: ``seen = all_visible(state)``; ``look = Survey(state)``;
 look)`` for the reports (or ``view(state, nation, seen)`` for one), and
 ``witnesses(seen, square)`` gives the ``visible_to`` of an event at a square.
 
-Part 2 plugs in here without reshaping: whether a unit in a seen square is
-seen is one per-unit test (:meth:`Survey.sees`: submarines' stealth), and a
-unit type's sight is data (satellites, zeppelins).
+Part 2: whether a unit in a seen square is seen is one per-unit test
+(:meth:`Survey.sees`): a submarine (a type with the ``stealth`` flag) is
+seen only where a unit whose type ``sees_subs`` reaches it (of the nation
+or of one sharing its sight); it is also seen by the nation it attacks and
+by the nation whose ship or plane tries to enter its square (both remember
+it: :func:`reveal`). A launched satellite sees its table sight around its
+target for its owner (and, as every eye, for those sharing its sight).
 
 What a nation sees:
 
@@ -46,7 +50,15 @@ from adjudicator.strategic import supply
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.rules import MEMORY_TICKS, SUB_MEMORY_TICKS, tables
-from adjudicator.strategic.state import City, Nation, Sighting, State, Unit, relation
+from adjudicator.strategic.state import (
+    City,
+    Nation,
+    Satellite,
+    Sighting,
+    State,
+    Unit,
+    relation,
+)
 
 SHARING = frozenset({"friendly", "allied"})  # levels at which a nation shares its sight
 
@@ -149,7 +161,14 @@ def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict
             spots[unit.square] = r
     for city in state.cities.values():
         _note(out, city.owner, city.square, city_sight(state, city))
+    for sat in state.satellites.values():
+        _note(out, sat.owner, sat.square, satellite_sight(sat))
     return out
+
+
+def satellite_sight(sat: Satellite) -> int:
+    """A launched satellite's sight around its target: its table sight."""
+    return _radius(tables().unit(sat.kind).sight, Fraction(0))
 
 
 def _note(out: dict[str, dict[int, int]], owner: str | None, square: int, r: int | None) -> None:
@@ -229,6 +248,9 @@ def sees_square(
         if r is not None and grid.distance(unit.square, square) <= r:
             return True
     names = {nation, *sharers(state, nation)}
+    for sat in state.satellites.values():
+        if sat.owner in names and grid.distance(sat.square, square) <= satellite_sight(sat):
+            return True
     for q in grid.within(square, farthest_sight()):
         d = grid.distance(q, square)
         city = state.cities.get(q)
@@ -242,9 +264,112 @@ def sees_square(
 
 def detects(state: State, nation: str, unit: Unit, places: Places) -> bool:
     """Whether ``nation`` sees ``unit`` now: its own always; another's where
-    it sees the unit's square (what interception and interdiction ask of
-    a moving unit)."""
-    return unit.owner == nation or sees_square(state, nation, unit.square, places)
+    it sees the unit's square, and a submarine only as :func:`conceals`
+    allows (what interception and interdiction ask of a moving unit)."""
+    if unit.owner == nation:
+        return True
+    if unit.kind in stealthy():
+        return not conceals(state, nation, unit, places)
+    return sees_square(state, nation, unit.square, places)
+
+
+# --------------------------------------------------------------------------
+# Submarines (section 7; RULINGS.md)
+
+
+@cache
+def stealthy() -> frozenset[str]:
+    """The unit types seen only by units that see submarines (the
+    ``stealth`` flag: the submarine)."""
+    return frozenset(k for k, t in tables().units.items() if "stealth" in t.flags)
+
+
+@cache
+def sub_seers() -> dict[str, int]:
+    """The range at which each type that sees submarines sees them (the
+    table's ``sees_subs``: naval bombers, destroyers, cruisers, submarines,
+    helicopters)."""
+    return {k: int(t.sees_subs) for k, t in tables().units.items() if t.sees_subs is not None}
+
+
+def conceals(state: State, nation: str, unit: Unit, places: Places) -> bool:
+    """Whether ``unit`` is a submarine of another nation (or what one
+    carries) that ``nation`` does not see now although it may see its
+    square: no unit of ``nation``
+    or of a nation sharing its sight sees submarines that far, and it was
+    not revealed to ``nation`` there this tick (by attacking it, or by
+    being bumped into: :func:`reveal`). Costs nothing for other units."""
+    if unit.owner == nation:
+        return False
+    if unit.kind not in stealthy():
+        carrier = _stealthy_carrier(state, unit) if unit.carried_by is not None else None
+        if carrier is None:
+            return False
+        unit = carrier  # what a submarine carries (an ICBM) is hidden with it
+    known = state.nations[nation].memory.get(unit.id) if nation in state.nations else None
+    if known is not None and known.tick == state.tick and known.square == unit.square:
+        return False
+    names = {nation, *sharers(state, nation)}
+    grid, seers = state.grid, sub_seers()
+    for q in grid.within(unit.square, max(seers.values(), default=0)):
+        d = grid.distance(q, unit.square)
+        for other in places.units_at(q):
+            r = seers.get(other.kind)
+            if r is not None and d <= r and other.owner in names and other.carried_by is None:
+                return False
+    return True
+
+
+def _stealthy_carrier(state: State, unit: Unit) -> Unit | None:
+    """The submarine carrying ``unit``, if one does (it is seen only where
+    its carrier is)."""
+    carrier = state.units.get(unit.carried_by) if unit.carried_by is not None else None
+    return carrier if carrier is not None and carrier.kind in stealthy() else None
+
+
+def reveal(state: State, unit: Unit, nation: str) -> None:
+    """``nation`` sees ``unit`` now, where and as it is (a submarine that
+    attacked it, or one its ship or plane bumped into): it remembers it
+    (for 32 ticks, or until a unit of it that sees submarines looks at
+    that square and finds it gone)."""
+    if nation in state.nations and nation != unit.owner:
+        state.nations[nation].memory[unit.id] = sighting(unit, state.tick)
+
+
+def bumped(state: State, places: Places, mover: Unit, square: int) -> list[Unit]:
+    """The submarines ``mover`` (a ship or a plane) found by trying to enter
+    ``square``, where they stopped it (section 7: "An enemy sub will become
+    visible to a player's ship or plane that tries to move onto the square
+    the enemy sub occupies"): those its nation did not see, now revealed
+    to it (remembered), by id."""
+    kind = tables().unit(mover.kind)
+    if not (kind.ship or kind.domain == "air"):
+        return []
+    found = [
+        u
+        for u in places.units_at(square)
+        if u.kind in stealthy()
+        and relation(state, mover.owner, u.owner) != "allied"
+        and conceals(state, mover.owner, u, places)
+    ]
+    for sub in found:
+        reveal(state, sub, mover.owner)
+    return sorted(found, key=_id)
+
+
+def sub_lookouts(state: State) -> dict[str, dict[int, int]]:
+    """For each nation, the squares its units that see submarines stand on
+    and the farthest each sees them (carried units see nothing)."""
+    out: dict[str, dict[int, int]] = {}
+    seers = sub_seers()
+    for unit in state.units.values():
+        r = seers.get(unit.kind)
+        if r is None or unit.carried_by is not None:
+            continue
+        spots = out.setdefault(unit.owner, {})
+        if spots.get(unit.square, -1) < r:
+            spots[unit.square] = r
+    return out
 
 
 def _or_blind(radius: int | None) -> int:
@@ -297,6 +422,9 @@ class Survey:
         self._held: dict[str | None, int] | None = None
         self._supplied: frozenset[str] | None = None
         self._standing: dict[str, dict[str, str]] | None = None
+        self._stealthy = stealthy()
+        self._sub_spots: dict[str, dict[int, int]] | None = None
+        self._sub_sight: dict[str, frozenset[int]] = {}
 
     @property
     def state(self) -> State:
@@ -327,11 +455,45 @@ class Survey:
 
     def sees(self, nation: str, unit: Unit, squares: frozenset[int]) -> bool:
         """Whether ``nation``, seeing ``squares``, sees ``unit``: its own
-        always; another's where its square is seen. Part 2 adds here what
-        hides a unit in a seen square: a submarine, seen only by a unit
-        whose ``sees_subs`` reaches it (of the nation or of one sharing its
-        sight), which ``by_square`` finds near it."""
-        return unit.owner == nation or unit.square in squares
+        always; another's where its square is seen; a submarine only where
+        a unit that sees submarines reaches it (:meth:`sub_sight`)."""
+        if unit.owner == nation:
+            return True
+        if unit.square not in squares:
+            return False
+        if unit.kind not in self._stealthy and (
+            unit.carried_by is None or not _stealthy_carrier(self.state, unit)
+        ):
+            return True
+        return unit.square in self.sub_sight(nation)
+
+    def sub_sight(self, nation: str) -> frozenset[int]:
+        """The squares where ``nation`` sees submarines now: within the
+        ``sees_subs`` range of its units and of those of the nations
+        sharing their sight with it (worked out once, when first asked:
+        most ticks never ask)."""
+        found = self._sub_sight.get(nation)
+        if found is None:
+            if self._sub_spots is None:
+                self._sub_spots = sub_lookouts(self.state)
+            state = self.state
+            squares: set[int] = set()
+            for name in (nation, *sharers(state, nation)):
+                by_radius: dict[int, list[int]] = {}
+                for square, r in self._sub_spots.get(name, {}).items():
+                    by_radius.setdefault(r, []).append(square)
+                for r, centres in sorted(by_radius.items()):
+                    squares |= spread(state.grid, centres, r)
+            found = self._sub_sight[nation] = frozenset(squares)
+        return found
+
+    def remembers(self, s: Sighting, nation: str, squares: frozenset[int]) -> bool:
+        """:func:`still_remembered` for ``nation`` seeing ``squares``: a
+        submarine's sighting is forgotten early only where the nation now
+        sees submarines (elsewhere it could be there unseen)."""
+        if s.kind in self._stealthy:
+            return still_remembered(s, self.state.tick, self.sub_sight(nation))
+        return still_remembered(s, self.state.tick, squares)
 
     def sighting(self, unit: Unit) -> Sighting:
         """The unit as seen this tick (one value for every nation seeing it)."""
@@ -454,7 +616,7 @@ def remember(
             for s in nation.memory.values()
             if s.unit not in now
             and not _saw_it_destroyed(gone, s.unit, nation.name)
-            and still_remembered(s, state.tick, squares)
+            and look.remembers(s, nation.name, squares)
         }
         kept.update(now)
         nation.memory = dict(sorted(kept.items()))
@@ -470,16 +632,21 @@ def _saw_it_destroyed(
 
 
 def recalled(
-    state: State, nation: str, squares: frozenset[int], present: set[str]
+    state: State,
+    nation: str,
+    squares: frozenset[int],
+    present: set[str],
+    survey: Survey | None = None,
 ) -> list[Sighting]:
     """The remembered units ``nation`` does not see now (``present``: the
     ids it sees), by id, as its view shows them (the same test as
     :func:`remember`, so a view made before the memory is updated shows
     nothing stale)."""
+    look = survey or Survey(state)
     return [
         s
         for s in state.nations[nation].memory.values()
-        if s.unit not in present and still_remembered(s, state.tick, squares)
+        if s.unit not in present and look.remembers(s, nation, squares)
     ]
 
 
@@ -530,7 +697,8 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
     units += [look.unit_entry(u, full=False) for u in others]
     present = {u.id for u in others}
     units += [
-        memory_entry(s, look.name(s.square)) for s in recalled(state, nation, squares, present)
+        memory_entry(s, look.name(s.square))
+        for s in recalled(state, nation, squares, present, look)
     ]
     return {
         **_public(state),
@@ -546,7 +714,47 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
         "nation": nation_entry(state, state.nations[nation]),
         "nations": [other_entry(state, o, nation) for o in look.nations if o.name != nation],
         "standing": standing_entries(look, nation),
+        "satellites": satellite_entries(look, nation),
+        **_devastation(state, devastated_seen(state, nation, squares)),
     }
+
+
+def satellite_entries(look: Survey, nation: str | None) -> list[dict[str, Any]]:
+    """The launched satellites ``nation`` owns (None: every one, for the
+    game master): nobody else sees them. Each: id, owner, its target square
+    (and its name), the radius it sees, the tick it went up."""
+    return [
+        {
+            "id": sat.id,
+            "owner": sat.owner,
+            "square": sat.square,
+            "at": look.name(sat.square),
+            "radius": satellite_sight(sat),
+            "tick": sat.tick,
+        }  # fmt: skip
+        for sat in sorted(look.state.satellites.values(), key=_id)
+        if nation is None or sat.owner == nation
+    ]
+
+
+def _devastation(state: State, squares: frozenset[int]) -> dict[str, Any]:
+    """A view's devastated squares (``devastated``) and their names in
+    board order (``devastated_at``)."""
+    return {"devastated": squares, "devastated_at": [state.grid.name(q) for q in sorted(squares)]}
+
+
+def devastated_seen(state: State, nation: str | None, squares: frozenset[int]) -> frozenset[int]:
+    """The devastated squares a nation is shown (a ruling): those it sees
+    now, and every square of the blasts it launched itself (None: the game
+    master, every one)."""
+    if not state.blasts:
+        return frozenset()
+    everywhere = state.devastated()
+    if nation is None:
+        return everywhere
+    grid = state.grid
+    own = {q for b in state.blasts if b.nation == nation for q in grid.within(b.square, b.radius)}
+    return frozenset((everywhere & squares) | own)
 
 
 def standing_entries(look: Survey, nation: str | None) -> list[dict[str, Any]]:
@@ -580,6 +788,8 @@ def observer_board(look: Survey) -> dict[str, Any]:
         "nation": None,
         "nations": [{"name": n.name, "colour": n.colour, "status": n.status} for n in look.nations],
         "standing": [],
+        "satellites": [],
+        **_devastation(look.state, frozenset()),
     }
 
 
@@ -595,6 +805,8 @@ def master_board(look: Survey) -> dict[str, Any]:
         "nation": None,
         "nations": [nation_entry(state, n) for n in look.nations],
         "standing": standing_entries(look, None),
+        "satellites": satellite_entries(look, None),
+        **_devastation(state, devastated_seen(state, None, frozenset())),
     }
 
 
@@ -711,6 +923,12 @@ def describe(v: View) -> str:
         "Remembered", [_describe_unit(e) for e in units if e["status"] == "remembered"]
     )
     lines += _section("Cities", [_describe_city(c) for c in board["cities"] if c["known"]])
+    lines += _section("Satellites", [
+        f"{s['id']} over {s['at']}, seeing {s['radius']} squares around it (since tick {s['tick']})"
+        for s in board.get("satellites", ())
+    ])  # fmt: skip
+    wasted = board.get("devastated_at", ())
+    lines += _section("Devastated", [", ".join(wasted)] if wasted else [])
     return "\n".join(lines) + "\n"
 
 

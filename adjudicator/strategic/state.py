@@ -102,6 +102,29 @@ class Nation:
     leak: Fraction = Fraction(0)
 
 
+@dataclass(frozen=True)
+class Satellite:
+    """A launched spy satellite (part 2): its owner's permanent view of
+    the squares around ``square``; no other nation sees or attacks it."""
+
+    id: str  # the id it had on the ground (sat3)
+    owner: str
+    kind: str  # its unit type (the table's sight is its radius)
+    square: int  # the target it was launched to
+    tick: int  # the tick it was launched
+
+
+@dataclass(frozen=True)
+class Blast:
+    """Where an ICBM came down (part 2): every square within ``radius`` of
+    ``square`` is devastated (the map shows it)."""
+
+    nation: str  # who launched it
+    square: int
+    radius: int
+    tick: int
+
+
 @dataclass
 class Standing:
     """A move or attack given earlier that goes on as mobility allows (step
@@ -128,6 +151,8 @@ class State:
     standing: list[Standing] = field(default_factory=list)
     outcome: Outcome | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    satellites: dict[str, Satellite] = field(default_factory=dict)  # launched, by id (part 2)
+    blasts: list[Blast] = field(default_factory=list)  # ICBMs come down, in order (part 2)
     # what the tick that made this state worked out of it and may be read
     # again (sight: what each nation sees): never written, never compared,
     # dropped by copy(); a state is not changed once a tick has returned it
@@ -145,6 +170,8 @@ class State:
         new.units = {k: _unit_copy(u) for k, u in self.units.items()}
         new.standing = list(self.standing)
         new.options = dict(self.options)
+        new.satellites = dict(self.satellites)  # their values never change
+        new.blasts = list(self.blasts)
         new.cache = {}
         return new
 
@@ -152,6 +179,11 @@ class State:
         """The units in a square, most recently built first."""
         found = [u for u in self.units.values() if u.square == square]
         return sorted(found, key=lambda u: -u.built)
+
+    def devastated(self) -> frozenset[int]:
+        """Every square an ICBM has devastated (within a blast's radius)."""
+        grid = self.grid
+        return frozenset(q for b in self.blasts for q in grid.within(b.square, b.radius))
 
     def city_named(self, name: str) -> City | None:
         word = name.strip().lower()

@@ -29,6 +29,7 @@ from adjudicator.strategic import (
     economy,
     ending,
     engineering,
+    launch,
     movement,
     refuelling,
     sight,
@@ -39,6 +40,7 @@ from adjudicator.strategic.orders import (
     Build,
     Cancel,
     Declare,
+    Launch,
     Load,
     Move,
     NewCity,
@@ -57,7 +59,8 @@ WITNESS_FACTS = frozenset(
     {"unit", "unit_type", "nation", "square", "target", "target_type", "target_nation",
      "damage", "hp", "counter", "city", "by", "by_nation", "from_nation",
      "carrier", "terrain",
-     "draw", "low", "high", "factors", "halved", "roll", "percent", "by_type"}
+     "draw", "low", "high", "factors", "halved", "roll", "percent", "by_type",
+     "blast"}
 )  # fmt: skip
 _DRAW = frozenset({"draw", "low", "high", "factors", "halved", "roll"})
 
@@ -185,6 +188,10 @@ def _new_city(state: State, o: Any, rng: Rng, events: list[Event], places: Place
     return engineering.found_city(state, o.player, o.engineer, o.name, events, places)
 
 
+def _launch(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    return launch.launch(state, o.player, o.of, o.target, events, places)
+
+
 _RUNNERS: dict[type, Callable[..., Any]] = {
     Build: _build,
     Move: _move,
@@ -197,6 +204,7 @@ _RUNNERS: dict[type, Callable[..., Any]] = {
     Terrain: _terrain,
     NewCity: _new_city,
     Refuel: _refuel,
+    Launch: _launch,
 }
 
 
@@ -207,17 +215,23 @@ _RUNNERS: dict[type, Callable[..., Any]] = {
 def fog(state: State, events: list[Event]) -> list[Event]:
     """Every event for the nations it concerns, and for those that see its
     square at the end of the tick a shorter one (WITNESS_FACTS only: where
-    a unit came from and the way it took stay hidden). Updates memory."""
+    a unit came from and the way it took stay hidden; a submarine only to
+    those who see submarines there). Updates memory: a submarine that
+    attacked a nation is remembered by it."""
     seen = sight.all_visible(state)
     look = sight.Survey(state)
     out: list[Event] = []
     destroyed: dict[str, frozenset[str] | None] = {}
     watchers: dict[str, frozenset[str]] = {}  # by square name: a tick's events share squares
+    kinds: dict[str, str] = {}  # the type of each unit named as an attacker so far
     for event in events:
         out.append(event)
+        _note_attacker(state, event, kinds)
         extra = _witnesses(state, seen, event, watchers)
         if extra:
-            out += witnessed(state, seen, event, extra)
+            extra = _undersea(state, look, event, extra)
+        if extra:
+            out += witnessed(state, seen, event, extra, look, kinds)
         if event.kind in ("destroyed", "lost_aboard"):
             destroyed[str(event.facts.get("unit"))] = (event.visible_to or frozenset()) | extra
     sight.remember(state, seen, destroyed, look)
@@ -225,12 +239,47 @@ def fog(state: State, events: list[Event]) -> list[Event]:
     return out
 
 
+def _note_attacker(state: State, event: Event, kinds: dict[str, str]) -> None:
+    """Keep the type of an attack's shooter (a destroyed unit's event names
+    only the id of what destroyed it); a submarine that fired on a
+    nation's unit is revealed to that nation (section 7: "If the sub
+    attacks, however, it will become visible to the nation it attacked")."""
+    if event.kind != Happened.ATTACK:
+        return
+    f = event.facts
+    kinds[str(f.get("unit"))] = str(f.get("unit_type"))
+    sub = state.units.get(str(f.get("unit")))
+    if sub is not None and sub.kind in sight.stealthy() and f.get("target_nation"):
+        sight.reveal(state, sub, str(f["target_nation"]))
+
+
+def _undersea(
+    state: State, look: sight.Survey, event: Event, nations: frozenset[str]
+) -> frozenset[str]:
+    """Of the witnesses ``nations``, those that may be told ``event``: an
+    event about a submarine or what it carries (moved, sighted, destroyed,
+    attacked, boarded) only to those who see submarines at its square (the attacker's side of a
+    fight is hidden by :func:`witnessed` instead)."""
+    key = "target_type" if event.kind == Happened.ATTACK else "unit_type"
+    hidden = sight.stealthy()
+    if event.facts.get(key) not in hidden and event.facts.get("carrier_type") not in hidden:
+        return nations
+    square = state.grid.parse(str(event.facts.get("square", "")))
+    return frozenset(n for n in nations if square in look.sub_sight(n))
+
+
 def witnessed(
-    state: State, seen: Mapping[str, frozenset[int]], event: Event, nations: frozenset[str]
+    state: State,
+    seen: Mapping[str, frozenset[int]],
+    event: Event,
+    nations: frozenset[str],
+    look: sight.Survey | None = None,
+    kinds: Mapping[str, str] | None = None,
 ) -> list[Event]:
     """What ``nations``, who see where ``event`` happened, are told of it:
     its WITNESS_FACTS, less the other side of a fight for those who do
-    not see where that side stands (OTHER_SIDE)."""
+    not see where that side stands (OTHER_SIDE), or do not see the
+    submarine that stands there."""
     facts = {k: v for k, v in event.facts.items() if k in WITNESS_FACTS}
     facts["seen"] = True
     side = OTHER_SIDE.get(event.kind)
@@ -239,11 +288,25 @@ def witnessed(
     where, hidden, kind = side
     square = state.grid.parse(str(event.facts.get(where, "")))
     both = frozenset(n for n in nations if square is not None and square in seen[n])
+    if both and _other_side_type(event, kinds or {}) in sight.stealthy():
+        look = look or sight.Survey(state)
+        both = frozenset(n for n in both if square in look.sub_sight(n))
     out = [Event(event.kind, facts, both)] if both else []
     if nations - both:
         half = {k: v for k, v in facts.items() if k not in hidden}
         out.append(Event(kind, half, nations - both))
     return out
+
+
+def _other_side_type(event: Event, kinds: Mapping[str, str]) -> str | None:
+    """The type of the unit on the other side of a fight (OTHER_SIDE): the
+    attacker, the ship a city's cannon fired on, what destroyed a unit."""
+    f = event.facts
+    if event.kind == Happened.ATTACK:
+        return f.get("unit_type")
+    if event.kind == Happened.CANNON:
+        return f.get("target_type")
+    return kinds.get(str(f.get("by")))
 
 
 def _witnesses(
