@@ -146,3 +146,76 @@ def test_fuel_stays_in_bounds_and_no_dry_plane_survives_a_tick():
                 assert 0 <= u.fuel <= full_fuel(kind), (seed, u)
                 if air.needs_fuel(u.kind) and u.fuel == 0:
                     assert air.refuelling_place(s, u, u.square), (seed, tick, u)
+
+
+# -- by mail -------------------------------------------------------------------------
+
+SCENARIO = """\
+# a Strategic Initiative position
+tick: 40
+board:
+  width: 20
+  height: 10
+  at: B2
+  rows: |
+    2  #####.....###
+    3  #####.....###
+    4  #####.....###
+nations:
+  kim: {colour: red, declared: {lee: war}, relations: {lee: war}}
+  lee: {colour: blue, declared: {kim: war}, relations: {kim: war}}
+cities:
+  Avalon: {at: E3, owner: kim, designation: airport}
+  Corin: {at: M3, owner: lee, designation: fort, build: infantry}
+units:
+  ftr1: {owner: kim, type: fighter, at: H3, fuel: 3}
+  hb2: {owner: kim, type: heavy_bomber, at: K3}
+  inf3: {owner: lee, type: infantry, at: M3}
+"""
+
+GAMES = """\
+server:
+  domain: judge.example
+  listen: {host: 127.0.0.1, port: 0}
+  timezone: UTC
+  storage: var/pbem.sqlite
+  outbound: {from: judge@judge.example, maildir: var/mail}
+games:
+  - name: sky
+    game: strategic
+    position: sky.yaml
+    tick: 15m
+    players:
+      - {name: kim, email: kim@example.org}
+      - {name: lee, email: lee@example.org}
+"""
+
+
+def test_planes_by_mail_a_warning_on_receipt_refuel_and_flak_in_the_report(tmp_path):
+    """Through the real server: a move beyond a fighter's fuel is accepted
+    with a warning on the receipt; refuel sends it home; the report tells
+    the fort's flak and the bombing with their draws."""
+    from tests.mailharness import Harness
+
+    (tmp_path / "sky.yaml").write_text(SCENARIO)
+    h = Harness(tmp_path, GAMES)
+    try:
+        kim = "kim@example.org"
+        orders = "move ftr1 to N3\nrefule ftr1\nrefuel ftr1\nattack M3 with hb2\n"
+        h.send(kim, "sky@judge.example", f"PASSWORD {h.password(kim, 'sky')}\n{orders}")
+        receipt = " ".join(h.last(kim).split())
+        assert "Note: line 2: ftr1 has fuel for 3 squares now and N3 is at least 6" in receipt
+        assert '"refule ftr1": this is not an order' in receipt
+        assert "(did you mean: refuel ftr1?)" in receipt
+        h.clock.set(h.game("sky").deadline)
+        h.tick()
+        report = " ".join(h.text(h.report(kim, "sky")).split())
+        assert "refused: ftr1 has fuel for 3 squares and N3 is 6 squares away" in report
+        assert "ftr1 sent to the nearest place each can refuel: E3; arrived and refuelled" in report
+        assert "fired flak at your heavy_bomber hb2" in report and "(drew " in report
+        assert "bombed lee's inf3 at M3 for 3 damage (50% of 5 HP, rounded up)" in report
+        state = h.app.engine("strategic").load_state(h.game("sky").state)
+        ftr = state.units["ftr1"]
+        assert ftr.fuel == 16 and state.grid.name(ftr.square) == "E3"
+    finally:
+        h.close()

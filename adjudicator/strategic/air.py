@@ -141,8 +141,16 @@ def _forget(state: State, unit_id: str) -> None:
     state.standing = kept
 
 
+@cache
+def _kinds() -> tuple[frozenset[str], frozenset[str]]:
+    """The keys of the air unit types, and of those that burn fuel."""
+    units = tables().units
+    return frozenset(k for k in units if flies(k)), frozenset(k for k in units if needs_fuel(k))
+
+
 def _air_units(state: State) -> list[Unit]:
-    return [u for u in state.units.values() if flies(u.kind)]
+    planes = _kinds()[0]
+    return [u for u in state.units.values() if u.kind in planes]
 
 
 def refuel_all(state: State, places: Places) -> None:
@@ -156,7 +164,8 @@ def refuel_all(state: State, places: Places) -> None:
 def crash_dry(state: State, places: Places, events: list[Event]) -> None:
     """The end of a tick: every plane with no fuel outside a refuelling
     place crashes, by unit id."""
-    dry = [u for u in state.units.values() if u.fuel <= 0 and needs_fuel(u.kind)]
+    burning = _kinds()[1]
+    dry = [u for u in state.units.values() if u.fuel <= 0 and u.kind in burning]
     for unit in sorted(dry, key=lambda u: u.id):
         if not refuels_here(state, places, unit):
             crash(state, places, unit, events)
