@@ -203,6 +203,8 @@ def test_carried_units_stay_with_their_carrier_and_within_its_room(seed):
     for i in range(8):
         unit(s, "red", "infantry", rng.choice(["C2", "D2", "C3", "B4"]), f"inf{20 + i}")
     unit(s, "red", "transport", "E3", "tr9")
+    unit(s, "red", "helicopter", "C3", "hel10")
+    unit(s, "red", "carrier", "G3", "cv11")
     unit(s, "blue", "destroyer", "H5", "dd9")
     seen: Counter[str] = Counter()
     for tick in range(30):

@@ -23,6 +23,7 @@ from functools import cache
 from typing import Any
 
 from adjudicator.base import Event
+from adjudicator.strategic import carrying
 from adjudicator.strategic.board import full_fuel
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
@@ -126,6 +127,7 @@ def crash(state: State, places: Places, unit: Unit, events: list[Event]) -> None
         "square": state.grid.name(unit.square),
     }
     events.append(Event(Happened.CRASHED, facts, only(unit.owner)))
+    events += carrying.lost_with(state, places, unit, (unit.id, None, unit.square))
 
 
 def _forget(state: State, unit_id: str) -> None:

@@ -438,6 +438,7 @@ def _flak_shot(
     lost = _hurt(state, places, plane, shot.damage, (name, nation, square))
     if lost:
         events.append(lost)
+        events += carrying.lost_with(state, places, plane, (name, nation, square))
 
 
 def bomb(
@@ -471,9 +472,11 @@ def bomb(
             "roll": f"{percent}% of {before} HP, rounded up",
         }
         events.append(Event(Happened.BOMBED, facts, frozenset({bomber.owner, victim.owner})))
-        lost = _hurt(state, places, victim, hit, (bomber.id, bomber.owner, bomber.square))
+        by = (bomber.id, bomber.owner, bomber.square)
+        lost = _hurt(state, places, victim, hit, by)
         if lost:
             events.append(lost)
+            events += carrying.lost_with(state, places, victim, by)  # a ship in port's cargo
     kind = tables().unit(bomber.kind)
     answer = choose_target(state, places, bomber, kind, square)
     if answer is not None:
