@@ -64,11 +64,14 @@ def _war(seed: int, relations: str = "war") -> State:
 
 
 def _index(watchers: intercept.Watchers) -> dict[object, list[str]]:
-    return {
+    found: dict[object, list[str]] = {
         (w, cell): sorted(ids)
         for w, layer in watchers.layers.items()
         for cell, ids in layer.cells.items()
     }
+    for what, by_square in watchers.at.items():
+        found.update({(what, sq): sorted(ids) for sq, ids in by_square.items()})
+    return found
 
 
 def _within(state: State, what: str, square: int) -> set[str]:
@@ -106,7 +109,7 @@ def test_the_watchers_kept_through_moves_and_losses_are_the_watchers_made_afresh
         assert _index(watchers) == _index(intercept.Watchers(state))
         for square in (0, state.grid.size - 1, *(rng.below(state.grid.size) for _ in range(20))):
             for what in (intercept.AIR, intercept.SEA):
-                assert _within(state, what, square) <= set(watchers.around(what, square))
+                assert _within(state, what, square) <= set(watchers.around(what, square, "nobody"))
         assert {e.kind for e in events} & {"intercepted", "interdicted", "coast_fire"}
 
 

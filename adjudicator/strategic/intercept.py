@@ -71,6 +71,29 @@ def _watches(kind: str) -> tuple[str, int] | None:
     return (SEA, max(ranges)) if ranges else None
 
 
+@cache
+def _table() -> dict[str, tuple[str, int] | None]:
+    """:func:`_watches` of every unit type, as a dict (asked of thousands
+    of units a tick)."""
+    return {k: _watches(k) for k in tables().units}
+
+
+@cache
+def _movers() -> dict[str, str]:
+    """What watches a moving unit of each type: SEA a ship, AIR a land or
+    air unit (none: missiles and satellites)."""
+    out = {}
+    for k, t in tables().units.items():
+        if t.ship:
+            out[k] = SEA
+        elif t.land or t.domain == "air":
+            out[k] = AIR
+    return out
+
+
+NEAR = 2  # watchers reaching this far at most are kept by square, the others by cell
+
+
 class _Layer:
     """The watchers of one kind of mover with one reach, by cell of the
     board (cells 2 x reach + 1 wide: the squares within reach of a square
@@ -91,9 +114,6 @@ class _Layer:
         return (row // self.size) * self.across + column // self.size
 
     def around(self, square: int) -> list[str]:
-        cells = self.cells
-        if not cells:
-            return []
         near = self.near.get(square)
         if near is None:
             row, column = divmod(square, self.width)
@@ -101,66 +121,109 @@ class _Layer:
             near = self.near[square] = tuple(
                 r * across + c for r in self.rows[row] for c in self.columns[column]
             )
+        cells = self.cells
         return [uid for cell in near for uid in cells.get(cell, ())]
 
 
 class Watchers:
-    """The units that watch, by what they watch (AIR, SEA) and how far, each
-    in a :class:`_Layer` by cell. Ids only: whatever else is asked is read
-    from the state. ``taken``: the fighters that have taken a mover of the
-    order moving now."""
+    """The units that watch, by what they watch (AIR, SEA): those that
+    reach NEAR or less (ships, tanks) by square, looked for in the squares
+    within NEAR of the mover; those that reach farther (fighters, naval
+    bombers: 5) by cell of the board, in a :class:`_Layer` a reach. Ids
+    only: whatever else is asked is read from the state. ``taken``: the
+    fighters that have taken a mover of the order moving now (and the
+    planes that broke off against it)."""
 
     def __init__(self, state: State) -> None:
+        grid = state.grid
         self.state = state
-        reaches = sorted({w for k in tables().units if (w := _watches(k)) is not None})
-        self.layers = {w: _Layer(state, w[1]) for w in reaches}
+        table = _table()
+        kinds = {w for w in table.values() if w is not None}
+        self.layers = {w: _Layer(state, w[1]) for w in sorted(kinds) if w[1] > NEAR}
         self.by_what = {
-            what: [self.layers[w] for w in reaches if w[0] == what] for what in (AIR, SEA)
+            what: [layer for w, layer in self.layers.items() if w[0] == what] for what in (AIR, SEA)
         }
+        self.at: dict[str, dict[int, tuple[str, ...]]] = {AIR: {}, SEA: {}}
         self.taken: set[str] = set()
-        what = _watches
-        for unit in state.units.values():  # added(), inline; the order in a cell matters not
-            w = what(unit.kind)
-            if w is not None:
-                layer = self.layers[w]
-                cell = layer.cell(unit.square)
-                layer.cells[cell] = layer.cells.get(cell, ()) + (unit.id,)
+        # the squares within NEAR: row offsets by row, columns by column
+        width, height = grid.width, grid.height
+        self._rows = [_dedup([((r + d) % height) * width for d in _SPAN]) for r in range(height)]
+        self._columns = [_dedup([(c + d) % width for d in _SPAN]) for c in range(width)]
+        near = {w: self.at[w[0]] for w in kinds if w[1] <= NEAR}
+        for unit in state.units.values():  # added(), inline: the order in a square matters not
+            w = table[unit.kind]
+            if w is None:
+                continue
+            by_square = near.get(w)
+            if by_square is None:
+                self.added(unit)
+            else:
+                by_square[unit.square] = by_square.get(unit.square, ()) + (unit.id,)
 
-    def added(self, unit: Unit) -> None:
-        w = _watches(unit.kind)
-        if w is not None:
+    def added(self, unit: Unit, square: int | None = None) -> None:
+        w = _table()[unit.kind]
+        if w is None:
+            return
+        where = unit.square if square is None else square
+        if w[1] <= NEAR:
+            by_square = self.at[w[0]]
+            by_square[where] = by_square.get(where, ()) + (unit.id,)
+        else:
             layer = self.layers[w]
-            cell = layer.cell(unit.square)
+            cell = layer.cell(where)
             layer.cells[cell] = layer.cells.get(cell, ()) + (unit.id,)
 
     def removed(self, unit: Unit, square: int | None = None) -> None:
-        w = _watches(unit.kind)
+        w = _table()[unit.kind]
         if w is None:
             return
-        layer = self.layers[w]
-        cell = layer.cell(unit.square if square is None else square)
-        ids = layer.cells.get(cell, ())
-        if unit.id in ids:
-            rest = tuple(i for i in ids if i != unit.id)
-            if rest:
-                layer.cells[cell] = rest
-            else:
-                del layer.cells[cell]
+        where = unit.square if square is None else square
+        if w[1] <= NEAR:
+            _drop(self.at[w[0]], where, unit.id)
+        else:
+            _drop(self.layers[w].cells, self.layers[w].cell(where), unit.id)
 
     def moved(self, unit: Unit, old: int) -> None:
-        w = _watches(unit.kind)
-        if w is not None and self.layers[w].cell(old) != self.layers[w].cell(unit.square):
+        if _table()[unit.kind] is not None:
             self.removed(unit, old)
             self.added(unit)
 
-    def around(self, what: str, square: int) -> list[str]:
-        """The ids of the units watching ``what`` in the cells around
-        ``square`` (every one within reach of it among them)."""
+    def around(self, what: str, square: int, mover: str) -> list[str]:
+        """The ids of the units watching ``what`` near ``square`` (every one
+        within reach of it among them), but ``mover``'s nation's own."""
         found: list[str] = []
+        by_square = self.at[what]
+        if by_square:
+            get, units = by_square.get, self.state.units
+            row, column = divmod(square, self.state.grid.width)
+            columns = self._columns[column]
+            for r in self._rows[row]:
+                for c in columns:
+                    ids = get(r + c)
+                    if ids:
+                        found += [i for i in ids if i in units and units[i].owner != mover]
         for layer in self.by_what[what]:
             if layer.cells:
                 found += layer.around(square)
         return found
+
+
+def _dedup(values: list[int]) -> tuple[int, ...]:
+    """Each once (on a board so small that NEAR wraps onto itself)."""
+    return tuple(dict.fromkeys(values))
+
+
+_SPAN = range(-NEAR, NEAR + 1)
+
+
+def _drop(by_key: dict[int, tuple[str, ...]], key: int, uid: str) -> None:
+    ids = by_key.get(key, ())
+    if uid in ids:
+        rest = tuple(i for i in ids if i != uid)
+        if rest:
+            by_key[key] = rest
+        else:
+            del by_key[key]
 
 
 @cache
@@ -190,15 +253,21 @@ def sortie(state: State, places: Places, units: Sequence[Unit]) -> list[Unit]:
     taken = watchers(state, places).taken
     if taken:
         taken.clear()
-    return sorted(units, key=lambda u: _rank(u.kind)) if len(units) > 1 else list(units)
+    rank = _ranks()
+    if len(units) > 1 and any(rank[u.kind] < 2 for u in units):
+        return sorted(units, key=lambda u: rank[u.kind])
+    return list(units)
 
 
 @cache
-def _rank(kind: str) -> int:
-    t = tables().unit(kind)
-    if t.domain != "air":
-        return 2
-    return 0 if t.watches("intercept") is not None else (1 if "bombs" in t.flags else 2)
+def _ranks() -> dict[str, int]:
+    """Who interceptors take first: fighters 0, bombers 1, the rest 2."""
+    out = {}
+    for k, t in tables().units.items():
+        fighter = t.domain == "air" and t.watches("intercept") is not None
+        bomber = t.domain == "air" and "bombs" in t.flags
+        out[k] = 0 if fighter else (1 if bomber else 2)
+    return out
 
 
 # -- what happens when a unit enters a square --------------------------------------
@@ -210,17 +279,16 @@ def watch(
     """``unit`` has entered ``square``: the watchers near act. "intercepted"
     or "interdicted" if the unit was fired on there (its move ends: it stops
     in that square, if it lives), else None."""
-    found = watchers(state, places)
-    if unit.carried_by is not None:
+    what = _movers().get(unit.kind)
+    if what is None or unit.carried_by is not None:
+        return None
+    ids = watchers(state, places).around(what, square, unit.owner)
+    if not ids:
         return None
     kind = tables().unit(unit.kind)
-    if kind.ship:
-        ids = found.around(SEA, square)
-        return interdict(state, places, unit, kind, ids, events, rng) if ids else None
-    if kind.land or kind.domain == "air":
-        ids = found.around(AIR, square)
-        return intercept(state, places, unit, kind, ids, events, rng) if ids else None
-    return None
+    if what == SEA:
+        return interdict(state, places, unit, kind, ids, events, rng)
+    return intercept(state, places, unit, kind, ids, events, rng)
 
 
 def enemy(state: State, watcher: Unit, mover: Unit) -> bool:
@@ -519,7 +587,7 @@ def intercept_on_the_way(
     state: State, places: Places, plane: Unit, events: list[Event], rng: Rng
 ) -> bool:
     """Fighters near may intercept an interdicting plane where it flies."""
-    ids = watchers(state, places).around(AIR, plane.square)
+    ids = watchers(state, places).around(AIR, plane.square, plane.owner)
     kind = tables().unit(plane.kind)
     return bool(ids) and intercept(state, places, plane, kind, ids, events, rng) is not None
 
