@@ -64,14 +64,12 @@ def _war(seed: int, relations: str = "war") -> State:
 
 
 def _index(watchers: intercept.Watchers) -> dict[object, list[str]]:
-    found: dict[object, list[str]] = {
-        (w, cell): sorted(ids)
+    return {
+        (w, cell, nation): sorted(ids)
         for w, layer in watchers.layers.items()
-        for cell, ids in layer.cells.items()
+        for cell, nations in layer.cells.items()
+        for nation, ids in nations.items()
     }
-    for what, by_square in watchers.at.items():
-        found.update({(what, sq): sorted(ids) for sq, ids in by_square.items()})
-    return found
 
 
 def _within(state: State, what: str, square: int) -> set[str]:

@@ -91,13 +91,11 @@ def _movers() -> dict[str, str]:
     return out
 
 
-NEAR = 2  # watchers reaching this far at most are kept by square, the others by cell
-
-
 class _Layer:
     """The watchers of one kind of mover with one reach, by cell of the
     board (cells 2 x reach + 1 wide: the squares within reach of a square
-    fall in 4 cells at most)."""
+    fall in 4 cells at most) and by nation in each cell (a unit is never
+    watched by its own nation's: those are not even looked at)."""
 
     def __init__(self, state: State, reach: int) -> None:
         grid = state.grid
@@ -106,124 +104,97 @@ class _Layer:
         self.across = -(-grid.width // self.size)
         self.columns = _window(grid.width, reach, self.size)
         self.rows = _window(grid.height, reach, self.size)
-        self.cells: dict[int, tuple[str, ...]] = {}
-        self.near: dict[int, tuple[int, ...]] = {}
+        self.cells: dict[int, dict[str, tuple[str, ...]]] = {}
 
     def cell(self, square: int) -> int:
         row, column = divmod(square, self.width)
         return (row // self.size) * self.across + column // self.size
 
-    def around(self, square: int) -> list[str]:
-        near = self.near.get(square)
-        if near is None:
-            row, column = divmod(square, self.width)
-            across = self.across
-            near = self.near[square] = tuple(
-                r * across + c for r in self.rows[row] for c in self.columns[column]
-            )
-        cells = self.cells
-        return [uid for cell in near for uid in cells.get(cell, ())]
+    def put(self, unit: Unit, square: int) -> None:
+        row, column = divmod(square, self.width)  # cell(), inline: a tick puts thousands
+        cell = (row // self.size) * self.across + column // self.size
+        nations = self.cells.get(cell)
+        if nations is None:
+            self.cells[cell] = {unit.owner: (unit.id,)}
+        else:
+            nations[unit.owner] = nations.get(unit.owner, ()) + (unit.id,)
+
+    def take(self, unit: Unit, square: int) -> None:
+        cell = self.cell(square)
+        nations = self.cells.get(cell, {})
+        ids = nations.get(unit.owner, ())
+        if unit.id in ids:
+            rest = tuple(i for i in ids if i != unit.id)
+            if rest:
+                nations[unit.owner] = rest
+            else:
+                del nations[unit.owner]
+                if not nations:
+                    del self.cells[cell]
+
+    def around(self, square: int, mover: str, found: list[str]) -> None:
+        """Add to ``found`` the ids in the cells around ``square`` but
+        those of ``mover``'s nation."""
+        row, column = divmod(square, self.width)
+        across, cells = self.across, self.cells
+        columns = self.columns[column]
+        for r in self.rows[row]:
+            for c in columns:
+                nations = cells.get(r * across + c)
+                if nations:
+                    for owner, ids in nations.items():
+                        if owner != mover:
+                            found += ids
 
 
 class Watchers:
-    """The units that watch, by what they watch (AIR, SEA): those that
-    reach NEAR or less (ships, tanks) by square, looked for in the squares
-    within NEAR of the mover; those that reach farther (fighters, naval
-    bombers: 5) by cell of the board, in a :class:`_Layer` a reach. Ids
-    only: whatever else is asked is read from the state. ``taken``: the
-    fighters that have taken a mover of the order moving now (and the
-    planes that broke off against it)."""
+    """The units that watch, by what they watch (AIR, SEA) and how far, in
+    a :class:`_Layer` each (by cell and nation). Ids only: whatever else is
+    asked is read from the state. ``taken``: the fighters that have taken a
+    mover of the order moving now (and the planes that broke off against
+    it)."""
 
     def __init__(self, state: State) -> None:
-        grid = state.grid
         self.state = state
         table = _table()
-        kinds = {w for w in table.values() if w is not None}
-        self.layers = {w: _Layer(state, w[1]) for w in sorted(kinds) if w[1] > NEAR}
+        kinds = sorted({w for w in table.values() if w is not None})
+        self.layers = {w: _Layer(state, w[1]) for w in kinds}
         self.by_what = {
             what: [layer for w, layer in self.layers.items() if w[0] == what] for what in (AIR, SEA)
         }
-        self.at: dict[str, dict[int, tuple[str, ...]]] = {AIR: {}, SEA: {}}
         self.taken: set[str] = set()
-        # the squares within NEAR: row offsets by row, columns by column
-        width, height = grid.width, grid.height
-        self._rows = [_dedup([((r + d) % height) * width for d in _SPAN]) for r in range(height)]
-        self._columns = [_dedup([(c + d) % width for d in _SPAN]) for c in range(width)]
-        near = {w: self.at[w[0]] for w in kinds if w[1] <= NEAR}
-        for unit in state.units.values():  # added(), inline: the order in a square matters not
+        layers = self.layers
+        for unit in state.units.values():  # the order in a cell matters not: ids are sorted
             w = table[unit.kind]
-            if w is None:
-                continue
-            by_square = near.get(w)
-            if by_square is None:
-                self.added(unit)
-            else:
-                by_square[unit.square] = by_square.get(unit.square, ()) + (unit.id,)
+            if w is not None:
+                layers[w].put(unit, unit.square)
 
-    def added(self, unit: Unit, square: int | None = None) -> None:
+    def added(self, unit: Unit) -> None:
         w = _table()[unit.kind]
-        if w is None:
-            return
-        where = unit.square if square is None else square
-        if w[1] <= NEAR:
-            by_square = self.at[w[0]]
-            by_square[where] = by_square.get(where, ()) + (unit.id,)
-        else:
-            layer = self.layers[w]
-            cell = layer.cell(where)
-            layer.cells[cell] = layer.cells.get(cell, ()) + (unit.id,)
+        if w is not None:
+            self.layers[w].put(unit, unit.square)
 
-    def removed(self, unit: Unit, square: int | None = None) -> None:
+    def removed(self, unit: Unit) -> None:
         w = _table()[unit.kind]
-        if w is None:
-            return
-        where = unit.square if square is None else square
-        if w[1] <= NEAR:
-            _drop(self.at[w[0]], where, unit.id)
-        else:
-            _drop(self.layers[w].cells, self.layers[w].cell(where), unit.id)
+        if w is not None:
+            self.layers[w].take(unit, unit.square)
 
     def moved(self, unit: Unit, old: int) -> None:
-        if _table()[unit.kind] is not None:
-            self.removed(unit, old)
-            self.added(unit)
+        w = _table()[unit.kind]
+        if w is not None:
+            layer = self.layers[w]
+            if layer.cell(old) != layer.cell(unit.square):
+                layer.take(unit, old)
+                layer.put(unit, unit.square)
 
     def around(self, what: str, square: int, mover: str) -> list[str]:
         """The ids of the units watching ``what`` near ``square`` (every one
         within reach of it among them), but ``mover``'s nation's own."""
         found: list[str] = []
-        by_square = self.at[what]
-        if by_square:
-            get, units = by_square.get, self.state.units
-            row, column = divmod(square, self.state.grid.width)
-            columns = self._columns[column]
-            for r in self._rows[row]:
-                for c in columns:
-                    ids = get(r + c)
-                    if ids:
-                        found += [i for i in ids if i in units and units[i].owner != mover]
         for layer in self.by_what[what]:
             if layer.cells:
-                found += layer.around(square)
+                layer.around(square, mover, found)
         return found
-
-
-def _dedup(values: list[int]) -> tuple[int, ...]:
-    """Each once (on a board so small that NEAR wraps onto itself)."""
-    return tuple(dict.fromkeys(values))
-
-
-_SPAN = range(-NEAR, NEAR + 1)
-
-
-def _drop(by_key: dict[int, tuple[str, ...]], key: int, uid: str) -> None:
-    ids = by_key.get(key, ())
-    if uid in ids:
-        rest = tuple(i for i in ids if i != uid)
-        if rest:
-            by_key[key] = rest
-        else:
-            del by_key[key]
 
 
 @cache
