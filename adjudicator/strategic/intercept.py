@@ -41,6 +41,7 @@ costs a few lookups.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from fractions import Fraction
 from functools import cache
 
 from adjudicator.base import Event, Rng
@@ -270,27 +271,25 @@ def enemy(state: State, watcher: Unit, mover: Unit) -> bool:
 
 
 def sees(state: State, places: Places, watcher: Unit, mover: Unit, distance: int) -> bool:
-    """Whether the watcher's nation sees the mover (sight.detects, which
-    has the last word), asked first, for a unit that does not hide, of the
-    watcher's own sight and then of the nation's units and cities near
-    (:func:`spotted`: a quick yes, never a wrong one)."""
-    if "stealth" not in tables().unit(mover.kind).flags:
-        own = sight.unit_sight(state, watcher)
-        if own is not None and distance <= own:
-            return True
-        if spotted(state, places, watcher.owner, mover.square):
-            return True
-    return sight.detects(state, watcher.owner, mover, places)
+    """Whether the watcher's nation sees the mover: a unit that does not
+    hide where the watcher's own sight reaches it or the nation sees its
+    square (:func:`spotted`), a hiding one as sight.detects says."""
+    if "stealth" in tables().unit(mover.kind).flags:
+        return sight.detects(state, watcher.owner, mover, places)
+    own = sight.unit_sight(state, watcher)
+    if own is not None and distance <= own:
+        return True
+    return spotted(state, places, watcher.owner, mover.square)
 
 
 def spotted(state: State, places: Places, nation: str, square: int) -> bool:
     """Whether a unit or city of ``nation`` or of a nation sharing its
-    sight sees ``square``: what sight.sees_square asks first, read from
-    the units by square without sorting them (a tick asks it of every
-    square a plane flies near fighters)."""
+    sight sees ``square``: sight.sees_square's question, read from the
+    units by square without sorting them (a tick asks it of every square a
+    plane flies near fighters)."""
     names = {nation, *sight.sharers(state, nation)}
     grid, at, units, cities = state.grid, places.at, state.units, state.cities
-    reach = sight.farthest_sight()
+    reach = max(_farthest(state.nations[n].tech) for n in names)
     for q in _square_disc(grid.width, grid.height, square, reach):
         ids = at.get(q)
         city = cities.get(q)
@@ -308,6 +307,19 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
                 if r is not None and d <= r:
                     return True
     return False
+
+
+@cache
+def _farthest(tech: Fraction) -> int:
+    """The farthest a unit or city of a nation at technology ``tech`` sees
+    (radars grow with it)."""
+    t = tables()
+    sights = [k.sight for k in t.units.values()] + [c.sight for c in t.cities.values()]
+    return max(
+        s if isinstance(s, int) else sight.RADII[s](tech)
+        for s in sights
+        if isinstance(s, int) or s in sight.RADII
+    )
 
 
 def _square_disc(width: int, height: int, square: int, reach: int) -> list[int]:
@@ -479,6 +491,7 @@ def _interdictors(
     square, hidden = mover.square, "stealth" in kind.flags
     at_sea = square not in state.board.land
     found = []
+    seen: dict[str, bool] = {}
     for uid in ids:
         w = units.get(uid)
         if w is None or w.owner == mover.owner or uid in taken:
@@ -489,9 +502,23 @@ def _interdictors(
         wkind = t.unit(w.kind)
         role = _role(state, places, w, wkind, mover, d, hidden, at_sea)
         if role is not None and combat.may_attack(state, wkind, mover):
-            if sees(state, places, w, mover, d):
-                found.append((d, uid, role))
+            if _sees_once(state, places, w, mover, d, seen):
+                if role != "ship" or supply.in_supply(state, w, places):
+                    found.append((d, uid, role))
     return sorted(found)
+
+
+def _sees_once(
+    state: State, places: Places, w: Unit, mover: Unit, d: int, seen: dict[str, bool]
+) -> bool:
+    """:func:`sees`, the nation's answer asked once (``seen``: by nation)
+    beyond the watcher's own sight."""
+    own = sight.unit_sight(state, w)
+    if own is not None and d <= own and "stealth" not in tables().unit(mover.kind).flags:
+        return True
+    if w.owner not in seen:
+        seen[w.owner] = sees(state, places, w, mover, d)
+    return seen[w.owner]
 
 
 def _role(
@@ -516,7 +543,7 @@ def _role(
         return "plane" if at_sea else None
     if not hidden and _escorting(state, places, w, wkind):
         return None
-    return "ship" if supply.in_supply(state, w, places) else None
+    return "ship"  # in supply: asked last (:func:`_interdictors`), it costs the most
 
 
 def _escorting(state: State, places: Places, w: Unit, wkind: UnitType) -> bool:
@@ -525,12 +552,13 @@ def _escorting(state: State, places: Places, w: Unit, wkind: UnitType) -> bool:
     reach = wkind.watches("escort")
     if reach is None:
         return False
-    t = tables()
-    return any(
-        u.owner == w.owner and u.id != w.id and t.unit(u.kind).capital
-        for sq in state.grid.within(w.square, reach)
-        for u in places.units_at(sq)
-    )
+    kinds, units, at, grid = tables().units, state.units, places.at, state.grid
+    for sq in _square_disc(grid.width, grid.height, w.square, reach):
+        for uid in at.get(sq, ()):
+            u = units.get(uid)
+            if u is not None and u.owner == w.owner and u.id != w.id and kinds[u.kind].capital:
+                return True
+    return False
 
 
 def _close_in(
@@ -539,7 +567,7 @@ def _close_in(
     """A ship interdicts: it moves next to the mover by a shortest path if
     its mobility pays the way (its moving triggers nothing), fires once,
     and takes the mover's counter-attack."""
-    path = movement.find_path(state, places, ship, mover.square, near=1)
+    path = _way_next_to(state, places, ship, mover.square)
     if path is None:
         return False
     cost = len(path) * movement.step_cost(state, places, ship)
@@ -562,6 +590,23 @@ def _close_in(
     supply.top_up(state, ship, places)
     combat.counter(state, places, rng, mover, ship, events)
     return True
+
+
+def _way_next_to(state: State, places: Places, ship: Unit, square: int) -> list[int] | None:
+    """A shortest way for ``ship`` to a square next to ``square``: none
+    from next to it, one step to a free square next to both from 2 away
+    (the lowest numbered), else as movement finds it."""
+    grid = state.grid
+    d = grid.distance(ship.square, square)
+    if d <= 1:
+        return []
+    if d == 2:
+        kind = tables().unit(ship.kind)
+        between = sorted(set(grid.neighbours(ship.square)) & set(grid.neighbours(square)))
+        for sq in between:
+            if movement.enterable(state, places, ship, kind, sq):
+                return [sq]
+    return movement.find_path(state, places, ship, square, near=1)
 
 
 def _fly_at(
