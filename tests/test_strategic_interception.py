@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from adjudicator.base import Event, OrderSheet, Rng
-from adjudicator.strategic import intercept
+from adjudicator.strategic import intercept, sight
 from adjudicator.strategic.combat import attack
 from adjudicator.strategic.movement import move
 from adjudicator.strategic.orders import Move
@@ -208,3 +208,29 @@ def test_interception_and_interdiction_never_trigger_more():
             _planes_home(result.state, result.events)
             state = result.state
     assert {"fighter", "naval_bomber", "tank", "destroyer"} <= kinds, kinds
+
+
+def test_what_interception_asks_of_sight_is_what_sight_says(monkeypatch):
+    """Bounded property: interception's quick answers to "does this nation
+    see the mover" (the watcher's own sight, the units and cities near,
+    kept while nothing changes) give the same ticks as asking
+    sight.detects every time."""
+
+    def plainly(state, places, watcher, mover, distance):
+        return sight.detects(state, watcher.owner, mover, places)
+
+    def play() -> list[object]:
+        out: list[object] = []
+        for seed in range(2):
+            state = _war(seed, "neutral")
+            rng = Rng(200 + seed)
+            for tick in range(3):
+                result = run_tick(state, _orders(state, rng, tick), seed * 10 + tick)
+                out += [(e.kind, dict(e.facts)) for e in result.events]
+                state = result.state
+        return out
+
+    quick = play()
+    monkeypatch.setattr(intercept, "sees", plainly)
+    assert play() == quick
+    assert any(kind == "intercepted" for kind, _ in quick)

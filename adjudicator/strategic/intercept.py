@@ -41,7 +41,6 @@ costs a few lookups.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from fractions import Fraction
 from functools import cache
 
 from adjudicator.base import Event, Rng
@@ -164,23 +163,48 @@ class Watchers:
             what: [layer for w, layer in self.layers.items() if w[0] == what] for what in (AIR, SEA)
         }
         self.taken: set[str] = set()
+        # what a nation's units and cities see (:func:`spotted`), kept for the
+        # order moving now while nothing that could change it happens: a
+        # unit of another nation than the order's (or of the order's nation
+        # if it shares its sight) moving, appearing or going; a city taken
+        self.sight: dict[tuple[str, int], bool] = {}
+        self.mover: str | None = None  # the nation whose order moves now
+        self.shares = True  # whether it shares its sight with another nation
+        self.last: tuple[str, int] = ("", -1)  # the unit that moved last, and where to
+        # the units that may see farther than CLOSE, by nation (spotted)
+        self.eyes: dict[str, set[str]] = {}
+        far = _far_kinds()
+        for unit in state.units.values():
+            if unit.kind in far:
+                self.eyes.setdefault(unit.owner, set()).add(unit.id)
         layers = self.layers
         for unit in state.units.values():  # the order in a cell matters not: ids are sorted
             w = table[unit.kind]
             if w is not None:
                 layers[w].put(unit, unit.square)
 
+    def changed(self, unit: Unit) -> None:
+        """``unit`` moved, appeared or went: what nations see may change."""
+        if self.sight and (unit.owner != self.mover or self.shares):
+            self.sight.clear()
+
     def added(self, unit: Unit) -> None:
+        self.changed(unit)
+        if unit.kind in _far_kinds():
+            self.eyes.setdefault(unit.owner, set()).add(unit.id)
         w = _table()[unit.kind]
         if w is not None:
             self.layers[w].put(unit, unit.square)
 
     def removed(self, unit: Unit) -> None:
+        self.changed(unit)
+        self.eyes.get(unit.owner, set()).discard(unit.id)
         w = _table()[unit.kind]
         if w is not None:
             self.layers[w].take(unit, unit.square)
 
     def moved(self, unit: Unit, old: int) -> None:
+        self.changed(unit)
         w = _table()[unit.kind]
         if w is not None:
             layer = self.layers[w]
@@ -222,9 +246,13 @@ def sortie(state: State, places: Places, units: Sequence[Unit]) -> list[Unit]:
     first, then bombers, then the rest, each group as given): "you can
     escort your bombers with fighters and have your fighters absorb the
     defending interceptors". Every fighter is free again for the order."""
-    taken = watchers(state, places).taken
-    if taken:
-        taken.clear()
+    found = watchers(state, places)
+    found.taken.clear()
+    found.sight.clear()
+    found.mover = units[0].owner if units else None
+    found.shares = bool(found.mover) and any(
+        relation(state, found.mover, n) in sight.SHARING for n in state.nations if n != found.mover
+    )
     rank = _ranks()
     if len(units) > 1 and any(rank[u.kind] < 2 for u in units):
         return sorted(units, key=lambda u: rank[u.kind])
@@ -254,7 +282,11 @@ def watch(
     what = _movers().get(unit.kind)
     if what is None or unit.carried_by is not None:
         return None
-    ids = watchers(state, places).around(what, square, unit.owner)
+    found = watchers(state, places)
+    if found.last[0] != unit.id and found.last[1] in state.cities:
+        found.sight.clear()  # the unit that moved before may have taken a city
+    found.last = (unit.id, square)
+    ids = found.around(what, square, unit.owner)
     if not ids:
         return None
     kind = tables().unit(unit.kind)
@@ -279,46 +311,67 @@ def sees(state: State, places: Places, watcher: Unit, mover: Unit, distance: int
     own = sight.unit_sight(state, watcher)
     if own is not None and distance <= own:
         return True
-    return spotted(state, places, watcher.owner, mover.square)
+    found = watchers(state, places)
+    if watcher.owner == found.mover:  # its units move now: no answer kept
+        return spotted(state, places, watcher.owner, mover.square)
+    key = (watcher.owner, mover.square)
+    known = found.sight.get(key)
+    if known is None:
+        known = found.sight[key] = spotted(state, places, watcher.owner, mover.square)
+    return known
+
+
+CLOSE = 3  # sights this short are looked for square by square around a square
 
 
 def spotted(state: State, places: Places, nation: str, square: int) -> bool:
     """Whether a unit or city of ``nation`` or of a nation sharing its
     sight sees ``square``: sight.sees_square's question, read from the
     units by square without sorting them (a tick asks it of every square a
-    plane flies near fighters)."""
+    plane flies near fighters). Units and cities seeing CLOSE or less are
+    looked for in the squares within CLOSE; those seeing farther (radars,
+    satellites on the ground) one by one."""
     names = {nation, *sight.sharers(state, nation)}
-    grid, at, units, cities = state.grid, places.at, state.units, state.cities
-    reach = max(_farthest(state.nations[n].tech) for n in names)
-    for q in _square_disc(grid.width, grid.height, square, reach):
+    grid, at, units = state.grid, places.at, state.units
+    for q in _square_disc(grid.width, grid.height, square, CLOSE):
         ids = at.get(q)
-        city = cities.get(q)
-        if not ids and city is None:
-            continue
-        d = grid.distance(q, square)
-        if city is not None and city.owner in names:
+        if ids:
+            d = grid.distance(q, square)
+            for uid in ids:
+                unit = units.get(uid)
+                if unit is not None and unit.owner in names:
+                    r = sight.unit_sight(state, unit)
+                    if r is not None and d <= r:
+                        return True
+    return _far_sight(state, places, names, square)
+
+
+def _far_sight(state: State, places: Places, names: set[str], square: int) -> bool:
+    """Whether a city of ``names`` or a unit of a type that may see
+    farther than CLOSE (:func:`_far_kinds`) sees ``square``."""
+    grid, units = state.grid, state.units
+    for city in state.cities.values():
+        if city.owner in names:
             r = sight.city_sight(state, city)
-            if r is not None and d <= r:
+            if r is not None and grid.distance(city.square, square) <= r:
                 return True
-        for uid in ids or ():
+    eyes = watchers(state, places).eyes
+    for name in names:
+        for uid in eyes.get(name, ()):
             unit = units.get(uid)
-            if unit is not None and unit.owner in names:
+            if unit is not None and grid.distance(unit.square, square) > CLOSE:
                 r = sight.unit_sight(state, unit)
-                if r is not None and d <= r:
+                if r is not None and grid.distance(unit.square, square) <= r:
                     return True
     return False
 
 
 @cache
-def _farthest(tech: Fraction) -> int:
-    """The farthest a unit or city of a nation at technology ``tech`` sees
-    (radars grow with it)."""
-    t = tables()
-    sights = [k.sight for k in t.units.values()] + [c.sight for c in t.cities.values()]
-    return max(
-        s if isinstance(s, int) else sight.RADII[s](tech)
-        for s in sights
-        if isinstance(s, int) or s in sight.RADII
+def _far_kinds() -> frozenset[str]:
+    """The unit types that may see farther than CLOSE: a radar, or a sight
+    above CLOSE."""
+    return frozenset(
+        k for k, t in tables().units.items() if not isinstance(t.sight, int) or t.sight > CLOSE
     )
 
 
