@@ -48,7 +48,7 @@ from adjudicator.strategic import combat, movement, sight, supply
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened
-from adjudicator.strategic.rules import MINIMAL_ATTACK, UnitType, tables
+from adjudicator.strategic.rules import UnitType, tables
 from adjudicator.strategic.state import State, Unit, relation
 
 WATCH_HP = 3  # "Planes with only 1 or 2 hp will not intercept" (and ships: RULINGS.md)
@@ -265,7 +265,7 @@ def _ranks() -> dict[str, int]:
     out = {}
     for k, t in tables().units.items():
         fighter = t.domain == "air" and t.watches("intercept") is not None
-        bomber = t.domain == "air" and "bombs" in t.flags
+        bomber = t.domain == "air" and t.bombs > 0
         out[k] = 0 if fighter else (1 if bomber else 2)
     return out
 
@@ -469,18 +469,23 @@ def _scramble(
     events: list[Event],
     rng: Rng,
 ) -> None:
-    """The fighter flies out to the mover (paying the way out), fires, and
-    is back; an air unit that lives counter-attacks it."""
+    """The fighter flies out to the mover's square (paying the way out),
+    fires there, takes the counter-attack of an air unit that lives, and is
+    back where it started."""
     fkind = tables().unit(fighter.kind)
     watchers(state, places).taken.add(fighter.id)
-    way = air_way(state.grid, fighter.square, mover.square, 0)
+    home = fighter.square
+    way = air_way(state.grid, home, mover.square, 0)
     _pay_flight(fighter, fkind, d)
-    events.append(_event(state, Happened.INTERCEPTED, fighter, mover, way, d, d, fighter.square))
+    events.append(_event(state, Happened.INTERCEPTED, fighter, mover, way, d, d, home))
+    _put(places, fighter, mover.square)
     fighter.ammo -= 1
-    combat.fire(state, places, rng, fighter, fkind.attack, mover, events)
-    supply.top_up(state, fighter, places)
+    combat.fire(state, places, rng, fighter, None, mover, events)
     if tables().unit(mover.kind).domain == "air":
         combat.counter(state, places, rng, mover, fighter, events)
+    if fighter.id in state.units:
+        _put(places, fighter, home)
+        supply.top_up(state, fighter, places)
 
 
 def air_way(grid: Grid, start: int, end: int, near: int) -> list[int]:
@@ -632,14 +637,13 @@ def _close_in(
         old, ship.square = ship.square, sq
         places.moved(ship, old)
     events.append(_event(state, Happened.INTERDICTED, ship, mover, path, cost, 0, start))
-    kind = tables().unit(ship.kind)
     ship.ammo -= 1
     city = state.cities.get(mover.square)
     if city is not None:
         combat.cannon(state, places, rng, city, ship, events)
         if ship.id not in state.units:
             return True
-    combat.fire(state, places, rng, ship, kind.attack, mover, events)
+    combat.fire(state, places, rng, ship, None, mover, events)
     supply.top_up(state, ship, places)
     combat.counter(state, places, rng, mover, ship, events)
     return True
@@ -688,8 +692,10 @@ def _fly_at(
     events.insert(mark, _event(state, Happened.INTERDICTED, plane, mover, flown, n, n, start))
     if not broken and plane.id in state.units:
         plane.ammo -= 1
-        combat.fire(state, places, rng, plane, kind.attack, mover, events)
-        _answer(state, places, rng, mover, plane, events)
+        combat.flak(state, places, rng, plane, mover.square, [mover], events)
+        if plane.id in state.units:
+            combat.fire(state, places, rng, plane, None, mover, events)
+            combat.counter(state, places, rng, mover, plane, events)
     if plane.id in state.units:
         _put(places, plane, start)
     return not broken
@@ -707,23 +713,6 @@ def intercept_on_the_way(
 def _put(places: Places, unit: Unit, square: int) -> None:
     old, unit.square = unit.square, square
     places.moved(unit, old)
-
-
-def _answer(
-    state: State, places: Places, rng: Rng, ship: Unit, plane: Unit, events: list[Event]
-) -> None:
-    """The ship fires back at the plane with the minimal attack 2, if it
-    lives and has ammo and any attack ("Naval counter-attacks against air
-    units")."""
-    if ship.id not in state.units or plane.id not in state.units:
-        return
-    kind = tables().unit(ship.kind)
-    if ship.ammo < 1 or kind.attack <= 0 or not kind.attacks:
-        return
-    ship.ammo -= 1
-    combat.fire(state, places, rng, ship, MINIMAL_ATTACK, plane, events, counter=True)
-    if ship.id in state.units:
-        supply.top_up(state, ship, places)
 
 
 def _coast_fire(
@@ -746,7 +735,7 @@ def _coast_fire(
     }
     events.append(Event(Happened.COAST_FIRE, facts, frozenset({tank.owner, mover.owner})))
     tank.ammo -= 1
-    combat.fire(state, places, rng, tank, tables().unit(tank.kind).attack, mover, events)
+    combat.fire(state, places, rng, tank, None, mover, events)
     supply.top_up(state, tank, places)
     combat.counter(state, places, rng, mover, tank, events)
     return True
