@@ -171,8 +171,11 @@ class Watchers:
         self.mover: str | None = None  # the nation whose order moves now
         self.shares = True  # whether it shares its sight with another nation
         self.last: tuple[str, int] = ("", -1)  # the unit that moved last, and where to
-        # the units that may see farther than CLOSE, by nation (spotted)
+        self.hold = False  # a fighter out and back: what its nation sees is as before
+        # the units that may see farther than CLOSE, by nation, and the
+        # cities by cell (cells as wide as the farthest radar): spotted
         self.eyes: dict[str, set[str]] = {}
+        self.cities = _CityCells(state)
         far = _far_kinds()
         for unit in state.units.values():
             if unit.kind in far:
@@ -185,7 +188,7 @@ class Watchers:
 
     def changed(self, unit: Unit) -> None:
         """``unit`` moved, appeared or went: what nations see may change."""
-        if self.sight and (unit.owner != self.mover or self.shares):
+        if self.sight and not self.hold and (unit.owner != self.mover or self.shares):
             self.sight.clear()
 
     def added(self, unit: Unit) -> None:
@@ -220,6 +223,36 @@ class Watchers:
             if layer.cells:
                 layer.around(square, mover, found)
         return found
+
+
+class _CityCells:
+    """The squares of the cities by cell of the board, cells as wide as the
+    farthest any city sees (their owners and designations are read from
+    the state when asked: they change)."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.layer = _Layer(state, sight.farthest_sight())
+        self.squares: dict[int, list[int]] = {}
+        self.count = -1  # cities when the cells were made (an engineer may found one)
+
+    def around(self, square: int) -> list[int]:
+        """The city squares in the cells around ``square`` (every city
+        that may see it among them)."""
+        if self.count != len(self.state.cities):
+            self.count = len(self.state.cities)
+            self.squares = {}
+            for sq in sorted(self.state.cities):
+                self.squares.setdefault(self.layer.cell(sq), []).append(sq)
+        layer, squares = self.layer, self.squares
+        row, column = divmod(square, layer.width)
+        columns = layer.columns[column]
+        return [
+            sq
+            for r in layer.rows[row]
+            for c in columns
+            for sq in squares.get(r * layer.across + c, ())
+        ]
 
 
 @cache
@@ -349,13 +382,15 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
 def _far_sight(state: State, places: Places, names: set[str], square: int) -> bool:
     """Whether a city of ``names`` or a unit of a type that may see
     farther than CLOSE (:func:`_far_kinds`) sees ``square``."""
-    grid, units = state.grid, state.units
-    for city in state.cities.values():
-        if city.owner in names:
+    grid, units, cities = state.grid, state.units, state.cities
+    found = watchers(state, places)
+    for city_square in found.cities.around(square):
+        city = cities.get(city_square)
+        if city is not None and city.owner in names:
             r = sight.city_sight(state, city)
             if r is not None and grid.distance(city.square, square) <= r:
                 return True
-    eyes = watchers(state, places).eyes
+    eyes = found.eyes
     for name in names:
         for uid in eyes.get(name, ()):
             unit = units.get(uid)
@@ -478,14 +513,23 @@ def _scramble(
     way = air_way(state.grid, home, mover.square, 0)
     _pay_flight(fighter, fkind, d)
     events.append(_event(state, Happened.INTERCEPTED, fighter, mover, way, d, d, home))
-    _put(places, fighter, mover.square)
+    _out_and_back(state, places, fighter, mover.square)
     fighter.ammo -= 1
     combat.fire(state, places, rng, fighter, None, mover, events)
     if tables().unit(mover.kind).domain == "air":
         combat.counter(state, places, rng, mover, fighter, events)
     if fighter.id in state.units:
-        _put(places, fighter, home)
+        _out_and_back(state, places, fighter, home)
         supply.top_up(state, fighter, places)
+
+
+def _out_and_back(state: State, places: Places, fighter: Unit, square: int) -> None:
+    """A fighter put where it fights, or back home: what its nation sees
+    after is what it saw before, unless it is lost (then it is removed)."""
+    found = watchers(state, places)
+    found.hold = True
+    _put(places, fighter, square)
+    found.hold = False
 
 
 def air_way(grid: Grid, start: int, end: int, near: int) -> list[int]:
