@@ -18,6 +18,7 @@ from adjudicator.strategic.reading import read_orders
 from adjudicator.strategic.state import Satellite, State
 from adjudicator.strategic.tick import run_tick
 from pbem.words import say
+from tests.mailharness import Harness
 from tests.si_cases import load, play
 from tests.si_reports import reader, rendered
 
@@ -170,7 +171,11 @@ def test_a_devastated_square_is_in_the_views_of_those_who_see_it_and_of_the_laun
     blue = sight.view(state, "blue").board
     assert "B3" in blue["devastated_at"] and "AE4" in blue["devastated_at"]
     red = sight.view(state, "red").board
-    assert red["devastated_at"] == ["AE4"]  # its own blast; its island is out of sight now
+    assert "AE4" in red["devastated_at"]  # its own blast
+    assert "B3" in red["devastated_at"]  # the one that devastated its city Ostra
+    green = sight.view(state, "green").board  # blue, friendly toward it, shares its sight
+    assert "B3" in green["devastated_at"]
+    assert sight.view(state, "yellow").board["devastated_at"] == []  # it sees neither
     assert "Devastated:" in sight.describe(sight.view(state, "blue"))
 
 
@@ -182,7 +187,7 @@ def test_satellites_and_blasts_come_back_from_the_position_text():
     state.satellites["sat40"] = Satellite("sat40", "red", "satellite", 17, 3)
     text = position.dump(state)
     assert "satellites:\n  sat40: {owner: red, type: satellite, at: R1, tick: 3}" in text
-    assert "blasts:\n- {nation: red, at: AE4, radius: 0, tick: 1}" in text
+    assert "blasts:\n- {nation: red, at: AE4, radius: 0, tick: 1, hit: [blue]}" in text
     again = position.load(text)
     assert again == state and position.dump(again) == text
 
@@ -213,3 +218,85 @@ def test_no_sheet_no_launch():
     state = case_state("icbm", "reach-30-40-50")
     result = run_tick(state, [OrderSheet("red", ())], 0)
     assert set(result.state.units) == {"icbm1", "icbm2", "icbm3"}
+
+
+# -- by mail, through the real server -----------------------------------------------
+
+SCENARIO = """\
+# a Strategic Initiative position
+tick: 40
+seed: 3
+board:
+  width: 16
+  height: 12
+  at: B2
+  rows: |
+    2  ######......
+    3  ######......
+    4  ######..####
+    5  ........####
+nations:
+  kim: {colour: red, tech: 16}
+  lee: {colour: blue, relations: {kim: allied}, declared: {kim: allied}}
+cities:
+  Avalon: {at: B2, owner: kim, designation: tech, build: engineer}
+  Corin: {at: L4, owner: lee, designation: fort, build: infantry}
+units:
+  sat1: {owner: kim, type: satellite, at: B2}
+  icbm2: {owner: kim, type: icbm 1, at: B2}
+  inf3: {owner: lee, type: infantry, at: L4}
+"""
+SERVER = """\
+server:
+  domain: judge.example
+  listen: {host: 127.0.0.1, port: 0}
+  timezone: UTC
+  storage: var/pbem.sqlite
+  outbound: {from: judge@judge.example, maildir: var/mail}
+games:
+  - name: duel
+    game: strategic
+    position: scenarios/duel.yaml
+    tick: 15m
+    players:
+      - {name: kim, email: kim@example.org}
+      - {name: lee, email: lee@example.org}
+"""
+KIM, LEE, DUEL = "kim@example.org", "lee@example.org", "duel@judge.example"
+
+
+def state_of(h: Harness) -> State:
+    return h.app.engine("strategic").load_state(h.game("duel").state)
+
+
+def test_a_satellite_and_an_icbm_launched_by_mail(tmp_path):
+    """Kim mails the launches (one misspelt: refused at once with the
+    order it would be); at the tick kim's satellite goes up over Corin and
+    the ICBM devastates it; lee, kim's ally, is told of the devastation
+    and the war, and never of the satellite."""
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios" / "duel.yaml").write_text(SCENARIO)
+    h = Harness(tmp_path, SERVER)
+    try:
+        pw = h.password(KIM, "duel")
+        h.send(KIM, DUEL, f"PASSWORD {pw}\nlaunch sat1 to L4\nlanch icbm2 at Corin\n")
+        receipt = " ".join(h.last(KIM).split())
+        assert "line 2: launch sat1 at L4" in receipt
+        assert "launch icbm2 at Corin" in receipt  # the suggestion for line 3
+        h.send(KIM, DUEL, f"PASSWORD {pw}\nicbm2 launch Corin\n")
+        h.clock.set(h.game("duel").deadline)
+        h.tick()
+        kim = " ".join(h.text(h.report(KIM, "duel")).split())
+        assert "sat1 is up over L4 and shows you every square within 6 of it" in kim
+        assert "icbm2 came down on L4 (blast radius 0: every unit within it destroyed" in kim
+        assert "cities devastated: Corin; at war now with: lee" in kim
+        lee = " ".join(h.text(h.report(LEE, "duel")).split())
+        assert "Corin at L4 was devastated by kim's icbm2" in lee
+        assert "sat1" not in lee and "satellite" not in lee
+        lee_map = sight.view(state_of(h), "lee").board
+        assert lee_map["devastated_at"] == ["L4"] and lee_map["satellites"] == []
+        state = state_of(h)
+        assert state.nations["lee"].relations["kim"] == "war"
+        assert list(state.satellites) == ["sat1"] and "inf3" not in state.units
+    finally:
+        h.close()

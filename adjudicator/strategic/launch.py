@@ -102,6 +102,7 @@ class Victims:
     def __init__(self) -> None:
         self.cities: list[str] = []
         self.nations: list[str] = []
+        self.owners: list[str] = []  # every nation that lost a city, the launcher's too
 
 
 def come_down(
@@ -136,7 +137,7 @@ def come_down(
         city = state.cities.get(square)
         if city is not None:
             _devastate(state, city.square, icbm, events, victims)
-    state.blasts.append(Blast(icbm.owner, target, blast, state.tick))
+    state.blasts.append(Blast(icbm.owner, target, blast, state.tick, tuple(victims.owners)))
     for other in victims.nations:
         _war(state, icbm.owner, other, events)
     return victims
@@ -169,6 +170,8 @@ def _devastate(
     seen = {icbm.owner} | ({before} if before else set())
     events.append(Event(Happened.DEVASTATED, facts, frozenset(seen)))
     victims.cities.append(city.name)
+    if before is not None and before not in victims.owners:
+        victims.owners = sorted([*victims.owners, before])
     if before is not None and before != icbm.owner and before not in victims.nations:
         victims.nations.append(before)
         victims.nations.sort()
@@ -220,10 +223,11 @@ def retaliate(
 def _held(nation: str, provoker: str, choice: Choice) -> Event:
     """A nation that answers with no ICBM: it has none, or no target it
     sees scores 96 (a private notice)."""
-    why = "no_icbm" if choice.icbm is None else "below"
-    return Event(Happened.NO_RETALIATION, {"nation": nation, "against": provoker, "why": why,
-                                           "score": choice.score, "needed": THRESHOLD},
-                 only(nation))  # fmt: skip
+    if choice.icbm is None:
+        return Event(Happened.NO_RETALIATION, {"nation": nation, "against": provoker},
+                     only(nation))  # fmt: skip
+    return Event(Happened.HELD_FIRE, {"nation": nation, "against": provoker, "score": choice.score,
+                                      "needed": THRESHOLD}, only(nation))  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ and ``dump(load(text)) == text`` for text that :func:`dump` wrote.
     satellites:
       sat9: {owner: ann, type: satellite, at: K12, tick: 31}
     blasts:
-    - {nation: ann, at: M3, radius: 1, tick: 38}
+    - {nation: ann, at: M3, radius: 1, tick: 38, hit: [bob]}
 
 The board is given whole (``rows``: every row, ``.`` water and ``#`` land,
 each line may begin with its row number) or as an excerpt (``at``: the top
@@ -43,7 +43,7 @@ and a ``status``. ``standing`` lists standing orders; ``outcome`` a finished
 game's; ``options`` the game's options. ``satellites`` are the launched spy
 satellites (each over the square it was launched to, since ``tick``);
 ``blasts`` the ICBMs come down (every square within ``radius`` of ``at`` is
-devastated). Every problem is reported with its
+devastated; ``hit``: the nations whose cities it devastated). Every problem is reported with its
 line (a GameError).
 """
 
@@ -229,8 +229,11 @@ def _satellite_fields(state: State, sat: Satellite) -> dict[str, str]:
 
 
 def _blast_fields(state: State, b: Blast) -> dict[str, str]:
-    return {"nation": _s(b.nation), "at": state.grid.name(b.square), "radius": str(b.radius),
-            "tick": str(b.tick)}  # fmt: skip
+    fields = {"nation": _s(b.nation), "at": state.grid.name(b.square), "radius": str(b.radius),
+              "tick": str(b.tick)}  # fmt: skip
+    if b.hit:
+        fields["hit"] = _list(b.hit)
+    return fields
 
 
 def _standing_fields(state: State, s: Standing) -> dict[str, str]:
@@ -251,7 +254,7 @@ def _id_number(uid: str) -> int | None:
 TOP = ("tick", "seed", "length", "counter", "board", "nations", "cities", "units",
        "standing", "satellites", "blasts", "outcome", "options")  # fmt: skip
 SATELLITE_KEYS = ("owner", "type", "at", "tick")
-BLAST_KEYS = ("nation", "at", "radius", "tick")
+BLAST_KEYS = ("nation", "at", "radius", "tick", "hit")
 NATION_KEYS = ("colour", "command", "tech", "declared", "relations", "pending", "memory", "status")
 CITY_KEYS = ("at", "owner", "designation", "build", "next", "progress")
 UNIT_KEYS = ("owner", "type", "at", "hp", "ammo", "mobility", "fuel", "built", "aboard")
@@ -820,7 +823,12 @@ def _blasts(bad: _Problems, state: State, data: dict[Any, Any]) -> list[Blast]:
             bad.add(yamltext.line_of(item, "nation"), f"nation: {nation!r} is not a nation here")
         square = _square(bad, state.grid, item, "at")
         radius = _int(bad, item, "radius", 0, most=state.grid.width + state.grid.height)
-        out.append(Blast(nation or "", square or 0, radius, _int(bad, item, "tick", 0)))
+        hit = item.get("hit") or []
+        if not isinstance(hit, list) or any(str(n) not in state.nations for n in hit):
+            bad.add(yamltext.line_of(item, "hit"), "hit: write a list of nations here")
+            hit = []
+        out.append(Blast(nation or "", square or 0, radius, _int(bad, item, "tick", 0),
+                         tuple(str(n) for n in hit)))  # fmt: skip
     return out
 
 

@@ -186,8 +186,9 @@ class Happened(enum.StrEnum):
     # whose ICBM devastated its city)
     DEVASTATED = "devastated"  # city, square, nation (who held it, None: neutral), by, by_nation
     WAR_BY_DEVASTATION = "war_by_devastation"  # nation, toward (private: no square)
-    NO_RETALIATION = "no_retaliation"  # nation, against, why (no_icbm, below), score, needed
-    # (private: no square)
+    NO_RETALIATION = "no_retaliation"  # nation, against: it has no ICBM (private: no square)
+    HELD_FIRE = "held_fire"  # nation, against, score (the best found), needed (96): no
+    # retaliation, nothing it sees scores enough (private: no square)
     SIGHTED = "sighted"  # unit, unit_type, nation (the submarine's), by, by_nation, square:
     # a ship or plane tried to enter a hidden submarine's square and found it
     STANDING_DROPPED = (

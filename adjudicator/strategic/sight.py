@@ -745,15 +745,20 @@ def _devastation(state: State, squares: frozenset[int]) -> dict[str, Any]:
 
 def devastated_seen(state: State, nation: str | None, squares: frozenset[int]) -> frozenset[int]:
     """The devastated squares a nation is shown (a ruling): those it sees
-    now, and every square of the blasts it launched itself (None: the game
-    master, every one)."""
+    now, and every square of the blasts it launched itself or that
+    devastated a city of its (None: the game master, every one)."""
     if not state.blasts:
         return frozenset()
     everywhere = state.devastated()
     if nation is None:
         return everywhere
     grid = state.grid
-    own = {q for b in state.blasts if b.nation == nation for q in grid.within(b.square, b.radius)}
+    own = {
+        q
+        for b in state.blasts
+        if b.nation == nation or nation in b.hit
+        for q in grid.within(b.square, b.radius)
+    }
     return frozenset((everywhere & squares) | own)
 
 

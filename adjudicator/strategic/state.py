@@ -123,6 +123,7 @@ class Blast:
     square: int
     radius: int
     tick: int
+    hit: tuple[str, ...] = ()  # the nations whose cities it devastated (by name)
 
 
 @dataclass
