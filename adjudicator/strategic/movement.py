@@ -28,7 +28,7 @@ from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import CAPTURE_HP, UnitType, tables
-from adjudicator.strategic.sight import bumped, conceals, sees_square
+from adjudicator.strategic.sight import bumped, conceals, sees_square, subs_about
 from adjudicator.strategic.state import Board, Standing, State, Unit, at_war, only, relation
 from adjudicator.strategic.supply import in_supply
 
@@ -213,7 +213,11 @@ def _unaware(
 ) -> Callable[[int], bool]:
     """``passable`` as the unit's nation knows it: a square held only by
     submarines it does not see looks open (the way is planned through
-    it; the unit finds them when it tries to enter: sight.bumped)."""
+    it; the unit finds them when it tries to enter: sight.bumped). With
+    no submarine on the board (known once a tick: they appear only with
+    the builds), ``passable`` itself."""
+    if not subs_about(state):
+        return passable
     at, units = places.at, state.units
 
     def may_step(sq: int) -> bool:

@@ -292,6 +292,16 @@ def sub_seers() -> dict[str, int]:
     return {k: int(t.sees_subs) for k, t in tables().units.items() if t.sees_subs is not None}
 
 
+def subs_about(state: State) -> bool:
+    """Whether any submarine is on the board (asked once a state: a tick
+    asks after its builds, the only time submarines appear)."""
+    found = state.cache.get("subs_about")
+    if found is None:
+        hidden = stealthy()
+        found = state.cache["subs_about"] = any(u.kind in hidden for u in state.units.values())
+    return bool(found)
+
+
 def conceals(state: State, nation: str, unit: Unit, places: Places) -> bool:
     """Whether ``unit`` is a submarine of another nation (or what one
     carries) that ``nation`` does not see now although it may see its
