@@ -6,6 +6,8 @@ cases of tests/cases/strategic/air/, bombing/ and flak/."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from adjudicator.base import OrderSheet, ProblemKind, Rng
@@ -194,14 +196,16 @@ games:
 def test_planes_by_mail_a_warning_on_receipt_refuel_and_flak_in_the_report(tmp_path):
     """Through the real server: a move beyond a fighter's fuel is accepted
     with a warning on the receipt; refuel sends it home; the report tells
-    the fort's flak and the bombing with their draws."""
+    the fort's flak and the bombing with their draws, and the situation
+    report each plane's fuel where other units say whether they are in
+    supply."""
     from tests.mailharness import Harness
 
     (tmp_path / "sky.yaml").write_text(SCENARIO)
     h = Harness(tmp_path, GAMES)
     try:
         kim = "kim@example.org"
-        orders = "move ftr1 to N3\nrefule ftr1\nrefuel ftr1\nattack M3 with hb2\n"
+        orders = "move ftr1 to N3\nrefule ftr1\nrefuel ftr1\nattack M3 with hb2\nstatus\n"
         h.send(kim, "sky@judge.example", f"PASSWORD {h.password(kim, 'sky')}\n{orders}")
         receipt = " ".join(h.last(kim).split())
         assert "Note: line 2: ftr1 has fuel for 3 squares now and N3 is at least 6" in receipt
@@ -209,7 +213,10 @@ def test_planes_by_mail_a_warning_on_receipt_refuel_and_flak_in_the_report(tmp_p
         assert "(did you mean: refuel ftr1?)" in receipt
         h.clock.set(h.game("sky").deadline)
         h.tick()
-        report = " ".join(h.text(h.report(kim, "sky")).split())
+        text = h.text(h.report(kim, "sky"))
+        assert re.search(r"ftr1 +fighter +E3 +4/4 +2 +13 +fuel 16/16\r?\n", text)
+        assert re.search(r"hb2 +heavy bomber +L2 .* fuel 29/30\r?\n", text)
+        report = " ".join(text.split())
         assert "refused: ftr1 has fuel for 3 squares and N3 is 6 squares away" in report
         assert "ftr1 sent to the nearest place each can refuel: E3; arrived and refuelled" in report
         assert "fired flak at your heavy_bomber hb2" in report and "(drew " in report

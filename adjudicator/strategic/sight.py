@@ -47,6 +47,7 @@ from typing import Any
 
 from adjudicator.base import Standing, View
 from adjudicator.strategic import supply
+from adjudicator.strategic.board import full_fuel
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.rules import MEMORY_TICKS, SUB_MEMORY_TICKS, tables
@@ -827,8 +828,9 @@ def master_board(look: Survey) -> dict[str, Any]:
 
 def unit_entry(state: State, unit: Unit, full: bool, at: str | None = None) -> dict[str, Any]:
     """A unit as a view shows it (``at``: its square's name, if known):
-    ``full`` (its owner's, or the game master's) adds ammo, mobility, fuel,
-    full HP and what carries it."""
+    ``full`` (its owner's, or the game master's) adds ammo, mobility, fuel
+    (and ``fuel_full``, its fuel when refuelled: 0 for a unit that burns
+    none), full HP and what carries it."""
     kind = tables().units[unit.kind]
     at = at or state.grid.name(unit.square)
     if not full:
@@ -837,7 +839,8 @@ def unit_entry(state: State, unit: Unit, full: bool, at: str | None = None) -> d
     return {"id": unit.id, "kind": unit.kind, "name": kind.name, "owner": unit.owner,
             "square": unit.square, "at": at, "hp": unit.hp, "status": "own",
             "ammo": unit.ammo, "mobility": unit.mobility, "fuel": unit.fuel,
-            "full_hp": kind.hp, "carried_by": unit.carried_by}  # fmt: skip
+            "fuel_full": full_fuel(kind), "full_hp": kind.hp,
+            "carried_by": unit.carried_by}  # fmt: skip
 
 
 def memory_entry(s: Sighting, at: str) -> dict[str, Any]:
