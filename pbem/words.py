@@ -101,19 +101,27 @@ class _Facts(dict):
         return "?"
 
 
+# facts that hold a game's key for a kind of thing (a unit type, a
+# designation): a phrasebook's ``names`` section says how each key reads
+NAMED_FACTS = frozenset({"kind", "unit_type", "target_type", "carrier_type", "by_type",
+                         "designation", "built_in", "building"})  # fmt: skip
+
+
 def say(game: str, section: str, code: str, facts: dict[str, Any] | None = None) -> str:
     """The phrase for ``code`` in ``section`` (results, problems, notices,
     events) with the facts filled in. A count's field may name what it
     counts, ``{troops:troop}`` or ``{n:army|armies}``, to read "1 troop",
-    "5 troops"."""
+    "5 troops". A fact of NAMED_FACTS reads as the phrasebook's ``names``
+    say (``heavy_bomber``: "heavy bomber")."""
     facts = facts or {}
     phrase = phrasebook(game).get(section, {}).get(code)
     if phrase is None:
         detail = ", ".join(f"{k}={_show(v)}" for k, v in sorted(facts.items()))
         return f"{code} ({detail})" if detail else code
+    names = phrasebook(game).get("names") or {}
     shown = _Facts()
     for k, v in facts.items():
-        shown[k] = _show(v)
+        shown[k] = _show(names.get(v, v) if k in NAMED_FACTS and isinstance(v, str) else v)
     out = []
     for literal, fname, spec, conv in string.Formatter().parse(phrase):
         out.append(literal)

@@ -16,6 +16,7 @@ import pytest
 from adjudicator.base import Outcome
 from adjudicator.strategic.game import GAME
 from adjudicator.strategic.resolve import Happened, Reason
+from adjudicator.strategic.rules import tables
 from pbem.words import phrasebook, say, templates
 from tests.si_reports import observer_board, reader, rendered, scripted
 from tests.si_word_cases import every_tick
@@ -189,6 +190,16 @@ def test_every_refused_line_is_said_with_its_facts():
     state.outcome = Outcome("draw", (), {})
     (over,) = GAME.read_orders(state, "ann", "status").problems
     assert {gone.reason, over.reason} | set(LINES) == problem_codes()
+
+
+def test_unit_types_and_designations_read_as_the_table_names_them():
+    """A report says "heavy bomber", never the key heavy_bomber."""
+    t = tables()
+    for key, kind in [*t.units.items(), *t.cities.items()]:
+        said = say("strategic", "events", "moved", {"unit_type": key, "nation": "ann",
+                                                    "unit": "x1", "square": "K12"})  # fmt: skip
+        assert said == f"ann's {kind.name} x1 moved to K12"
+    assert set(WORDS["names"]) <= {*t.units, *t.cities}
 
 
 def test_counts_agree_with_their_number():
