@@ -219,7 +219,7 @@ def test_planes_by_mail_a_warning_on_receipt_refuel_and_flak_in_the_report(tmp_p
         report = " ".join(text.split())
         assert "refused: ftr1 has fuel for 3 squares and N3 is 6 squares away" in report
         assert "ftr1 sent to the nearest place each can refuel: E3; arrived and refuelled" in report
-        assert "fired flak at your heavy_bomber hb2" in report and "(drew " in report
+        assert "fired flak at your heavy bomber hb2" in report and "(drew " in report
         assert "bombed lee's inf3 at M3 for 3 damage (50% of 5 HP, rounded up)" in report
         state = h.app.engine("strategic").load_state(h.game("sky").state)
         ftr = state.units["ftr1"]
