@@ -300,3 +300,21 @@ def test_a_satellite_and_an_icbm_launched_by_mail(tmp_path):
         assert list(state.satellites) == ["sat1"] and "inf3" not in state.units
     finally:
         h.close()
+
+
+def test_a_witness_is_not_told_of_a_submarine_interdicted_out_of_its_sight():
+    """Green's battleship sees where blue's destroyer interdicts red's
+    submarine but sees no submarines: it is told nothing naming the
+    submarine (the interdiction, the shots, the move)."""
+    case = load(CASES / "interdiction" / "destroyer-sub-within-1.yaml")
+    text = (
+        case["position"]
+        .replace("  blue: {colour: blue}\n", "  blue: {colour: blue}\n  green: {colour: green}\n")
+        .replace("  dd1:", "  bb9: {owner: green, type: battleship, at: N4}\n  dd1:")
+    )
+    state = position.load(text)
+    assert "bb9" in state.units and "green" in state.nations
+    result = run_tick(state, [read_orders(state, "red", "move sub1 to R3")], 1)
+    assert any(e.kind == "interdicted" and e.facts["target"] == "sub1" for e in result.events)
+    for e in [e for e in result.events if "green" in (e.visible_to or ())]:
+        assert "sub1" not in repr(e.facts), e

@@ -253,16 +253,25 @@ def _note_attacker(state: State, event: Event, kinds: dict[str, str]) -> None:
         sight.reveal(state, sub, str(f["target_nation"]))
 
 
+# the facts naming the types of the units in an event's square (by default
+# all three); an attack's or a cannon's other side is OTHER_SIDE's
+HIDING_KEYS: dict[str, tuple[str, ...]] = {
+    Happened.ATTACK: ("target_type", "carrier_type"),
+    Happened.CANNON: (),
+}
+
+
 def _undersea(
     state: State, look: sight.Survey, event: Event, nations: frozenset[str]
 ) -> frozenset[str]:
     """Of the witnesses ``nations``, those that may be told ``event``: an
     event about a submarine or what it carries (moved, sighted, destroyed,
-    attacked, boarded) only to those who see submarines at its square (the attacker's side of a
-    fight is hidden by :func:`witnessed` instead)."""
-    key = "target_type" if event.kind == Happened.ATTACK else "unit_type"
-    hidden = sight.stealthy()
-    if event.facts.get(key) not in hidden and event.facts.get("carrier_type") not in hidden:
+    attacked, interdicted, fired on from the coast, boarded) only to those
+    who see submarines at its square (a submarine's side of a fight seen
+    from elsewhere is hidden by :func:`witnessed` instead)."""
+    f, hidden = event.facts, sight.stealthy()
+    keys = HIDING_KEYS.get(event.kind, ("unit_type", "target_type", "carrier_type"))
+    if all(f.get(k) not in hidden for k in keys):
         return nations
     square = state.grid.parse(str(event.facts.get("square", "")))
     return frozenset(n for n in nations if square in look.sub_sight(n))
