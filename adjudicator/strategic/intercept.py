@@ -156,7 +156,7 @@ class Watchers:
 
     def __init__(self, state: State) -> None:
         self.state = state
-        table = _table()
+        table = self.table = _table()
         kinds = sorted({w for w in table.values() if w is not None})
         self.layers = {w: _Layer(state, w[1]) for w in kinds}
         self.by_what = {
@@ -169,7 +169,7 @@ class Watchers:
         # if it shares its sight) moving, appearing or going; a city taken
         self.sight: dict[tuple[str, int], bool] = {}
         self.mover: str | None = None  # the nation whose order moves now
-        self.shares = True  # whether it shares its sight with another nation
+        self.shares: bool | None = None  # whether it shares its sight (None: not asked yet)
         self.last: tuple[str, int] = ("", -1)  # the unit that moved last, and where to
         self.hold = False  # a fighter out and back: what its nation sees is as before
         # the units that may see farther than CLOSE, by nation, and the
@@ -188,27 +188,37 @@ class Watchers:
 
     def changed(self, unit: Unit) -> None:
         """``unit`` moved, appeared or went: what nations see may change."""
-        if self.sight and not self.hold and (unit.owner != self.mover or self.shares):
+        if self.sight and not self.hold and (unit.owner != self.mover or self._shares()):
             self.sight.clear()
+
+    def _shares(self) -> bool:
+        """Whether the nation moving now shares its sight with another
+        (asked once an order, and only once something is kept)."""
+        if self.shares is None:
+            mover, state = self.mover, self.state
+            self.shares = mover is None or any(
+                relation(state, mover, n) in sight.SHARING for n in state.nations if n != mover
+            )
+        return self.shares
 
     def added(self, unit: Unit) -> None:
         self.changed(unit)
         if unit.kind in _far_kinds():
             self.eyes.setdefault(unit.owner, set()).add(unit.id)
-        w = _table()[unit.kind]
+        w = self.table[unit.kind]
         if w is not None:
             self.layers[w].put(unit, unit.square)
 
     def removed(self, unit: Unit) -> None:
         self.changed(unit)
         self.eyes.get(unit.owner, set()).discard(unit.id)
-        w = _table()[unit.kind]
+        w = self.table[unit.kind]
         if w is not None:
             self.layers[w].take(unit, unit.square)
 
     def moved(self, unit: Unit, old: int) -> None:
         self.changed(unit)
-        w = _table()[unit.kind]
+        w = self.table[unit.kind]
         if w is not None:
             layer = self.layers[w]
             if layer.cell(old) != layer.cell(unit.square):
@@ -280,12 +290,12 @@ def sortie(state: State, places: Places, units: Sequence[Unit]) -> list[Unit]:
     escort your bombers with fighters and have your fighters absorb the
     defending interceptors". Every fighter is free again for the order."""
     found = watchers(state, places)
-    found.taken.clear()
-    found.sight.clear()
+    if found.taken:
+        found.taken.clear()
+    if found.sight:
+        found.sight.clear()
     found.mover = units[0].owner if units else None
-    found.shares = bool(found.mover) and any(
-        relation(state, found.mover, n) in sight.SHARING for n in state.nations if n != found.mover
-    )
+    found.shares = None
     rank = _ranks()
     if len(units) > 1 and any(rank[u.kind] < 2 for u in units):
         return sorted(units, key=lambda u: rank[u.kind])
