@@ -6,7 +6,6 @@
 2. One big tick: 24 players on a 256 x 256 board with 5,000 units, 10
    orders a player, the views of every player included. Target: under
    250 ms.
-
 3. Interception and interdiction: the same board and units, and besides
    them 100 air zones, where 5 planes of one nation (2 fighters escorting
    3 bombers and helicopters) fly at 2 fighters of another, spotted by its
@@ -16,7 +15,7 @@
    ships past 300 interdictors, the orders read from text, every player's
    view. Target: under 250 ms.
 
-All print their peak memory (tracemalloc). The scripted players move
+The first two print their peak memory (tracemalloc). The scripted players move
 units toward random squares near them, build what their technology
 allows, go to war with their neighbours on day 2 and attack what they see
 next to their units.
