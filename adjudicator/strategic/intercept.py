@@ -176,15 +176,13 @@ class Watchers:
         # cities by cell (cells as wide as the farthest radar): spotted
         self.eyes: dict[str, set[str]] = {}
         self.cities = _CityCells(state)
-        far = _far_kinds()
-        for unit in state.units.values():
-            if unit.kind in far:
-                self.eyes.setdefault(unit.owner, set()).add(unit.id)
-        layers = self.layers
+        far, layers, eyes = _far_kinds(), self.layers, self.eyes
         for unit in state.units.values():  # the order in a cell matters not: ids are sorted
             w = table[unit.kind]
             if w is not None:
                 layers[w].put(unit, unit.square)
+            if unit.kind in far:
+                eyes.setdefault(unit.owner, set()).add(unit.id)
 
     def changed(self, unit: Unit) -> None:
         """``unit`` moved, appeared or went: what nations see may change."""
@@ -217,7 +215,8 @@ class Watchers:
             self.layers[w].take(unit, unit.square)
 
     def moved(self, unit: Unit, old: int) -> None:
-        self.changed(unit)
+        if self.sight:
+            self.changed(unit)
         w = self.table[unit.kind]
         if w is not None:
             layer = self.layers[w]
