@@ -44,7 +44,8 @@ class Circle:
 
 @dataclass(frozen=True)
 class Box:
-    """A rectangle, (x, y) its top-left corner."""
+    """A rectangle, (x, y) its top-left corner; with ``diamond`` the
+    rhombus whose corners are the middles of its sides."""
 
     x: float
     y: float
@@ -56,6 +57,12 @@ class Box:
     width: float = 1.0
     role: str = "mark"
     title: str = ""
+    diamond: bool = False
+
+    def corners(self) -> list[Point]:
+        """The diamond's corners, top first, clockwise."""
+        x, y, w, h = self.x, self.y, self.w, self.h
+        return [(x + w / 2, y), (x + w, y + h / 2), (x + w / 2, y + h), (x, y + h / 2)]
 
     def box(self) -> tuple[float, float, float, float]:
         return (self.x, self.y, self.x + self.w, self.y + self.h)

@@ -8,6 +8,7 @@ biggest board's maps; arrows the short way round the wrapping grid."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -37,6 +38,7 @@ from pbem.pictures.labels import place_names
 from tests.maps_svg import assert_readable
 
 SIX = ["ann", "bob", "cid", "dee", "eve", "fay"]
+ROOT = Path(__file__).resolve().parent.parent
 
 
 # -- real games --------------------------------------------------------------------
@@ -239,7 +241,7 @@ def _no_mark_where_the_view_has_none(view, scene):
     frame = frame_for(view.board)
     at = {frame.centre(u["square"]) for u in view.board["units"]}
     for item in scene.items:
-        if item.role == "mark" and item.kind in ("unit", "ship", "remembered"):
+        if item.role == "mark" and item.kind in ("unit", "ship", "plane", "remembered"):
             x, y = (item.x, item.y) if isinstance(item, Circle) else (
                 item.x + item.w / 2, item.y + item.h / 2)  # fmt: skip
             assert any(abs(x - a) <= frame.cell / 2 and abs(y - b) <= frame.cell / 2
@@ -286,6 +288,30 @@ def test_several_units_in_a_square_are_one_mark_with_their_count():
     assert len(marks) == 1 and marks[0].title.count("infantry") == 2
     glyphs = [i.text for i in scene.items if i.role == "glyph" and (i.x, i.y) == (x, y)]
     assert glyphs == ["2"]
+
+
+def test_planes_are_diamonds_apart_from_land_units_and_ships():
+    """The straits scenario: kim's five planes at Calder are one diamond
+    with "5" on it, explained in the legend; a fighter aboard the carrier
+    is drawn only as the carrier (a circle); in the SVG a diamond is a
+    polygon."""
+    state = GAME.load_position((ROOT / "scenarios" / "straits.yaml").read_text())
+    view = GAME.view(state, "kim")
+    scene = draw(view, ())
+    frame = frame_for(view.board)
+    planes = [i for i in scene.items if i.role == "mark" and i.kind == "plane"]
+    assert len(planes) == 1 and isinstance(planes[0], Box) and planes[0].diamond
+    x, y = frame.centre(state.grid.parse("F10"))
+    assert (planes[0].x + planes[0].w / 2, planes[0].y + planes[0].h / 2) == (x, y)
+    assert planes[0].title.count("of kim") == 5 and "ftr12" not in planes[0].title
+    carrier = [i for i in scene.items if i.role == "mark" and "cv11" in i.title]
+    assert len(carrier) == 1 and isinstance(carrier[0], Circle)
+    assert "plane" in scene.legend_kinds()
+    shown = {e.text for _, entries in scene.legend for e in entries}
+    assert "plane: its owner's colour, its type or how many" in shown
+    svg = to_svg(scene)
+    assert re.search(r'<polygon class="[^"]*plane[^"]*" points=', svg), svg[:400]
+    assert_readable(svg, to_png(scene))
 
 
 def test_a_players_map_is_centred_on_its_cities_and_the_masters_starts_at_a1():

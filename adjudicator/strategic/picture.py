@@ -98,6 +98,7 @@ MARKS = {
     "land": LAND_MARK,
     "amphibious": LAND_MARK,
     "sea": Mark("circle", "ship", "ship: its owner's colour, its type or how many"),
+    "air": Mark("diamond", "plane", "plane: its owner's colour, its type or how many"),
 }
 REMEMBERED = "remembered"
 
@@ -582,7 +583,10 @@ def _unit_mark(x: float, y: float, cell: float, group: Sequence[Mapping[str, Any
                remembered: bool) -> list[Item]:  # fmt: skip
     """One mark for a group of units of one owner in one square."""
     shapes = {mark_of(e["kind"]).shape for e in group}
-    mark = mark_of(group[0]["kind"]) if len(shapes) == 1 else LAND_MARK
+    if len(shapes) == 1:
+        mark = mark_of(group[0]["kind"])
+    else:  # planes with land units or a ship: drawn as those (a number)
+        mark = MARKS["sea"] if "circle" in shapes else LAND_MARK
     title = f"{group[0]['at']}: " + "; ".join(unit_title(e) for e in group)
     if remembered:
         face, stroke, width, kind = _pale(fill), fill, 1.4, REMEMBERED
@@ -595,8 +599,9 @@ def _unit_mark(x: float, y: float, cell: float, group: Sequence[Mapping[str, Any
         r = max(cell * 0.46, 1.4)
         out = [Circle(x, y, r, face, kind, stroke, width, title=title)]
     else:
-        s = max(cell * 0.84, 2.6)
-        out = [Box(x - s / 2, y - s / 2, s, s, face, kind, stroke, width, title=title)]
+        s = max(cell * (0.98 if mark.shape == "diamond" else 0.84), 2.6)
+        out = [Box(x - s / 2, y - s / 2, s, s, face, kind, stroke, width, title=title,
+                   diamond=mark.shape == "diamond")]  # fmt: skip
     if cell >= GLYPHS_FROM:
         text = str(len(group)) if len(group) > 1 else type_glyphs()[group[0]["kind"]]
         ink = "#555555" if remembered else ink_on(face)
@@ -842,7 +847,7 @@ def city_entries() -> list[LegendEntry]:
 
 def unit_entries() -> list[LegendEntry]:
     out = []
-    for mark in (LAND_MARK, MARKS["sea"]):
+    for mark in (LAND_MARK, MARKS["sea"], MARKS["air"]):
         out.append(LegendEntry(mark.words, _sample(mark, "#bbbbbb", INK, 0.8, "2"),
                                frozenset({mark.kind})))  # fmt: skip
     out.append(LegendEntry("remembered: out of sight now, as last seen",
@@ -886,6 +891,8 @@ def _sample(mark: Mark, face: str, stroke: str, width: float, text: str,
     shape: Item = (
         Circle(15, 8, 7, face, kind, stroke, width)
         if mark.shape == "circle"
+        else Box(7, 0, 16, 16, face, kind, stroke, width, diamond=True)
+        if mark.shape == "diamond"
         else Box(8, 1, 14, 14, face, kind, stroke, width)
     )
     return (shape, Text(15, 8, text, 9, kind, ink_on(face), None, "glyph")) if text else (shape,)

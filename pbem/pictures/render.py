@@ -59,7 +59,7 @@ def shifted(item: Item, dx: float, dy: float) -> Item:
                       item.width, "legend")  # fmt: skip
     if isinstance(item, Box):
         return Box(item.x + dx, item.y + dy, item.w, item.h, item.fill, item.kind, item.stroke,
-                   item.width, "legend")  # fmt: skip
+                   item.width, "legend", diamond=item.diamond)  # fmt: skip
     return Text(item.x + dx, item.y + dy, item.text, item.size, item.kind, item.fill,
                 item.halo, "legend")  # fmt: skip
 
@@ -101,6 +101,13 @@ def _svg(item: Item) -> str:
             f'<circle {_cls(item)} cx="{item.x:.1f}" cy="{item.y:.1f}" r="{item.r:.1f}" '
             f'fill="{item.fill}" stroke="{item.stroke}" stroke-width="{item.width:g}">'
             f"{title}</circle>"
+        )
+    if isinstance(item, Box) and item.diamond:
+        title = f"<title>{escape(item.title)}</title>" if item.title else ""
+        points = " ".join(f"{x:.1f},{y:.1f}" for x, y in item.corners())
+        return (
+            f'<polygon {_cls(item)} points="{points}" fill="{item.fill}" '
+            f'stroke="{item.stroke}" stroke-width="{item.width:g}">{title}</polygon>'
         )
     if isinstance(item, Box):
         title = f"<title>{escape(item.title)}</title>" if item.title else ""
@@ -176,6 +183,10 @@ def _png(draw: ImageDraw.ImageDraw, item: Item) -> None:
     if isinstance(item, Circle):
         x, y, r = item.x * SS, item.y * SS, item.r * SS
         draw.ellipse([x - r, y - r, x + r, y + r], fill=None if item.fill == "none" else item.fill,
+                     outline=item.stroke if item.width else None,
+                     width=max(1, round(item.width * SS)))  # fmt: skip
+    elif isinstance(item, Box) and item.diamond:
+        draw.polygon([(x * SS, y * SS) for x, y in item.corners()], fill=item.fill,
                      outline=item.stroke if item.width else None,
                      width=max(1, round(item.width * SS)))  # fmt: skip
     elif isinstance(item, Box):
