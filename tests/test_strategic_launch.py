@@ -98,7 +98,7 @@ def test_refusals_say_why_in_words():
     said = say("strategic", "results", first.reason, dict(first.facts))
     assert "AH7 is 31 squares from icbm1, which reaches 30" in said
     done = say("strategic", "results", p.results[1].reason, dict(p.results[1].facts))
-    assert done.startswith("done: icbm1 came down on AG7")
+    assert done.startswith("done: icbm1, launched from C3, came down on AG7")
 
 
 # -- who is told what ---------------------------------------------------------------
@@ -288,7 +288,7 @@ def test_a_satellite_and_an_icbm_launched_by_mail(tmp_path):
         h.tick()
         kim = " ".join(h.text(h.report(KIM, "duel")).split())
         assert "sat1 is up over L4 and shows you every square within 6 of it" in kim
-        assert "icbm2 came down on L4 (blast radius 0: every unit within it destroyed" in kim
+        assert "icbm2, launched from B2, came down on L4 (blast radius 0: every unit within" in kim
         assert "cities devastated: Corin; at war now with: lee" in kim
         lee = " ".join(h.text(h.report(LEE, "duel")).split())
         assert "Corin at L4 was devastated by kim's icbm2" in lee

@@ -61,7 +61,8 @@ def launch(
     cost = tables().costs[COST_KEYS[kind.domain]]
     state.nations[nation].command -= cost
     paid = {"unit": unit.id, "square": state.grid.name(target), "cost": cost,
-            "left": state.nations[nation].command}  # fmt: skip
+            "left": state.nations[nation].command,
+            "from": state.grid.name(unit.square)}  # fmt: skip
     _leave(state, places, unit)
     if kind.domain == "space":
         sat = Satellite(unit.id, nation, unit.kind, target, state.tick)
@@ -123,12 +124,12 @@ def come_down(
         "unit": icbm.id,
         "unit_type": icbm.kind,
         "nation": icbm.owner,
-        "from": grid.name(icbm.square),
         "square": grid.name(target),
         "blast": blast,
     }
-    events.append(Event(kind, facts | (more or {}), only(icbm.owner)))  # fmt: skip
     squares = sorted(grid.within(target, blast))
+    told = frozenset({icbm.owner, *_struck(state, places, squares)})
+    events.append(Event(kind, facts | (more or {}), told))
     for square in squares:
         for unit in places.units_at(square):
             _destroy(state, places, unit, icbm, events)
@@ -143,16 +144,27 @@ def come_down(
     return victims
 
 
+def _struck(state: State, places: Places, squares: list[int]) -> set[str]:
+    """The nations with a unit or a city in the blast: they are told the
+    ICBM came down (who launched it and where it came down, never where
+    it was launched from: that only its launcher knows)."""
+    owners = {u.owner for sq in squares for u in places.units_at(sq)}
+    owners |= {c.owner for sq in squares if (c := state.cities.get(sq)) and c.owner}
+    return owners
+
+
 def _destroy(state: State, places: Places, unit: Unit, icbm: Unit, events: list[Event]) -> None:
     """A unit in the blast is destroyed: its owner is told (and those who
-    see its square), not the launcher, who sees only what it sees."""
+    see its square), not the launcher, who sees only what it sees. It was
+    struck from the sky over its square (``from``: the launch site stays
+    the launcher's)."""
     del state.units[unit.id]
     places.removed(unit)
     release(state, [unit.id])
     grid = state.grid
     facts = {"unit": unit.id, "unit_type": unit.kind, "nation": unit.owner, "by": icbm.id,
              "by_nation": icbm.owner, "square": grid.name(unit.square),
-             "from": grid.name(icbm.square)}  # fmt: skip
+             "from": grid.name(unit.square)}  # fmt: skip
     events.append(Event(Happened.DESTROYED, facts, only(unit.owner)))
 
 

@@ -94,7 +94,7 @@ class Reason(enum.StrEnum):
     NO_REFUELLING_PLACE = "no_refuelling_place"  # unit, fuel, square (where it is): none in reach
     # launching (part 2: launch.py)
     SATELLITE_LAUNCHED = "satellite_launched"  # unit, square, radius, cost, left
-    ICBM_LAUNCHED = "icbm_launched"  # unit, square, blast, cities, war (nations), cost, left
+    ICBM_LAUNCHED = "icbm_launched"  # unit, from, square, blast, cities, war (nations), cost, left
     NOT_LAUNCHABLE = "not_launchable"  # unit, unit_type: only satellites and ICBMs are
     OUT_OF_RANGE = "out_of_range"  # unit, unit_type, square, range, distance
     # the rest
@@ -181,7 +181,8 @@ class Happened(enum.StrEnum):
     # damage, hp, from, square, roll: a bomber's hit on one unit of a land square
     FLAK_INTO_THE_FOG = "flak_into_the_fog"  # by, nation, square: at a plane out of sight
     # submarines, satellites and ICBMs (part 2: sight.py, launch.py)
-    LAUNCHED = "launched"  # an ICBM came down: unit, unit_type, nation, from, square, blast
+    LAUNCHED = "launched"  # an ICBM came down: unit, unit_type, nation, square, blast (to the
+    # launcher and every nation with a unit or city in the blast; never where it was launched from)
     RETALIATION = "retaliation"  # the same, launched by MAD; score, against (the nation
     # whose ICBM devastated its city)
     DEVASTATED = "devastated"  # city, square, nation (who held it, None: neutral), by, by_nation
