@@ -389,8 +389,9 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
 
 
 def _far_sight(state: State, places: Places, names: set[str], square: int) -> bool:
-    """Whether a city of ``names`` or a unit of a type that may see
-    farther than CLOSE (:func:`_far_kinds`) sees ``square``."""
+    """Whether a city of ``names``, a satellite of theirs in orbit or a
+    unit of a type that may see farther than CLOSE (:func:`_far_kinds`)
+    sees ``square``."""
     grid, units, cities = state.grid, state.units, state.cities
     found = watchers(state, places)
     for city_square in found.cities.around(square):
@@ -399,6 +400,9 @@ def _far_sight(state: State, places: Places, names: set[str], square: int) -> bo
             r = sight.city_sight(state, city)
             if r is not None and grid.distance(city.square, square) <= r:
                 return True
+    for sat in state.satellites.values():  # launched: a permanent view round its target
+        if sat.owner in names and grid.distance(sat.square, square) <= sight.satellite_sight(sat):
+            return True
     eyes = found.eyes
     for name in names:
         for uid in eyes.get(name, ()):
