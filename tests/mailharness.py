@@ -21,7 +21,19 @@ from pbem.cli.local import LocalServer, wait_for
 from pbem.lifecycle.opening import open_app
 from pbem.turns.clock import FakeClock
 
-__all__ = ["GAMES_YAML", "Harness", "free_port", "wait_for"]
+__all__ = ["GAMES_YAML", "SERVER_YAML", "Harness", "free_port", "wait_for"]
+
+# a test server's own part of games.yaml (UTC, any free port, storage and
+# mail under the test's folder): a test adds its games after it
+SERVER_YAML = """\
+server:
+  domain: judge.example
+  listen: {host: 127.0.0.1, port: 0}
+  timezone: UTC
+  storage: var/pbem.sqlite
+  outbound: {from: judge@judge.example, maildir: var/mail}
+games:
+"""
 
 GAMES_YAML = """\
 server:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pbem.config import ConfigError, load_config
-from tests.mailharness import Harness
+from tests.mailharness import SERVER_YAML, Harness
 
 SCENARIO = """\
 # a Strategic Initiative position
@@ -38,15 +38,7 @@ units:
   inf2: {owner: lee, type: infantry, at: L5}
 """
 
-SERVER = """\
-server:
-  domain: judge.example
-  listen: {host: 127.0.0.1, port: 0}
-  timezone: UTC
-  storage: var/pbem.sqlite
-  outbound: {from: judge@judge.example, maildir: var/mail}
-games:
-"""
+SERVER = SERVER_YAML
 
 GAME = """\
   - name: duel

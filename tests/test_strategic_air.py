@@ -18,6 +18,7 @@ from adjudicator.strategic.reading import read_orders
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.state import State
 from adjudicator.strategic.tick import run_tick
+from tests.mailharness import SERVER_YAML
 from tests.si_war_boards import position, relate, unit
 
 ROWS = [
@@ -175,14 +176,9 @@ units:
   inf3: {owner: lee, type: infantry, at: M3}
 """
 
-GAMES = """\
-server:
-  domain: judge.example
-  listen: {host: 127.0.0.1, port: 0}
-  timezone: UTC
-  storage: var/pbem.sqlite
-  outbound: {from: judge@judge.example, maildir: var/mail}
-games:
+GAMES = (
+    SERVER_YAML
+    + """\
   - name: sky
     game: strategic
     position: sky.yaml
@@ -191,6 +187,7 @@ games:
       - {name: kim, email: kim@example.org}
       - {name: lee, email: lee@example.org}
 """
+)
 
 
 def test_planes_by_mail_a_warning_on_receipt_refuel_and_flak_in_the_report(tmp_path):

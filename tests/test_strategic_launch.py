@@ -18,7 +18,7 @@ from adjudicator.strategic.reading import read_orders
 from adjudicator.strategic.state import Satellite, State
 from adjudicator.strategic.tick import run_tick
 from pbem.words import say
-from tests.mailharness import Harness
+from tests.mailharness import SERVER_YAML, Harness
 from tests.si_cases import load, play
 from tests.si_reports import reader, rendered
 
@@ -246,14 +246,9 @@ units:
   icbm2: {owner: kim, type: icbm 1, at: B2}
   inf3: {owner: lee, type: infantry, at: L4}
 """
-SERVER = """\
-server:
-  domain: judge.example
-  listen: {host: 127.0.0.1, port: 0}
-  timezone: UTC
-  storage: var/pbem.sqlite
-  outbound: {from: judge@judge.example, maildir: var/mail}
-games:
+SERVER = (
+    SERVER_YAML
+    + """\
   - name: duel
     game: strategic
     position: scenarios/duel.yaml
@@ -262,6 +257,7 @@ games:
       - {name: kim, email: kim@example.org}
       - {name: lee, email: lee@example.org}
 """
+)
 KIM, LEE, DUEL = "kim@example.org", "lee@example.org", "duel@judge.example"
 
 

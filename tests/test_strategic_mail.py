@@ -16,19 +16,14 @@ from adjudicator.strategic.game import GAME
 from adjudicator.strategic.rules import tables
 from pbem.cli.main import main
 from pbem.config import ConfigError, load_config
-from tests.mailharness import Harness
+from tests.mailharness import SERVER_YAML, Harness
 
 ISLES = "isles@judge.example"
 ANN, BOB, GM, OBS = "ann@example.org", "bob@example.org", "gm@example.org", "obs@example.org"
 
-YAML = """\
-server:
-  domain: judge.example
-  listen: {host: 127.0.0.1, port: 0}
-  timezone: UTC
-  storage: var/pbem.sqlite
-  outbound: {from: judge@judge.example, maildir: var/mail}
-games:
+YAML = (
+    SERVER_YAML
+    + """\
   - name: isles
     game: strategic
     map: islands
@@ -41,6 +36,7 @@ games:
     options: {width: 40, height: 40, length: 40}
     seed: 7
 """
+)
 
 
 @pytest.fixture(scope="module")
