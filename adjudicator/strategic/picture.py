@@ -350,7 +350,7 @@ def satellites(scene: Scene, frame: Frame, board: Mapping[str, Any],
         title = f"{sat['id']}: satellite over {sat['at']}, sees {sat['radius']} around"
         for i0, j0, i1, j1 in _pieces(frame, sat["square"], sat["radius"]):
             scene.add(_edge(frame.x(i0), frame.y(j0), frame.x(i1), frame.y(j1), fill, width))
-        scene.add(*_star(frame, sat["square"], fill, title))
+        scene.add(*_star(frame, sat["square"], fill, title, corner=True))
 
 
 def _edge(x0: float, y0: float, x1: float, y1: float, fill: str, width: float) -> Line:
@@ -381,10 +381,14 @@ def _spans(at: int, radius: int, n: int) -> list[tuple[int, int]]:
     return [(first, last)]
 
 
-def _star(frame: Frame, square: int, fill: str, title: str) -> list[Item]:
-    """A satellite: a ring in its owner's colour with four rays."""
+def _star(frame: Frame, square: int, fill: str, title: str, corner: bool = False) -> list[Item]:
+    """A satellite: a ring in its owner's colour with four rays (``corner``:
+    small, in the square's top right corner, clear of a unit's mark)."""
     x, y = frame.centre(square)
     r = max(frame.cell * 0.32, 2.5)
+    if corner:
+        r = max(frame.cell * 0.16, 2.0)
+        x, y = x + frame.cell * 0.3, y - frame.cell * 0.3
     width = max(1.0, min(2.0, frame.cell * 0.12))
     out: list[Item] = [Circle(x, y, r, fill, "satellite", INK, width * 0.6, "order", title)]
     for dx, dy in ((1, 1), (-1, 1), (1, -1), (-1, -1)):
