@@ -156,7 +156,7 @@ def lost_with(
     """``carrier`` is destroyed: what it carries is lost with it (an event
     each, told to its nation and to the one that destroyed the carrier).
     ``by``: what destroyed it (its nation is told)."""
-    from adjudicator.strategic.movement import release  # movement asks this module
+    from adjudicator.strategic.movement import remove  # movement asks this module
 
     units = state.units
     out: list[Event] = []
@@ -164,9 +164,7 @@ def lost_with(
     for rider in sorted(riders, key=lambda u: u.id):
         if rider.carried_by != carrier.id or rider.id not in units:
             continue
-        del units[rider.id]
-        places.removed(rider)
-        release(state, [rider.id])
+        remove(state, places, rider)
         facts = {
             "unit": rider.id,
             "unit_type": rider.kind,

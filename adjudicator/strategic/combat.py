@@ -40,6 +40,7 @@ from adjudicator.strategic.movement import (
     move,
     own_units,
     release,
+    remove,
     run_group,
     step_cost,
     summary,
@@ -236,9 +237,7 @@ def _hurt(
     victim.hp = max(0, victim.hp - hit)
     if victim.hp > 0:
         return None
-    del state.units[victim.id]
-    places.removed(victim)
-    release(state, [victim.id])
+    remove(state, places, victim)
     facts = {
         "unit": victim.id,
         "unit_type": victim.kind,

@@ -24,6 +24,7 @@ from typing import Any
 from adjudicator.base import Event, Rng
 from adjudicator.strategic import economy
 from adjudicator.strategic.board import _reserved, _word
+from adjudicator.strategic.movement import charge
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import tables
@@ -50,8 +51,9 @@ def switch_terrain(
     if refused is not None:
         return refused
     cost = tables().costs["terrain"]
-    if state.nations[nation].command < cost:
-        return Reason.CANNOT_PAY, {"cost": cost, "left": state.nations[nation].command}
+    refused = charge(state, nation, cost)
+    if refused is not None:
+        return refused
     land = state.board.land
     state.board = Board(state.grid, land | {square} if becomes == "land" else land - {square})
     places.rebuilt()
@@ -92,8 +94,9 @@ def found_city(
     if refused is not None:
         return refused
     cost = tables().costs["city"]
-    if state.nations[nation].command < cost:
-        return Reason.CANNOT_PAY, {"cost": cost, "left": state.nations[nation].command}
+    refused = charge(state, nation, cost)
+    if refused is not None:
+        return refused
     square = unit.square
     name = name or fresh_name(state, square)
     first = economy.cheapest(state.nations[nation], DESIGNATION)

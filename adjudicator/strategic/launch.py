@@ -27,7 +27,7 @@ from typing import Any
 
 from adjudicator.base import Event
 from adjudicator.strategic import diplomacy, sight
-from adjudicator.strategic.movement import charge, release
+from adjudicator.strategic.movement import charge, remove
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import UnitType, tables
@@ -87,9 +87,7 @@ def _refusal(state: State, unit: Unit, kind: UnitType, target: int) -> Refusal |
 
 def _leave(state: State, places: Places, unit: Unit) -> None:
     """The launched unit leaves the board (and its standing order)."""
-    del state.units[unit.id]
-    places.removed(unit)
-    release(state, [unit.id])
+    remove(state, places, unit)
 
 
 # -- an ICBM comes down -------------------------------------------------------------
@@ -158,9 +156,7 @@ def _destroy(state: State, places: Places, unit: Unit, icbm: Unit, events: list[
     see its square), not the launcher, who sees only what it sees. It was
     struck from the sky over its square (``from``: the launch site stays
     the launcher's)."""
-    del state.units[unit.id]
-    places.removed(unit)
-    release(state, [unit.id])
+    remove(state, places, unit)
     grid = state.grid
     facts = {"unit": unit.id, "unit_type": unit.kind, "nation": unit.owner, "by": icbm.id,
              "by_nation": icbm.owner, "square": grid.name(unit.square),

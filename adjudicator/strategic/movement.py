@@ -673,6 +673,14 @@ def charge(state: State, nation: str, cost: int) -> Refusal | None:
     return None
 
 
+def remove(state: State, places: Places, unit: Unit) -> None:
+    """``unit`` leaves the board (destroyed, launched): out of the state,
+    the tick's index and its standing order."""
+    del state.units[unit.id]
+    places.removed(unit)
+    release(state, [unit.id])
+
+
 def release(state: State, unit_ids: Sequence[str]) -> None:
     """A new order for a unit replaces its standing order."""
     gone = set(unit_ids)
