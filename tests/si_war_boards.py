@@ -11,6 +11,23 @@ from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.state import Board, City, Nation, State, Unit
 
+# Islands on a board of 24 x 12 (cells of supply range wrap at both
+# edges), with cities of every designation: the property tests' board.
+ISLANDS = [
+    "..........##......##....",
+    "..P###....#F#....#T#....",
+    "..####......#....###....",
+    "...#F#....P##...........",
+    "........................",
+    "......###.......##P.....",
+    "......#T#.......####....",
+    "......###........#F#....",
+    "........................",
+    "..#B##.......##.........",
+    "..####......#P#.........",
+    "........................",
+]
+
 CITY_LETTERS = {"F": "fort", "P": "port", "A": "airport", "T": "tech", "B": "base"}
 
 

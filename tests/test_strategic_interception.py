@@ -22,22 +22,8 @@ from adjudicator.strategic.places import Places
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.state import State
 from adjudicator.strategic.tick import run_tick
-from tests.si_war_boards import position, relate, scatter
+from tests.si_war_boards import ISLANDS, position, relate, scatter
 
-ROWS = [
-    "..........##......##....",
-    "..P###....#F#....#T#....",
-    "..####......#....###....",
-    "...#F#....P##...........",
-    "........................",
-    "......###.......##P.....",
-    "......#T#.......####....",
-    "......###........#F#....",
-    "........................",
-    "..#B##.......##.........",
-    "..####......#P#.........",
-    "........................",
-]
 NATIONS = ("red", "blue", "gold")
 WATCHERS = ["fighter", "naval_bomber", "destroyer", "cruiser", "tank", "battleship", "carrier"]
 MOVERS = ["infantry", "transport", "submarine", "supply_ship", "destroyer", "tank"]
@@ -50,7 +36,7 @@ def _war(seed: int, relations: str = "war") -> State:
     and movers of every kind."""
     owners = {"C2": "red", "L4": "blue", "H7": "gold", "E4": "red", "T2": "blue",
               "S6": "gold", "S8": "blue", "D10": "gold", "N11": "red"}  # fmt: skip
-    state = position(ROWS, NATIONS, **owners)
+    state = position(ISLANDS, NATIONS, **owners)
     for nation in state.nations.values():
         nation.tech = Fraction(9)  # radar 5: what fighters see to intercept
     for a in NATIONS:

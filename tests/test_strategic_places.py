@@ -11,25 +11,9 @@ from adjudicator.strategic.movement import move
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.rules import SUPPLY_RANGE, tables
 from adjudicator.strategic.state import State
-from tests.si_war_boards import position, relate, scatter
+from tests.si_war_boards import ISLANDS, position, relate, scatter
 
 DOMAINS = ("land", "sea")
-
-
-ROWS = [
-    "..........##......##....",
-    "..P###....#F#....#T#....",
-    "..####......#....###....",
-    "...#F#....P##...........",
-    "........................",
-    "......###.......##P.....",
-    "......#T#.......####....",
-    "......###........#F#....",
-    "........................",
-    "..#B##.......##.........",
-    "..####......#P#.........",
-    "........................",
-]
 
 
 def _war(seed: int) -> State:
@@ -37,7 +21,7 @@ def _war(seed: int) -> State:
     range wrap at both edges), 36 units in random places."""
     owners = {"C2": "red", "L4": "blue", "H7": "gold", "E4": "red", "T2": "blue",
               "S6": "gold", "S8": "blue", "D10": "gold", "N11": "red"}  # fmt: skip
-    state = position(ROWS, ("red", "blue", "gold"), **owners)
+    state = position(ISLANDS, ("red", "blue", "gold"), **owners)
     for a in ("red", "blue", "gold"):
         for b in ("red", "blue", "gold"):
             if a != b:
