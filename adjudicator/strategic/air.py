@@ -117,9 +117,9 @@ def landed(state: State, places: Places, unit: Unit, events: list[Event]) -> boo
 
 def crash(state: State, places: Places, unit: Unit, events: list[Event]) -> None:
     """The plane is lost where it is (its standing order with it)."""
-    del state.units[unit.id]
-    places.removed(unit)
-    _forget(state, unit.id)
+    from adjudicator.strategic.movement import remove  # movement asks this module
+
+    remove(state, places, unit)
     facts = {
         "unit": unit.id,
         "unit_type": unit.kind,
@@ -128,19 +128,6 @@ def crash(state: State, places: Places, unit: Unit, events: list[Event]) -> None
     }
     events.append(Event(Happened.CRASHED, facts, only(unit.owner)))
     events += carrying.lost_with(state, places, unit, (unit.id, None, unit.square))
-
-
-def _forget(state: State, unit_id: str) -> None:
-    """A lost unit leaves the standing order it was on."""
-    kept = []
-    for s in state.standing:
-        if unit_id in s.units:
-            rest = tuple(u for u in s.units if u != unit_id)
-            if not rest:
-                continue
-            s = type(s)(s.nation, rest, s.target, s.action, s.seq, s.line)
-        kept.append(s)
-    state.standing = kept
 
 
 @cache
