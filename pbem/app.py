@@ -25,9 +25,15 @@ if TYPE_CHECKING:
     from pbem.turns.clock import Clock
 
 
+# The server's tagged addresses, <tag>+<token>@domain: a bounce's return path
+# (VERP), a confirmation of a command by reply, an observer's unsubscribe.
+# No game may take one of these names.
+TAGGED = ("bounces", "confirm", "unsubscribe")
+
+
 @dataclass(frozen=True)
 class Recipient:
-    kind: str  # "game", "reply", "server"
+    kind: str  # "game", "reply", "server", or one of TAGGED
     game: str | None = None
     player: str | None = None
     token: str | None = None
@@ -106,6 +112,9 @@ class App:
         server_local = self.config.server.address.partition("@")[0].lower()
         if local in (server_local, "pbem", "judge"):
             return Recipient("server")
+        tag, plus, token = local.partition("+")
+        if plus and tag in TAGGED and re.fullmatch(r"[a-z0-9_.=-]{1,120}", token):
+            return Recipient(tag, token=token)
         m = re.fullmatch(r"([a-z0-9][a-z0-9-]*)\+([a-z][a-z0-9_-]*)\.([a-z2-7]+)", local)
         if m and self.has_game(m[1]):
             return Recipient("reply", m[1], m[2], m[3])

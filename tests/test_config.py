@@ -94,6 +94,11 @@ def test_minimal_file_and_defaults(tmp_path):
             "line 7: game alpha: Office Wars takes 2 to 18 players, not 1",
         ),
         ("name: alpha", "name: Alpha Game", "line 4: game name 'Alpha Game' is not valid"),
+        (
+            "name: alpha",
+            "name: bounces",
+            "line 4: game name 'bounces' is the server's own address; choose another",
+        ),
     ],
 )
 def test_each_problem_names_its_line(tmp_path, old, new, expected):

@@ -267,3 +267,14 @@ def test_a_20_mb_body_is_refused_and_not_stored(judge):
     assert code == 552
     judge.settle()
     assert judge.states() == {}
+
+
+def test_the_servers_tagged_addresses(judge):
+    """bounces+, confirm+ and unsubscribe+ carry a token; bare, they are no one."""
+    recipient = judge.app.recipient
+    assert recipient("bounces+k3x.9@judge.example").kind == "bounces"
+    assert recipient("<Confirm+ABC@judge.example>").token == "abc"
+    assert recipient("unsubscribe+t0k@judge.example").kind == "unsubscribe"
+    assert recipient("bounces@judge.example") is None
+    assert recipient("confirm+a b@judge.example") is None
+    assert recipient("bounces+tok@elsewhere.example") is None

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 from adjudicator import GAMES
 from adjudicator.base import GameError
+from pbem.app import TAGGED
 from pbem.config.checker import Checker, _duration, _without
 from pbem.config.model import (
     EMAIL,
@@ -85,6 +86,8 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
         pattern=GAME_NAME,
         hint=" (lower-case letters, digits and -, up to 40)",
     )
+    if name in TAGGED:
+        c.add(raw, "name", f"game name {name!r} is the server's own address; choose another")
     label = f"game {name}" if name else "game"
     kind, engine = _kind(c, raw, label)
     tz = c.timezone(raw, "timezone", f"{label}: timezone") or default_tz
