@@ -25,15 +25,9 @@ if TYPE_CHECKING:
     from pbem.turns.clock import Clock
 
 
-# The server's tagged addresses, <tag>+<token>@domain: a bounce's return path
-# (VERP), a confirmation of a command by reply, an observer's unsubscribe.
-# No game may take one of these names.
-TAGGED = ("bounces", "confirm", "unsubscribe")
-
-
 @dataclass(frozen=True)
 class Recipient:
-    kind: str  # "game", "reply", "server", or one of TAGGED
+    kind: str  # "game", "reply", "server", or one of config's TAGGED
     game: str | None = None
     player: str | None = None
     token: str | None = None
@@ -112,6 +106,8 @@ class App:
         server_local = self.config.server.address.partition("@")[0].lower()
         if local in (server_local, "pbem", "judge"):
             return Recipient("server")
+        from pbem.config import TAGGED  # the names of games.yaml's rules
+
         tag, plus, token = local.partition("+")
         if plus and tag in TAGGED and re.fullmatch(r"[a-z0-9_.=-]{1,120}", token):
             return Recipient(tag, token=token)

@@ -11,13 +11,13 @@ from zoneinfo import ZoneInfo
 
 from adjudicator import GAMES
 from adjudicator.base import GameError
-from pbem.app import TAGGED
 from pbem.config.checker import Checker, _duration, _without
 from pbem.config.model import (
     EMAIL,
     GAME_NAME,
     PLAYER_NAME,
     PRESS_KINDS,
+    TAGGED,
     GameConfig,
     PlayerConfig,
     ServerConfig,

@@ -13,6 +13,10 @@ from typing import Any
 EMAIL = re.compile(r"^[^@\s<>\"]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 DOMAIN = re.compile(r"^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
 GAME_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+# The server's tagged addresses, <tag>+<token>@domain (pbem/app.py: recipient):
+# a bounce's return path (VERP), a confirmation of a command by reply, an
+# observer's unsubscribe. No game may take one of these names.
+TAGGED = ("bounces", "confirm", "unsubscribe")
 PRESS_KINDS = ("both", "signed", "anonymous", "none")
 PLAYER_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
