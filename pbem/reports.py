@@ -9,8 +9,9 @@ Readers are the players (each sees what the game lets them see), the
 observers (games.yaml and WATCH; they see what every player may see) and
 the game master (everything, with missed turns). Each report is a text part
 that reads well in 72 columns and an HTML part with the same content and
-the map picture (a PNG inline, cid:), with the map as SVG and the next
-deadline as an .ics calendar file attached. templates/report/ holds the
+the map picture (a PNG inline, cid:), with the map as SVG and the
+reader's calendar attached: the deadlines of every game the reader sits in
+(pbem/mail/calendar.py). templates/report/ holds the
 shared layouts; templates/<game>/report.*.j2 the game's own parts.
 """
 
@@ -19,9 +20,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import Connection
 
@@ -29,6 +29,7 @@ from adjudicator.base import Game, OrderMode, OrderSheet, TurnResult
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.lifecycle.seats import with_seat
+from pbem.mail.calendar import FILENAME, MIME, Deadlines, calendar, merged, ran_early
 from pbem.mail.compose import compose_report
 from pbem.mapdraw import picture, to_png, to_svg
 from pbem.store import GameRow, PlayerRow, ReportRow
@@ -83,33 +84,24 @@ def compact_options(unit: str, options: Sequence[str]) -> str:
     return "; ".join(f"{verb} {', '.join(t)}".strip() for verb, t in groups.items())
 
 
-def ics(app: App, game: str, phase: str, deadline: datetime, now: datetime) -> bytes:
-    """The next deadline as an iCalendar event (RFC 5545), in UTC."""
-
-    def stamp(t: datetime) -> str:
-        return t.astimezone(ZoneInfo("UTC")).strftime("%Y%m%dT%H%M%SZ")
-
-    lines = [
-        "BEGIN:VCALENDAR",
-        "VERSION:2.0",
-        "PRODID:-//pbem//turn deadline//EN",
-        "METHOD:PUBLISH",
-        "BEGIN:VEVENT",
-        f"UID:{game}-{stamp(deadline)}@{app.domain}",
-        f"DTSTAMP:{stamp(now)}",
-        f"DTSTART:{stamp(deadline)}",
-        f"DTEND:{stamp(deadline + timedelta(minutes=15))}",
-        f"SUMMARY:{game}: orders due for {phase}",
-        f"DESCRIPTION:Mail your orders for {phase} to {app.game_address(game)}",
-        "BEGIN:VALARM",
-        "TRIGGER:-PT1H",
-        "ACTION:DISPLAY",
-        f"DESCRIPTION:{game}: orders due in an hour",
-        "END:VALARM",
-        "END:VEVENT",
-        "END:VCALENDAR",
-    ]
-    return ("\r\n".join(lines) + "\r\n").encode("ascii", "replace")
+def calendar_for(
+    app: App,
+    deadlines: Deadlines,
+    cfg: GameConfig,
+    game: GameRow,
+    reader: Reader,
+    info: dict[str, Any],
+) -> bytes | None:
+    """The reader's calendar (pbem/mail/calendar.py): the deadline of every
+    game the reader plays, watches or masters, with this turn's deadline
+    cancelled if the turn ran before it. None for a reader with no
+    deadline anywhere."""
+    was, ran = info["deadline_was"], info["resolved_at"]
+    early = []
+    if info["why"] != "deadline" and was is not None and ran < was:
+        early.append(ran_early(app, game, cfg, info["phase"], info["turn"], was, ran))
+    events = merged(early, deadlines.of(reader.email))
+    return calendar(events, domain=app.domain, now=ran) if events else None
 
 
 def context(
@@ -278,6 +270,8 @@ def write_reports(
     engine = app.engine(game.kind)
     now = info["resolved_at"]
     pictures: dict[str, tuple[str, bytes]] = {}
+    # every game's deadline, read once for the readers' calendars (none on a clock)
+    deadlines = None if engine.clock_ticks else Deadlines(app, conn)
     count = 0
     for reader in readers(app, conn, cfg, info["players"]):
         kind = engine.report_for(old_state, result, reader.viewer)
@@ -286,6 +280,8 @@ def write_reports(
         press = press_since(app, conn, cfg.name, reader.key, info["turn"])
         data = context(app, engine, cfg, game, reader, sheets, result, info, press)
         data["report"] = kind
+        ics = calendar_for(app, deadlines, cfg, game, reader, info) if deadlines else None
+        data["calendar"] = FILENAME if ics else None
         text, html = render(game.kind, data)
         seen = result.for_viewer(reader.viewer)
         pic = picture(game.kind, engine.view(result.state, reader.viewer), seen.results)
@@ -301,14 +297,9 @@ def write_reports(
         app.store.add_report(
             conn, ReportRow(cfg.name, info["turn"], reader.key, subject, text, html, svg, png), now
         )
-        calendar = (
-            ics(app, cfg.name, data["next_phase"], game.deadline, now)
-            if game.deadline and not engine.clock_ticks  # not a calendar entry every tick
-            else None
-        )
         reply_to = app.reply_address(reader.player) if reader.player else None
         message_id, raw = report_mail(
-            app, reader.email, subject, text, html, svg, png, calendar, now, reply_to, info["turn"]
+            app, reader.email, subject, text, html, svg, png, ics, now, reply_to, info["turn"]
         )
         app.store.queue_mail(conn, "report", reader.email, message_id, raw, now, None)
         count += 1
@@ -340,10 +331,10 @@ def report_mail(
     turn: int,
 ) -> tuple[str, bytes]:
     """multipart/mixed: multipart/alternative (text; HTML related to the
-    inline PNG), then the map as SVG and the deadline as .ics."""
+    inline PNG), then the map as SVG and the reader's deadlines as .ics."""
     files = [(svg.encode("utf-8"), "image/svg+xml", f"map-{turn}.svg", {})]
     if calendar is not None:
-        files.append((calendar, "text/calendar", "deadline.ics", {"method": "PUBLISH"}))
+        files.append((calendar, MIME, FILENAME, {"method": "PUBLISH"}))
     return compose_report(
         sender=app.config.server.address,
         to=to,

@@ -80,7 +80,7 @@ class GamesAndTurns(Database):
         conn.execute(update(games).where(games.c.name == name).values(**values))
 
     def set_game(self, conn: Connection, name: str, **values: Any) -> None:
-        conn.execute(update(games).where(games.c.name == name).values(**values))
+        conn.execute(update(games).where(games.c.name == name).values(**_revised(values)))
 
     def advance_game(self, conn: Connection, name: str, from_turn: int, **values: Any) -> bool:
         """The compare-and-set of a turn: change the game only if it is
@@ -88,7 +88,7 @@ class GamesAndTurns(Database):
         done = conn.execute(
             update(games)
             .where(games.c.name == name, games.c.turn == from_turn, games.c.status == "running")
-            .values(**values)
+            .values(**_revised(values))
         )
         return done.rowcount == 1
 
@@ -322,3 +322,11 @@ class GamesAndTurns(Database):
             q = q.where(reports.c.reader == reader)
         rows = conn.execute(q.distinct().order_by(reports.c.turn)).all()
         return [r[0] for r in rows]
+
+
+def _revised(values: dict[str, Any]) -> dict[str, Any]:
+    """A change of a game's deadline or status is a new revision of its
+    calendar event: its sequence goes up by one."""
+    if "deadline" in values or "status" in values:
+        return {"calendar_sequence": games.c.calendar_sequence + 1, **values}
+    return values

@@ -98,6 +98,7 @@ class GameRow:
     turn_started_at: datetime | None = None
     reminded_for: datetime | None = None
     finished_at: datetime | None = None
+    calendar_sequence: int = 0  # the deadline's revision (its calendar event's SEQUENCE)
 
     @classmethod
     def of(cls, r: Any) -> GameRow:
@@ -113,6 +114,7 @@ class GameRow:
             aware(r.turn_started_at),
             aware(r.reminded_for),
             aware(r.finished_at),
+            r.calendar_sequence,
         )
 
 

@@ -47,6 +47,10 @@ games = Table(
     Column("turn_started_at", DateTime(timezone=True)),  # orders count from here
     Column("reminded_for", DateTime(timezone=True)),  # the deadline reminders went out for
     Column("finished_at", DateTime(timezone=True)),
+    # how often the deadline or the status changed: the SEQUENCE of the
+    # deadline's calendar event (pbem/mail/calendar.py), so a moved
+    # deadline updates the event a player imported
+    Column("calendar_sequence", Integer, nullable=False, default=0, server_default="0"),
 )
 
 players = Table(

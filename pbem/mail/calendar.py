@@ -1,0 +1,237 @@
+"""Deadline calendars (iCalendar, RFC 5545, written by the icalendar
+library): one calendar per address, with the deadline of every game that
+address plays, watches or masters, attached to its turn reports and mailed
+on request (CALENDAR).
+
+Each deadline is one event:
+
+- its UID names the server, the game (with the moment the game was made,
+  so a later game of the same name is another) and the turn: a moved
+  deadline (EXTEND, RESUME) is the same event again, with a higher
+  SEQUENCE (``games.calendar_sequence``, raised by the store whenever a
+  game's deadline or status changes) and a fresh DTSTAMP, so a calendar
+  program updates the event it has rather than adding a second;
+- its time is written in the game's time zone (the zone its cron
+  expression runs in) with TZID, and the calendar carries a VTIMEZONE for
+  each zone used, covering the years of its events; a game in UTC is
+  written in UTC;
+- an alarm an hour before;
+- a paused game's deadline, and the deadline of a turn that ran before it
+  (every player READY, the game master's ADJUDICATE), are the same events
+  again, STATUS:CANCELLED.
+
+Games that run on a clock (Strategic Initiative) have no event: orders
+are never due there, a tick every few minutes is no appointment, and an
+alarm for each would be noise. A private game's events are CLASS:PRIVATE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import icalendar
+from sqlalchemy import Connection
+
+from pbem.app import App
+from pbem.config import GameConfig
+from pbem.store import GameRow
+
+FILENAME = "deadlines.ics"
+MIME = "text/calendar"
+LENGTH = timedelta(minutes=15)  # an event's length on the calendar: it marks a moment
+ALARM = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """One game's deadline, as an event."""
+
+    game: str
+    title: str  # the game's rules: Office Wars, Empire...
+    phase: str  # the phase whose orders are due
+    turn: int
+    at: datetime  # when, aware
+    zone: str  # the game's time zone
+    sequence: int  # the event's revision
+    uid: str
+    address: str  # where orders go
+    private: bool = False
+    cancelled: str = ""  # why the event no longer stands ("" : it does)
+
+
+def event_uid(game: GameRow, turn: int, domain: str) -> str:
+    """The event of a game's turn: the same for every revision of it."""
+    made = game.created_at.astimezone(ZoneInfo("UTC")) if game.created_at else None
+    made_at = f"{made:%Y%m%dT%H%M%SZ}" if made else "0"
+    return f"deadline-{game.name}-{made_at}-turn{turn}@{domain}"
+
+
+def calendar(deadlines: Sequence[Deadline], *, domain: str, now: datetime) -> bytes:
+    """The calendar of ``deadlines`` as iCalendar bytes (CRLF lines)."""
+    cal = icalendar.Calendar()
+    cal.add("prodid", f"-//pbem//deadlines {domain}//EN")
+    cal.add("version", "2.0")
+    cal.add("calscale", "GREGORIAN")
+    cal.add("method", "PUBLISH")
+    cal.add("x-wr-calname", f"pbem deadlines ({domain})")
+    cal.add("name", f"pbem deadlines ({domain})")
+    for d in sorted(deadlines, key=lambda d: (d.at, d.game)):
+        cal.add_component(event(d, now))
+    if deadlines:
+        first = min(d.at for d in deadlines)
+        last = max(d.at for d in deadlines)
+        # each zone's rules for the years the events fall in, and the next
+        cal.add_missing_timezones(
+            first_date=date(first.year, 1, 1), last_date=date(last.year + 2, 1, 1)
+        )
+    return cal.to_ical()
+
+
+def event(d: Deadline, now: datetime) -> icalendar.Event:
+    """One deadline as a VEVENT, with its alarm."""
+    start = d.at.astimezone(ZoneInfo(d.zone))
+    ev = icalendar.Event()
+    ev.add("uid", d.uid)
+    ev.add("sequence", d.sequence)
+    ev.add("dtstamp", now.astimezone(ZoneInfo("UTC")))
+    ev.add("dtstart", start)
+    ev.add("dtend", start + LENGTH)
+    ev.add("summary", _summary(d))
+    ev.add("description", _description(d))
+    ev.add("status", "CANCELLED" if d.cancelled else "CONFIRMED")
+    ev.add("transp", "TRANSPARENT")  # a deadline does not make anyone busy
+    ev.add("class", "PRIVATE" if d.private else "PUBLIC")
+    ev.add("categories", ["pbem", d.game])
+    if not d.cancelled:
+        ev.add_component(alarm(d))
+    return ev
+
+
+def alarm(d: Deadline) -> icalendar.Alarm:
+    """A reminder an hour before the deadline."""
+    al = icalendar.Alarm()
+    al.add("action", "DISPLAY")
+    al.add("trigger", -ALARM)
+    al.add("description", f"{d.game}: orders for {d.phase} are due in an hour")
+    return al
+
+
+def _summary(d: Deadline) -> str:
+    if d.cancelled:
+        return f"{d.game}: no deadline for {d.phase} ({d.cancelled})"
+    return f"{d.game}: orders due for {d.phase}"
+
+
+def _description(d: Deadline) -> str:
+    if d.cancelled:
+        return (
+            f"{d.game} ({d.title}): the deadline for {d.phase} no longer stands: "
+            f"{d.cancelled}. The game's mails say what comes next."
+        )
+    return (
+        f"{d.game} ({d.title}): orders for {d.phase} are due. "
+        f"Mail them to {d.address}, or reply to the game's last mail."
+    )
+
+
+# -- the deadlines of an address ------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Game:
+    """A game with a deadline in some calendar, and who reads it."""
+
+    row: GameRow
+    cfg: GameConfig
+    readers: frozenset[str]  # lower-cased addresses: players, observers, master
+
+
+class Deadlines:
+    """Every game's deadline and who may see it, read once from storage:
+    a turn's reports make one calendar per reader from the same reading."""
+
+    def __init__(self, app: App, conn: Connection) -> None:
+        self.app = app
+        self.conn = conn
+        self.games = [g for g in map(self._read, app.store.all_games(conn)) if g is not None]
+        self._phases: dict[str, str] = {}
+
+    def _read(self, row: GameRow) -> _Game | None:
+        """A game that has a deadline to show: running or paused, not on
+        a clock."""
+        cfg = self.app.game_config(row.name)
+        if cfg is None or row.status not in ("running", "paused") or row.deadline is None:
+            return None
+        if self.app.engine(row.kind).clock_ticks:
+            return None  # a tick is no appointment
+        store, conn = self.app.store, self.conn
+        emails = [p.email for p in store.players(conn, row.name) if p.status == "active"]
+        emails += list(cfg.observers) + store.watchers(conn, row.name)
+        if cfg.master_email:
+            emails.append(cfg.master_email)
+        return _Game(row, cfg, frozenset(e.lower() for e in emails))
+
+    def of(self, email: str) -> list[Deadline]:
+        """The deadlines of every game ``email`` plays, watches or masters."""
+        me = email.lower()
+        return [self.deadline(g) for g in self.games if me in g.readers]
+
+    def named(self, name: str) -> _Game | None:
+        return next((g for g in self.games if g.row.name == name), None)
+
+    def deadline(self, game: _Game) -> Deadline:
+        """The event of a game's current turn."""
+        row, cfg = game.row, game.cfg
+        assert row.deadline is not None
+        return Deadline(
+            game=row.name,
+            title=self.app.engine(row.kind).title,
+            phase=self._phase(row),
+            turn=row.turn,
+            at=row.deadline,
+            zone=cfg.timezone,
+            sequence=row.calendar_sequence,
+            uid=event_uid(row, row.turn, self.app.domain),
+            address=self.app.game_address(row.name),
+            private=cfg.visibility == "private",
+            cancelled="the game is paused" if row.status == "paused" else "",
+        )
+
+    def _phase(self, row: GameRow) -> str:
+        """The name of the phase being played (the state read once)."""
+        if row.name not in self._phases:
+            engine = self.app.engine(row.kind)
+            self._phases[row.name] = engine.phase(engine.load_state(row.state))[1]
+        return self._phases[row.name]
+
+
+def ran_early(
+    app: App, row: GameRow, cfg: GameConfig, phase: str, turn: int, was: datetime, ran: datetime
+) -> Deadline:
+    """The event of a turn that ran before its deadline, cancelled: its
+    revision is the game's now, after the turn, higher than any it had."""
+    return Deadline(
+        game=row.name,
+        title=app.engine(row.kind).title,
+        phase=phase,
+        turn=turn,
+        at=was,
+        zone=cfg.timezone,
+        sequence=row.calendar_sequence,
+        uid=event_uid(row, turn, app.domain),
+        address=app.game_address(row.name),
+        private=cfg.visibility == "private",
+        cancelled=f"the turn ran early, {ran.astimezone(ZoneInfo(cfg.timezone)):%d %b %H:%M %Z}",
+    )
+
+
+def merged(*groups: Iterable[Deadline]) -> list[Deadline]:
+    """Deadlines of several sources, one event per UID (the first kept)."""
+    seen: dict[str, Deadline] = {}
+    for group in groups:
+        for d in group:
+            seen.setdefault(d.uid, d)
+    return list(seen.values())
