@@ -11,7 +11,7 @@ tables of docs/mail.md (``python -m pbem.commands`` prints them) follow.
 
 from __future__ import annotations
 
-from pbem.commands import account, lobby, master, orders, press, syntax
+from pbem.commands import account, calendar, lobby, master, orders, press, syntax
 from pbem.commands.context import Context, GameContext, GameReply, Worker
 from pbem.commands.parse import ReadMail, Section, subject_password
 from pbem.commands.parse import read_commands as _read_commands
@@ -19,7 +19,15 @@ from pbem.commands.registry import Command, Registry, Use, Where, Who
 
 # The families, in the order HELP lists them.
 REGISTRY = Registry(
-    (syntax.family, lobby.family, orders.family, account.family, press.family, master.family)
+    (
+        syntax.family,
+        lobby.family,
+        orders.family,
+        account.family,
+        calendar.family,
+        press.family,
+        master.family,
+    )
 )
 
 
