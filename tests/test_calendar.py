@@ -57,7 +57,7 @@ def test_an_event_field_by_field():
     assert ev["summary"] == "alpha: orders due for tick 3"
     assert ev["description"] == (
         "alpha (Office Wars): orders for tick 3 are due. "
-        "Mail them to alpha@judge.example, or reply to the game's last mail."
+        "Mail them to alpha@judge.example, or reply to a mail of the game."
     )
     assert (ev["status"], ev["transp"], ev["class"]) == ("CONFIRMED", "TRANSPARENT", "PUBLIC")
     assert ev["categories"].cats == ["pbem", "alpha"]

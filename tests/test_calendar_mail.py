@@ -101,6 +101,21 @@ def test_each_reader_gets_one_calendar_of_all_their_games(h):
     assert "deadlines.ics" in h.report(ANN).get_body(("html",)).get_content()
 
 
+def test_history_carries_the_calendar_as_it_stands_now(h):
+    h.clock.set(h.game().deadline)
+    h.tick()
+    gm(h, "EXTEND 6h")
+    h.send(CID, ALPHA, f"PASSWORD {h.password(CID)}\nHISTORY tick 1\n")
+    (again,) = h.outbox("history", CID)
+    assert again["Subject"] == "[alpha] tick 1 results (again)"
+    was = events(calendar_of(h.report(CID)))["alpha"]
+    now = events(calendar_of(again))["alpha"]
+    assert now["uid"] == was["uid"] and now["sequence"] > was["sequence"]
+    assert (
+        now.decoded("dtstart") == h.game().deadline == was.decoded("dtstart") + timedelta(hours=6)
+    )
+
+
 def test_a_moved_deadline_is_the_same_event_revised(h):
     _, mail = ask(h, ANN)
     first = events(calendar_of(mail))["alpha"]

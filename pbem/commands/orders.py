@@ -15,6 +15,7 @@ from pbem.commands.context import GameContext
 from pbem.commands.parse import Section
 from pbem.commands.registry import Family, Use, Who
 from pbem.lifecycle.seats import with_seat
+from pbem.mail.calendar import calendar_of
 from pbem.reports import compact_options, report_mail
 from pbem.store import GameRow
 from pbem.words import plural, wrap
@@ -134,6 +135,8 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
             + (" for you" if turn and phases else "")
             + (" yet" if not phases else "")
         )
+    # the deadlines as they stand now, as a report of a game on a clock has none
+    ics = None if ctx.engine.clock_ticks else calendar_of(app, conn, email, now)
     message_id, raw = report_mail(
         app,
         email,
@@ -142,7 +145,7 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
         found.html,
         found.svg,
         found.png,
-        None,
+        ics,
         now,
         reply_to,
         found.turn,

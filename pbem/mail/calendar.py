@@ -133,7 +133,7 @@ def _description(d: Deadline) -> str:
         )
     return (
         f"{d.game} ({d.title}): orders for {d.phase} are due. "
-        f"Mail them to {d.address}, or reply to the game's last mail."
+        f"Mail them to {d.address}, or reply to a mail of the game."
     )
 
 
@@ -226,6 +226,13 @@ def ran_early(
         private=cfg.visibility == "private",
         cancelled=f"the turn ran early, {ran.astimezone(ZoneInfo(cfg.timezone)):%d %b %H:%M %Z}",
     )
+
+
+def calendar_of(app: App, conn: Connection, email: str, now: datetime) -> bytes | None:
+    """The calendar of every game ``email`` plays, watches or masters, as
+    things stand; None if there is no deadline in it."""
+    deadlines = Deadlines(app, conn).of(email)
+    return calendar(deadlines, domain=app.domain, now=now) if deadlines else None
 
 
 def merged(*groups: Iterable[Deadline]) -> list[Deadline]:
