@@ -256,3 +256,27 @@ def test_a_game_on_a_clock_mails_no_calendar(many):
     assert [m["To"] for m in mails] == [ANN]  # the situation report ann asked for
     for mail in mails:
         assert not [p for p in mail.walk() if p.get_content_type() == "text/calendar"]
+
+
+def test_calendar_mail_counts_toward_the_daily_cap(tmp_path):
+    """Anyone can write a From address: CALENDAR's mails to it are capped
+    like receipts, so a forger cannot flood its owner with calendars."""
+    capped = GAMES_YAML.replace("idle_timeout: 5}", "idle_timeout: 5, replies_per_day: 4}")
+    h = Harness(tmp_path, capped)
+    try:
+        for _ in range(3):
+            h.send(ANN, JUDGE, "CALENDAR\n")
+        kinds = [(r.kind, r.status) for r in h.app.store.outbox_rows(to_addr=ANN)]
+        kinds = [k for k in kinds if k[0] in ("calendar", "receipt")]
+        assert kinds == [
+            ("calendar", "sent"),
+            ("receipt", "sent"),
+            ("calendar", "sent"),
+            ("receipt", "sent"),  # the last today, and says so
+            ("calendar", "held"),
+            ("receipt", "held"),
+        ]
+        second = h.text(h.outbox("receipt", ANN)[1])
+        assert "This is the last reply this server sends to ann@example.org today" in second
+    finally:
+        h.close()

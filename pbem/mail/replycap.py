@@ -27,7 +27,8 @@ from pbem.app import App
 from pbem.store import ClaimLost, OutboxRow
 from pbem.words import wrap
 
-CAPPED = frozenset({"receipt", "refusal", "alert", "digest"})
+# calendar: CALENDAR answers the From address, which anyone can write
+CAPPED = frozenset({"receipt", "refusal", "alert", "digest", "calendar"})
 LAST_NOTE = (
     "\n\n--\nThis is the last reply this server sends to {to} today: further replies "
     "today are held; your orders are still being recorded. Everything held comes "
