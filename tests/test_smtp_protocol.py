@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.mailharness import GAMES_YAML, Harness, wait_for
+from tests.mailharness import GAMES_YAML, Harness, free_port, wait_for
 
 ALPHA = "alpha@judge.example"
 TIGHT = GAMES_YAML.replace(
@@ -147,16 +147,20 @@ def test_many_sessions_at_once_lose_nothing(judge):
     assert "new" not in judge.states()
 
 
-def test_lmtp_answers_per_recipient(tmp_path):
-    sock = tmp_path / "lmtp.sock"
+@pytest.mark.parametrize("over", ["socket", "tcp"])
+def test_lmtp_answers_per_recipient(tmp_path, over):
+    """LMTP on a unix socket, or on a TCP port (`lmtp: host:port`)."""
+    sock, port = tmp_path / "lmtp.sock", free_port()
+    where = sock if over == "socket" else f"127.0.0.1:{port}"
     text = GAMES_YAML.replace(
         "  timezone: Europe/Oslo\n  storage",
-        f"  lmtp: {sock}\n  timezone: Europe/Oslo\n  storage",
+        f"  lmtp: {where}\n  timezone: Europe/Oslo\n  storage",
         1,
     )
     judge = Harness(tmp_path, text)
     try:
-        client = smtplib.LMTP(str(sock))
+        assert sock.exists() == (over == "socket")
+        client = smtplib.LMTP(str(sock)) if over == "socket" else smtplib.LMTP("127.0.0.1", port)
         client.ehlo_or_helo_if_needed = lambda: client.ehlo()  # LHLO
         refused = client.sendmail(
             "ann@example.org", [ALPHA, "beta@judge.example"], b"Subject: x\r\n\r\nhello\r\n"

@@ -66,6 +66,7 @@ class ServerConfig:
     outbound: Outbound = field(default_factory=Outbound)
     limits: Limits = field(default_factory=Limits)
     lmtp_socket: Path | None = None
+    lmtp_listen: tuple[str, int] | None = None  # LMTP over TCP: (host, port)
     # if set: orders count only from mail whose topmost Authentication-Results,
     # written by this relay (its authserv-id), shows DKIM or DMARC passing
     trusted_relay: str | None = None

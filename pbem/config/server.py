@@ -3,6 +3,7 @@ outbound mail and the limits."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,7 +56,8 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
 
     outbound = _outbound(c, raw, domain, place)
     limits = _limits(c, raw)
-    lmtp = c.string(raw, "lmtp", "server lmtp (a unix socket path)")
+    lmtp = c.string(raw, "lmtp", "server lmtp (a unix socket path, or host:port)")
+    lmtp_tcp = _host_port(lmtp)
     relay = c.string(
         raw,
         "trusted_relay",
@@ -73,9 +75,19 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         place(storage),
         outbound,
         limits,
-        place(lmtp) if lmtp else None,
-        relay,
+        lmtp_socket=place(lmtp) if lmtp and not lmtp_tcp else None,
+        lmtp_listen=lmtp_tcp,
+        trusted_relay=relay,
     )
+
+
+def _host_port(value: str | None) -> tuple[str, int] | None:
+    """``lmtp: 127.0.0.1:2424`` (or ``[::1]:2424``) asks for LMTP over TCP;
+    anything else is a socket path."""
+    m = re.fullmatch(r"\[?([A-Za-z0-9.:-]+?)\]?:(\d{1,5})", value or "")
+    if m is None or "/" in (value or "") or not 0 < int(m[2]) < 65536:
+        return None
+    return m[1], int(m[2])
 
 
 def _outbound(c: Checker, raw: dict, domain: str | None, place: Callable[[str], Path]) -> Outbound:

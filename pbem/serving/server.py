@@ -317,6 +317,12 @@ class Server:
                     smtp_factory(self.app, lmtp, gate, lmtp=True), str(sock)
                 )
             )
+        tcp = self.app.config.server.lmtp_listen
+        if tcp is not None:
+            lmtp = Handler(self.app, self.committer, self.worker.wake, lmtp=True)
+            self.servers.append(
+                await loop.create_server(smtp_factory(self.app, lmtp, gate, lmtp=True), *tcp)
+            )
         self._watch = loop.create_task(self._supervise())
         self.deadlines.start()
         log.info("listening on %s:%s", self.host, self.port)
