@@ -13,15 +13,26 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# Some tests run a real Postfix in front of the server (tests/postfix.py):
+# Debian's package, installed once and left unconfigured (each test writes a
+# configuration of its own in a temporary folder).
+POSTFIX := /usr/sbin/postfix
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
+$(POSTFIX):
+	echo "postfix postfix/main_mailer_type select No configuration" | $(SUDO) debconf-set-selections
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postfix
+
 run: $(STAMP)
 	$(BIN)/pbem check games.yaml
 	$(BIN)/pbem serve games.yaml $(if $(PORT),--port $(PORT))
 
 # Two processes share the tests (pytest-xdist); the few that assert how
 # fast something happens (marked serial) run afterwards, alone.
-test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m 'not serial'
-	$(BIN)/python -m pytest -p no:xdist -m serial
+test: $(STAMP) $(POSTFIX)
+	PBEM_NEED_POSTFIX=1 $(BIN)/python -m pytest -n 2 -m 'not serial'
+	PBEM_NEED_POSTFIX=1 $(BIN)/python -m pytest -p no:xdist -m serial
 
 lint: $(STAMP)
 	$(BIN)/ruff check pbem adjudicator tests bench

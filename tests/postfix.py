@@ -1,0 +1,167 @@
+"""A real Postfix in front of pbem, for tests: Debian's postfix (the
+Makefile installs it), started from a configuration of its own in a
+temporary folder, listening on a loopback port, stopped afterwards.
+
+It plays the MTA of a judge's domain: mail for the judge's domain goes to
+pbem by LMTP over TCP; pbem relays its own mail through it; mail for the
+players' domains goes to a fake remote mail server (aiosmtpd) that keeps
+what it accepts and refuses the addresses a test names, so that Postfix
+writes its own delivery status notification, as it would for a player's
+dead mailbox, and returns it to the mail's envelope sender.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from tests.mailharness import free_port, wait_for
+
+POSTFIX = "/usr/sbin/postfix"
+
+
+def need_postfix() -> None:
+    """Postfix must be there under `make test` (which installs it); a bare
+    pytest on a machine without it skips these tests."""
+    if Path(POSTFIX).exists() and os.geteuid() == 0:
+        return
+    if os.environ.get("PBEM_NEED_POSTFIX"):
+        pytest.fail("Postfix is not installed, or not run as root: run the tests with `make test`")
+    pytest.skip("needs Debian's postfix, run as root (make test installs it)")
+
+
+@dataclass
+class Remote:
+    """The players' mail server: keeps what it accepts; refuses ``gone``."""
+
+    gone: set[str] = field(default_factory=set)
+    received: list[tuple[str, list[str], bytes]] = field(default_factory=list)
+
+    async def handle_RCPT(self, server, session, envelope, address, options):
+        if address.lower() in self.gone:
+            return f"550 5.1.1 <{address}>: Recipient address rejected: User unknown"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        self.received.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.content))
+        return "250 OK"
+
+    def to(self, address: str) -> list[tuple[str, bytes]]:
+        """(envelope sender, bytes) of every mail accepted for ``address``."""
+        return [(frm, raw) for frm, rcpts, raw in self.received if address in rcpts]
+
+
+class Postfix:
+    """One Postfix instance: ``port`` takes mail by SMTP; ``routes`` maps a
+    domain to its next hop (``lmtp:inet:127.0.0.1:2424``,
+    ``smtp:[127.0.0.1]:2526``)."""
+
+    def __init__(self, domain: str, routes: dict[str, str]) -> None:
+        self.domain = domain
+        self.port = free_port()
+        # Postfix's own users must reach the queue: not under a 0700 folder
+        self.root = Path(tempfile.mkdtemp(prefix="pbem-postfix-", dir="/var/tmp"))
+        self.root.chmod(0o755)
+        self.etc = self.root / "etc"
+        self._configure(routes)
+
+    def _configure(self, routes: dict[str, str]) -> None:
+        for name in ("etc", "spool", "data"):
+            (self.root / name).mkdir()
+        shutil.chown(self.root / "data", "postfix")
+        shutil.copy("/etc/postfix/master.cf.proto", self.etc / "master.cf")
+        transport = ", ".join(f"{d}={hop}" for d, hop in routes.items())
+        (self.etc / "main.cf").write_text(
+            "\n".join(
+                [
+                    "compatibility_level = 3.6",
+                    f"queue_directory = {self.root}/spool",
+                    f"data_directory = {self.root}/data",
+                    "mail_owner = postfix",
+                    "setgid_group = postdrop",
+                    f"myhostname = mx.{self.domain}",
+                    f"mydomain = {self.domain}",
+                    f"myorigin = {self.domain}",
+                    "mydestination =",
+                    "alias_maps =",
+                    "alias_database =",
+                    "local_recipient_maps =",
+                    "inet_interfaces = 127.0.0.1",
+                    "inet_protocols = ipv4",
+                    "mynetworks = 127.0.0.0/8",
+                    f"relay_domains = {self.domain}",
+                    f"transport_maps = inline:{{ {transport} }}",
+                    "smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination",
+                    "smtp_dns_support_level = disabled",
+                    "disable_dns_lookups = yes",
+                    "lmtp_connection_cache_on_demand = no",
+                    # a deferred delivery is tried again within seconds, not minutes
+                    "queue_run_delay = 1s",
+                    "minimal_backoff_time = 1s",
+                    "maximal_backoff_time = 2s",
+                    f"maillog_file_prefixes = {self.root}",
+                    f"maillog_file = {self.root}/maillog",
+                    "",
+                ]
+            )
+        )
+        self._postconf("-F", "*/*/chroot = n")  # nothing to copy into a chroot
+        self._postconf("-M#", "smtp/inet")  # not port 25: a loopback port of our own
+        self._postconf(
+            "-Me", f"127.0.0.1:{self.port}/inet = 127.0.0.1:{self.port} inet n - n - - smtpd"
+        )
+        self._postconf("-Me", "postlog/unix-dgram = postlog unix-dgram n - n - 1 postlogd")
+
+    def _postconf(self, *args: str) -> None:
+        subprocess.run(["postconf", "-c", str(self.etc), *args], check=True)
+
+    def _postfix(self, command: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [POSTFIX, "-c", str(self.etc), command], capture_output=True, text=True, timeout=60
+        )
+
+    def start(self) -> None:
+        done = self._postfix("start")
+        if done.returncode != 0:
+            raise RuntimeError(f"postfix did not start:\n{self.log()}{done.stderr}")
+        wait_for(self._listening, 20, "postfix to listen")
+
+    def _listening(self) -> bool:
+        with socket.socket() as s:
+            return s.connect_ex(("127.0.0.1", self.port)) == 0
+
+    def stop(self) -> None:
+        """Stop it (`postfix stop` waits until every process is gone) and
+        remove its folder."""
+        if self._postfix("stop").returncode != 0:
+            self._postfix("abort")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def log(self) -> str:
+        path = self.root / "maillog"
+        return path.read_text() if path.exists() else ""
+
+
+class RemoteServer:
+    """The Remote on a loopback port of its own."""
+
+    def __init__(self) -> None:
+        self.handler = Remote()
+        self.port = free_port()
+        self.controller = Controller(self.handler, hostname="127.0.0.1", port=self.port)
+
+    def start(self) -> Remote:
+        self.controller.start()
+        return self.handler
+
+    def stop(self) -> None:
+        self.controller.stop()
