@@ -263,6 +263,17 @@ CASES = [
         absent=("Sol attacks",),
     ),
     Case(
+        "pgp-clear-signed",
+        plain(
+            "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nPASSWORD PW\n"
+            "- Sol holds\n-----BEGIN PGP SIGNATURE-----\n\niQEzBAEBCAAdFiEE\n"
+            "Sol x Alnitak\n-----END PGP SIGNATURE-----\n"
+        ),
+        "applied",
+        ("line 5: Sol holds", "signed with PGP; the signature was not checked"),
+        absent=("Sol attacks", "Hash", "not an order"),
+    ),
+    Case(
         "end-line",
         plain("PASSWORD PW\nSol holds\nEND\nSol x Alnitak\n"),
         "applied",

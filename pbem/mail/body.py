@@ -183,17 +183,44 @@ _OUTLOOK_FROM = re.compile(r"^(from|von|de)\s*:\s*\S", re.I)
 _OUTLOOK_NEXT = re.compile(r"^(sent|date|gesendet|envoyé|to|subject)\s*:", re.I)
 
 
+_PGP_SIGNED = "-----BEGIN PGP SIGNED MESSAGE-----"
+_PGP_SIGNATURE = "-----BEGIN PGP SIGNATURE-----"
+
+
+def _clearsigned(lines: list[str], out: ParsedMail) -> set[int]:
+    """A PGP clear-signed text (RFC 4880, 7): the indexes of its armour
+    lines (the BEGIN line and its Hash: headers) to set aside; dash-escaped
+    lines ("- text") are given back as written. The signature itself is
+    set aside where the text ends (see split_lines); it is not checked."""
+    begin = next((i for i, line in enumerate(lines) if line.strip() == _PGP_SIGNED), None)
+    if begin is None:
+        return set()
+    armour = {begin}
+    i = begin + 1
+    while i < len(lines) and lines[i].strip():
+        armour.add(i)  # Hash: SHA256 and the like, up to the blank line
+        i += 1
+    for j in range(i, len(lines)):
+        if lines[j].strip() == _PGP_SIGNATURE:
+            break
+        if lines[j].startswith("- "):
+            lines[j] = lines[j][2:]
+    out.notes.append("it was signed with PGP; the signature was not checked")
+    return armour
+
+
 def split_lines(text: str, out: ParsedMail) -> None:
     """Keep the new lines of a mail; set aside quotes (>), a quoted earlier
     mail (On ... wrote:, -----Original Message-----, an Outlook header
-    block, a line of underscores), the signature after "-- ", and all after
-    a line END."""
+    block, a line of underscores), the signature after "-- " or a PGP
+    signature, PGP clear-signing's armour, and all after a line END."""
     text = text.replace("\x00", "").replace("\r\n", "\n").replace("\r", "\n")[:MAX_TEXT]
     lines = text.split("\n")
+    armour = _clearsigned(lines, out)
     stop: int | None = None
     for i, line in enumerate(lines):
         s = line.strip()
-        if s.upper() == "END" or line in ("-- ", "--") or _ORIGINAL.match(s):
+        if s.upper() == "END" or line in ("-- ", "--") or _ORIGINAL.match(s) or s == _PGP_SIGNATURE:
             stop = i
             break
         if re.fullmatch(r"_{10,}", s):
@@ -219,7 +246,7 @@ def split_lines(text: str, out: ParsedMail) -> None:
             if line.strip():
                 out.ignored.append((number, line))
             continue
-        if line.lstrip().startswith(">"):
+        if line.lstrip().startswith(">") or i in armour:
             out.ignored.append((number, line))
             continue
         out.lines.append((number, line.rstrip()))
