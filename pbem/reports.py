@@ -29,6 +29,7 @@ from adjudicator.base import Game, OrderMode, OrderSheet, TurnResult
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.lifecycle.seats import with_seat
+from pbem.mail import lists
 from pbem.mail.calendar import FILENAME, MIME, Deadlines, calendar, merged, ran_early
 from pbem.mail.compose import compose_report
 from pbem.mapdraw import picture, to_png, to_svg
@@ -57,7 +58,7 @@ def readers(
         for p in seated
         if p.status == "active"
     ]
-    watchers = sorted(set(cfg.observers) | set(app.store.watchers(conn, cfg.name)), key=str.lower)
+    watchers = lists.observers(app, conn, cfg.name)
     taken = {r.email.lower() for r in out}
     for email in watchers:
         if email.lower() not in taken:
@@ -299,7 +300,19 @@ def write_reports(
         )
         reply_to = app.reply_address(reader.player) if reader.player else None
         message_id, raw = report_mail(
-            app, reader.email, subject, text, html, svg, png, ics, now, reply_to, info["turn"]
+            app,
+            reader.email,
+            subject,
+            text,
+            html,
+            svg,
+            png,
+            ics,
+            now,
+            reply_to,
+            info["turn"],
+            game=cfg.name,
+            observer=reader.role == "observer",
         )
         app.store.queue_mail(conn, "report", reader.email, message_id, raw, now, None)
         count += 1
@@ -329,9 +342,15 @@ def report_mail(
     when: datetime,
     reply_to: str | None,
     turn: int,
+    *,
+    game: str,
+    observer: bool = False,
+    again: bool = False,
 ) -> tuple[str, bytes]:
     """multipart/mixed: multipart/alternative (text; HTML related to the
-    inline PNG), then the map as SVG and the reader's deadlines as .ics."""
+    inline PNG), then the map as SVG and the reader's deadlines as .ics.
+    With the game's list headers; ``again``: a copy mailed back on request
+    (HISTORY), an answer to that mail, not a post to the whole game."""
     files = [(svg.encode("utf-8"), "image/svg+xml", f"map-{turn}.svg", {})]
     if calendar is not None:
         files.append((calendar, MIME, FILENAME, {"method": "PUBLISH"}))
@@ -346,4 +365,7 @@ def report_mail(
         html=html,
         inline=(png, "<map@pbem>", f"map-{turn}.png"),
         files=files,
+        auto="auto-replied" if again else "auto-generated",
+        extra=lists.list_headers(app, game, to, observer=observer, precedence=not again),
+        thread=lists.thread_root(app, game),
     )

@@ -23,7 +23,7 @@ from pbem.commands.context import GameContext
 from pbem.commands.registry import Family, Use, Who
 from pbem.config import EMAIL, GameConfig, parse_duration
 from pbem.lifecycle.seats import password_mail, with_seat
-from pbem.mail import auth
+from pbem.mail import auth, lists
 from pbem.store import GameRow
 from pbem.turns.deadlines import next_deadline
 from pbem.turns.localtime import local
@@ -148,6 +148,7 @@ def replace(app: App, conn: Connection, name: str, player: str, email: str) -> s
             "game": name,
         },
         auto="auto-generated",
+        game=name,
     )
     return f"{email} now plays {seat.name} in {name}; a password is on its way"
 
@@ -177,6 +178,7 @@ def remove(app: App, conn: Connection, name: str, player: str, resigned: bool = 
                 "game": name,
             },
             auto="auto-generated",
+            game=name,
         )
     if engine.outcome(state) is not None:
         finish(app, conn, name, "every other player has left")
@@ -226,7 +228,7 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
         "back any report."
     )
     to = [p.email for p in app.store.players(conn, name) if p.status == "active"]
-    to += list(cfg.observers) + app.store.watchers(conn, name)
+    to += lists.observers(app, conn, name)
     if cfg.master_email:
         to.append(cfg.master_email)
     for email in sorted(set(to), key=str.lower):
@@ -238,6 +240,7 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
             "alert",
             {"subject": f"{name} is over", "text": "\n".join(lines), "game": name},
             auto="auto-generated",
+            game=name,
         )
 
 
@@ -304,6 +307,7 @@ def tell_players(
             {"game": name, "text": text, "deadline": when, "paused": row.status == "paused"},
             reply_to=app.reply_address(p),
             auto="auto-generated",
+            game=name,
         )
 
 

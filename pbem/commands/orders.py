@@ -149,6 +149,9 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
         now,
         reply_to,
         found.turn,
+        game=game,
+        observer=ctx.who is Who.OBSERVER,
+        again=True,
     )
     app.store.queue_mail(conn, "history", email, message_id, raw, now, None)
     return f"line {use.line}: the report of {phases.get(found.turn, found.turn)} is on its way"

@@ -7,6 +7,7 @@ from datetime import timedelta
 
 from pbem.commands.context import Context, GameContext
 from pbem.commands.registry import Family, Use, Where, Who
+from pbem.mail import lists
 from pbem.store import PlayerRow
 from pbem.words import plural
 
@@ -58,6 +59,7 @@ def _press(ctx: GameContext, to: str, body: list[str]) -> str:
             {"game": ctx.game, "sender": sender, "text": text, "to": [t.name for t in targets]},
             reply_to=ctx.app.reply_address(p),
             auto="auto-generated",
+            game=ctx.game,
         )
     if to.strip().upper() == "ALL":  # kept for the turn report
         ctx.app.store.add_press(ctx.conn, ctx.game, ctx.turn, sender, text, ctx.now)
@@ -105,7 +107,7 @@ def _react(ctx: Context, arg: str) -> str:
         return "REACT: name the game: REACT <game> <text>"
     cfg = app.game_config(game)
     assert cfg is not None
-    watching = {e.lower() for e in cfg.observers} | set(store.watchers(conn, game))
+    watching = {e.lower() for e in lists.observers(app, conn, game)}
     if sender not in watching:  # who may: checked here, where the game is known
         return f"REACT {game}: only spectators react; WATCH {game} first"
     if not text:
@@ -131,6 +133,7 @@ def _react(ctx: Context, arg: str) -> str:
             "alert",
             {"subject": f"{sender} reacts", "text": text, "game": game},
             auto="auto-generated",
+            game=game,
         )
     told = plural(len(to - {sender}), "player and spectator", "players and spectators")
     return f"REACT {game}: sent to {told}"

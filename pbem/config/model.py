@@ -57,6 +57,17 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """The HTTP server `pbem serve` also runs (off unless games.yaml has
+    ``server.web``): where it listens, and the public address readers
+    reach it by (the unsubscribe links in mail are made from it)."""
+
+    host: str = "127.0.0.1"
+    port: int = 8025
+    url: str | None = None  # https://judge.example/ (a proxy in front); None: no links
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     domain: str
     host: str = "127.0.0.1"
@@ -70,6 +81,7 @@ class ServerConfig:
     # if set: orders count only from mail whose topmost Authentication-Results,
     # written by this relay (its authserv-id), shows DKIM or DMARC passing
     trusted_relay: str | None = None
+    web: WebConfig | None = None  # the HTTP server; None: off
 
     @property
     def address(self) -> str:

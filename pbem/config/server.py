@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pbem.config.checker import Checker
-from pbem.config.model import DOMAIN, EMAIL, Limits, Outbound, ServerConfig
+from pbem.config.model import DOMAIN, EMAIL, Limits, Outbound, ServerConfig, WebConfig
 
 SERVER_KEYS = (
     "domain",
@@ -19,6 +19,7 @@ SERVER_KEYS = (
     "limits",
     "lmtp",
     "trusted_relay",
+    "web",
 )
 OUTBOUND_KEYS = ("host", "port", "from", "username", "password", "starttls", "tls", "maildir")
 LIMIT_KEYS = (
@@ -65,6 +66,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         pattern=DOMAIN,
         hint=" (the authserv-id of your relay's Authentication-Results)",
     )
+    web = _web(c, raw)
     if domain is None:
         return None
     return ServerConfig(
@@ -78,6 +80,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         lmtp_socket=place(lmtp) if lmtp and not lmtp_tcp else None,
         lmtp_listen=lmtp_tcp,
         trusted_relay=relay,
+        web=web,
     )
 
 
@@ -114,6 +117,34 @@ def _outbound(c: Checker, raw: dict, domain: str | None, place: Callable[[str], 
         starttls=flags["starttls"],
         tls=flags["tls"],
         maildir=place(c.string(out, "maildir", "outbound maildir") or "var/mail"),
+    )
+
+
+# a public base address: http(s), a host, an optional path; nothing that
+# could break out of a header's <...> or a page's attribute
+WEB_URL = re.compile(r"^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/%-]*)?$")
+
+
+def _web(c: Checker, raw: dict) -> WebConfig | None:
+    """The HTTP server (``web``): off unless the section is there."""
+    if raw.get("web") is None:
+        return None
+    web = c.mapping(raw, "web", "server web")
+    c.keys(web, ("listen", "url"), "server web")
+    listen = c.mapping(web, "listen", "web listen")
+    c.keys(listen, ("host", "port"), "web listen")
+    url = c.string(
+        web,
+        "url",
+        "web url",
+        pattern=WEB_URL,
+        hint=" (the public address readers reach, for example https://judge.example/;"
+        " https for one-click unsubscribing)",
+    )
+    return WebConfig(
+        host=c.string(listen, "host", "web listen host") or "127.0.0.1",
+        port=c.integer(listen, "port", "web listen port (0: any free port)", 8025, 0, 65535),
+        url=url,
     )
 
 

@@ -65,6 +65,7 @@ def password_mail(
         },
         reply_to=reply,
         auto="auto-generated",
+        game=cfg.name,
     )
 
 

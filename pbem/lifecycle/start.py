@@ -115,6 +115,7 @@ def start_mail(
         reply_to=app.reply_address(p),
         auto="auto-generated",
         attachments=attachments,
+        game=cfg.name,
     )
 
 

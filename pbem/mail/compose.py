@@ -2,9 +2,12 @@
 notices and alerts (``Composer.queue``, rendered from templates/mail/), and
 the turn reports (``report``), all with the same headers.
 
-Every mail has a Message-ID and a Date, ``Auto-Submitted`` (so that other
-robots do not answer it), and ``X-Pbem-Server`` (so that a copy coming back
-is recognised as our own and dropped). Replies carry In-Reply-To and
+Every mail has a Message-ID and a Date, ``Auto-Submitted`` (RFC 3834:
+``auto-replied`` on an answer to a mail, ``auto-generated`` on the rest, so
+that other robots do not answer it), and ``X-Pbem-Server`` (so that a copy
+coming back is recognised as our own and dropped). Mail about one game
+carries that game's list headers (pbem/mail/lists.py: List-Id, List-Help,
+List-Unsubscribe for observers, Precedence). Replies carry In-Reply-To and
 References. Addresses are checked before they reach a header or an SMTP
 command: CR, LF, <, >, spaces and the like are refused.
 """
@@ -25,7 +28,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from pbem.app import App
-from pbem.mail import replycap
+from pbem.mail import lists, replycap
 from pbem.words import templates
 
 SAFE_ADDRESS = re.compile(r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$")
@@ -55,8 +58,13 @@ def headers(
     references: Sequence[str] = (),
     auto: str = "auto-replied",
     sender_name: str = "pbem",
+    extra: Sequence[tuple[str, str]] = (),
+    thread: str | None = None,
 ) -> tuple[str, list[tuple[str, str]]]:
-    """(Message-ID, the headers) every mail of the server carries, in order."""
+    """(Message-ID, the headers) every mail of the server carries, in order.
+    ``extra``: more headers (a game's list headers); ``thread``: the
+    Message-ID a mail that answers none names in References (a game's
+    thread root, pbem/mail/lists.py)."""
     message_id = make_msgid(idstring="pbem", domain=domain)
     out = [
         ("From", f"{sender_name} <{safe_address(sender)}>"),
@@ -66,6 +74,7 @@ def headers(
         ("Message-ID", message_id),
         ("Auto-Submitted", auto),
         ("X-Pbem-Server", domain),
+        *extra,
     ]
     if reply_to:
         out.append(("Reply-To", safe_address(reply_to)))
@@ -75,6 +84,8 @@ def headers(
             refs.append(in_reply_to)
         out.append(("In-Reply-To", in_reply_to))
         out.append(("References", "\r\n ".join(refs)))  # folded: lines stay short
+    elif thread and _MSGID.fullmatch(thread):
+        out.append(("References", thread))
     return message_id, out
 
 
@@ -92,6 +103,8 @@ def compose(
     references: Sequence[str] = (),
     auto: str = "auto-replied",
     sender_name: str = "pbem",
+    extra: Sequence[tuple[str, str]] = (),
+    thread: str | None = None,
 ) -> tuple[str, bytes]:
     """(Message-ID, the mail's bytes). A text-only mail is written directly
     (quoted-printable UTF-8): the email package's header objects cost more
@@ -107,6 +120,8 @@ def compose(
         references=references,
         auto=auto,
         sender_name=sender_name,
+        extra=extra,
+        thread=thread,
     )
     if html is None:
         body = binascii.b2a_qp(text.replace("\r\n", "\n").encode("utf-8")).replace(b"\n", b"\r\n")
@@ -134,6 +149,9 @@ def compose_report(
     html: str,
     inline: tuple[bytes, str, str],
     files: Sequence[tuple[bytes, str, str, dict[str, str]]] = (),
+    auto: str = "auto-generated",
+    extra: Sequence[tuple[str, str]] = (),
+    thread: str | None = None,
 ) -> tuple[str, bytes]:
     """A turn report: multipart/mixed of multipart/alternative (text; HTML
     related to the inline PNG ``inline``: bytes, content id, file name),
@@ -145,7 +163,9 @@ def compose_report(
         domain=domain,
         when=when,
         reply_to=reply_to,
-        auto="auto-generated",
+        auto=auto,
+        extra=extra,
+        thread=thread,
     )
     msg = _alternative(head_lines, text, html)
     html_part = msg.get_payload()[1]
@@ -199,6 +219,7 @@ class Composer:
         auto: str = "auto-replied",
         attachments: Sequence[tuple[bytes, str, str]] = (),
         hide: Sequence[str] = (),
+        game: str | None = None,
     ) -> str:
         """Render a mail from templates/mail/<template>.txt.j2 and commit it
         to the outbox in the caller's transaction. Returns its Message-ID.
@@ -209,7 +230,8 @@ class Composer:
         file name) each. ``hide``: secrets (the passwords a mail carried)
         that the reply never repeats, in its subject or its text. Replies count
         toward the daily cap on replies (pbem/mail/replycap.py): the last one says
-        so, and those over it are held for a digest."""
+        so, and those over it are held for a digest. ``game``: the game
+        the mail is about, if one (its list headers, pbem/mail/lists.py)."""
         text = (
             templates()
             .get_template(f"mail/{template}.txt.j2")
@@ -230,6 +252,8 @@ class Composer:
             in_reply_to=in_reply_to,
             references=references,
             auto=auto,
+            extra=game_headers(app, conn, game, to, kind) if game else (),
+            thread=lists.thread_root(app, game) if game else None,
         )
         if attachments:
             raw = _attach(raw, attachments)
@@ -264,7 +288,22 @@ class Composer:
                 "alert",
                 {"subject": subject, "text": text, "game": game},
                 auto="auto-generated",
+                game=game,
             )
+
+
+def game_headers(
+    app: App, conn: Connection, game: str, to: str, kind: str
+) -> list[tuple[str, str]]:
+    """The list headers of a mail about ``game`` to ``to``: an
+    unsubscribe for an observer, Precedence for what goes to the whole game."""
+    return lists.list_headers(
+        app,
+        game,
+        to,
+        observer=lists.is_observer(app, conn, game, to),
+        precedence=kind in lists.LIST_KINDS,
+    )
 
 
 def hidden(text: str, secrets_: Sequence[str]) -> str:

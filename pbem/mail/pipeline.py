@@ -34,6 +34,7 @@ from pbem.mail import section as sections
 from pbem.mail.compose import BadAddress, safe_address
 from pbem.mail.credentials import PAUSED
 from pbem.mail.parse import ParsedMail, is_daemon
+from pbem.mail.unsubscribe import unsubscribe
 from pbem.store import InboxRow, PlayerRow
 
 
@@ -103,6 +104,24 @@ def drop_duplicate(w: Way) -> End | None:
         return None
     earlier = w.app.store.earlier_with_message_id(w.conn, w.mail.message_id, w.row.id)
     return None if earlier is None else End("duplicate", f"same Message-ID as mail #{earlier}")
+
+
+def unsubscribe_by_mail(w: Way) -> End | None:
+    """Mail to an observer's unsubscribe address (``unsubscribe+<token>``)
+    unsubscribes them; automatic mail never gets here. A mail to no other
+    address of ours ends here, answered only to the observer, and only
+    once (a wrong token: not at all)."""
+    recipients = [w.app.recipient(a) for a in w.row.rcpt_to]
+    tokens = [r.token for r in recipients if r and r.kind == "unsubscribe" and r.token]
+    if not tokens:
+        return None
+    done = [a for a in (unsubscribe(w.app, w.conn, t, by_mail=True) for t in tokens) if a]
+    if any(r and r.kind != "unsubscribe" for r in recipients):
+        w.applied = w.applied or bool(done)
+        return None
+    if done:
+        return End("applied", f"unsubscribed {', '.join(done)}")
+    return End("ignored", "unsubscribe: the token names no observer")
 
 
 def check_sender(w: Way) -> End | None:
@@ -230,6 +249,7 @@ def send_receipt(w: Way) -> End | None:
         references=w.mail.references,
         inbox_id=w.row.id,
         hide=w.passwords,
+        game=receipt_game(w),
     )
     return None
 
@@ -238,6 +258,7 @@ STEPS: tuple[Step, ...] = (
     recognise_bounce,
     drop_automatic,
     drop_duplicate,
+    unsubscribe_by_mail,
     check_sender,
     refuse_too_complex,
     split_into_sections,
@@ -295,6 +316,12 @@ def reply_to(w: Way) -> str | None:
                 p = next(x for x in w.app.store.players(w.conn, p.game) if x.id == p.id)
             return w.app.reply_address(p)
     return None
+
+
+def receipt_game(w: Way) -> str | None:
+    """The one game a receipt answers for (its list headers), if one."""
+    games = {r.game for r in w.replies if r.game}
+    return games.pop() if len(games) == 1 and not w.server_lines else None
 
 
 def tell_player(w: Way, subject: str, text: str) -> None:

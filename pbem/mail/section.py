@@ -17,7 +17,7 @@ from adjudicator.base import OrderMode
 from pbem.app import App
 from pbem.commands import REGISTRY, Command, GameContext, GameReply, Section, Use, Who, Worker
 from pbem.config import GameConfig
-from pbem.mail import credentials
+from pbem.mail import credentials, lists
 from pbem.mail.credentials import BLOCK_AFTER, Credentials
 from pbem.mail.parse import ParsedMail
 from pbem.store import GameRow, InboxRow
@@ -106,8 +106,7 @@ def who_writes(p: Part) -> Who:
         return Who.MASTER
     commands = p.section.commands
     if commands and all(_command(c).allows(Who.OBSERVER) for _, c, _ in commands):
-        watching = {e.lower() for e in cfg.observers}
-        watching |= set(ctx.app.store.watchers(ctx.conn, ctx.game))
+        watching = {e.lower() for e in lists.observers(ctx.app, ctx.conn, ctx.game)}
         if ctx.sender.lower() in watching:
             return Who.OBSERVER
     return Who.ANYONE
@@ -148,6 +147,7 @@ def credentials_elsewhere(p: Part) -> Done | None:
         "credentials_elsewhere",
         {"game": ctx.game, "player": owner, "sender": ctx.sender, "received": ctx.now.isoformat()},
         auto="auto-generated",
+        game=ctx.game,
     )
     return Done(None)
 

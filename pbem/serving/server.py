@@ -31,6 +31,7 @@ from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
 from pbem.serving.lease import RENEW, Lease, die_with_parent
 from pbem.turns.runner import TurnRunner
 from pbem.turns.schedule import Deadlines
+from pbem.web.server import WebServer
 
 log = logging.getLogger("pbem.server")
 
@@ -288,6 +289,7 @@ class Server:
             ProcessWorker(app) if worker == "process" else ThreadWorker(app)
         )
         self.servers: list[asyncio.AbstractServer] = []
+        self.web: WebServer | None = None  # server.web in games.yaml: the HTTP side
         self._watch: asyncio.Task | None = None
         self.deadlines = Deadlines(app, self.worker.wake_turns)
 
@@ -323,6 +325,9 @@ class Server:
             self.servers.append(
                 await loop.create_server(smtp_factory(self.app, lmtp, gate, lmtp=True), *tcp)
             )
+        if self.app.config.server.web is not None:
+            self.web = WebServer(self.app, self.worker.wake)
+            await self.web.start()
         self._watch = loop.create_task(self._supervise())
         self.deadlines.start()
         log.info("listening on %s:%s", self.host, self.port)
@@ -336,6 +341,8 @@ class Server:
         self.deadlines.stop()
         if self._watch is not None:
             self._watch.cancel()
+        if self.web is not None:
+            await self.web.stop()
         for server in self.servers:
             server.close()
             await server.wait_closed()
@@ -363,6 +370,13 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
         out = app.config.server.outbound
         if not out.host:
             print(f"  replies land in {out.maildir}/new/", flush=True)
+        if server.web is not None:
+            public = app.config.server.web.url if app.config.server.web else None
+            print(
+                f"  web: http://{server.web.host}:{server.web.port}/"
+                + (f" (public address {public})" if public else " (no public address set)"),
+                flush=True,
+            )
         if ready:
             ready(server)
         stop = asyncio.Event()

@@ -11,7 +11,14 @@ from sqlalchemy import Connection, bindparam, func, select
 
 from pbem.store.database import Database
 from pbem.store.rows import aware
-from pbem.store.schema import auth_failures, reactions, scores, settings, watchers
+from pbem.store.schema import (
+    auth_failures,
+    reactions,
+    scores,
+    settings,
+    unsubscribed,
+    watchers,
+)
 
 _AUTH_RECENT = (
     select(func.count())
@@ -45,6 +52,12 @@ class AccountsAndScores(Database):
         found = conn.execute(
             select(watchers).where(watchers.c.game == game, watchers.c.email == email.lower())
         ).first()
+        if on:  # watching again undoes an unsubscribe
+            conn.execute(
+                unsubscribed.delete().where(
+                    unsubscribed.c.game == game, unsubscribed.c.email == email.lower()
+                )
+            )
         if on and found is None:
             conn.execute(watchers.insert().values(game=game, email=email.lower()))
             return True
@@ -60,6 +73,27 @@ class AccountsAndScores(Database):
             r[0]
             for r in conn.execute(select(watchers.c.email).where(watchers.c.game == game)).all()
         ]
+
+    def unsubscribe(self, conn: Connection, game: str, email: str, at: datetime) -> bool:
+        """The observer ``email`` leaves ``game``'s mail (a WATCH undone,
+        and games.yaml's listing overruled); False if it had left already."""
+        conn.execute(
+            watchers.delete().where(watchers.c.game == game, watchers.c.email == email.lower())
+        )
+        found = conn.execute(
+            select(unsubscribed.c.at).where(
+                unsubscribed.c.game == game, unsubscribed.c.email == email.lower()
+            )
+        ).first()
+        if found is not None:
+            return False
+        conn.execute(unsubscribed.insert().values(game=game, email=email.lower(), at=at))
+        return True
+
+    def unsubscribed(self, conn: Connection, game: str) -> set[str]:
+        """The addresses (lower case) that unsubscribed from ``game``."""
+        rows = conn.execute(select(unsubscribed.c.email).where(unsubscribed.c.game == game))
+        return {r[0] for r in rows}
 
     # -- authentication failures ----------------------------------------------------
 

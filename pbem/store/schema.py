@@ -172,6 +172,15 @@ watchers = Table(
     Column("email", String(254), primary_key=True),
 )
 
+# observers who unsubscribed from a game's mail (games.yaml may still list them)
+unsubscribed = Table(
+    "unsubscribed",
+    metadata,
+    Column("game", String(40), primary_key=True),
+    Column("email", String(254), primary_key=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+)
+
 ready = Table(
     "ready",
     metadata,

@@ -140,6 +140,7 @@ class TurnRunner:
                         },
                         reply_to=app.reply_address(p),
                         auto="auto-generated",
+                        game=g.name,
                     )
                 app.store.set_game(conn, g.name, reminded_for=row.deadline)
 
