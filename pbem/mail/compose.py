@@ -125,16 +125,13 @@ def compose(
     )
     if html is None:
         body = binascii.b2a_qp(text.replace("\r\n", "\n").encode("utf-8")).replace(b"\n", b"\r\n")
-        head = "".join(f"{k}: {v}\r\n" for k, v in head_lines)
-        head += (
-            "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            "Content-Transfer-Encoding: quoted-printable\r\n\r\n"
+        head = _head(head_lines) + (
+            b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            b"Content-Transfer-Encoding: quoted-printable\r\n\r\n"
         )
-        return message_id, head.encode("ascii") + body + (
-            b"" if body.endswith(b"\r\n") else b"\r\n"
-        )
-    msg = _alternative(head_lines, text, html)
-    return message_id, msg.as_bytes()
+        return message_id, head + body + (b"" if body.endswith(b"\r\n") else b"\r\n")
+    msg = _alternative(text, html)
+    return message_id, _head(head_lines) + msg.as_bytes(policy=email.policy.SMTP)
 
 
 def compose_report(
@@ -167,7 +164,7 @@ def compose_report(
         extra=extra,
         thread=thread,
     )
-    msg = _alternative(head_lines, text, html)
+    msg = _alternative(text, html)
     html_part = msg.get_payload()[1]
     png, cid, filename = inline
     html_part.add_related(png, "image", "png", cid=cid, filename=filename)
@@ -175,20 +172,31 @@ def compose_report(
         maintype, _, subtype = mime.partition("/")
         msg.add_attachment(data, maintype, subtype, filename=name, params=params)
     # CRLF line ends: a relay reads a mail of bare LFs as one line too long
-    return message_id, msg.as_bytes(policy=email.policy.SMTP)
+    return message_id, _head(head_lines) + msg.as_bytes(policy=email.policy.SMTP)
 
 
-def _alternative(head_lines: Sequence[tuple[str, str]], text: str, html: str) -> EmailMessage:
-    """A multipart/alternative mail of ``text`` and ``html`` under the headers."""
+def _head(head_lines: Sequence[tuple[str, str]]) -> bytes:
+    """The headers as written, CRLF line ends: every value is ASCII and
+    already folded where it must be. Not through the email package, whose
+    folding writes a long address (an unsubscribe URL) as encoded words
+    that no mail program reads as a URL."""
+    return "".join(f"{k}: {_crlf(v)}\r\n" for k, v in head_lines).encode("ascii")
+
+
+def _crlf(value: str) -> str:
+    return value.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\r\n")
+
+
+def _alternative(text: str, html: str) -> EmailMessage:
+    """A multipart/alternative body of ``text`` and ``html`` (the mail's
+    headers are written apart: ``_head``)."""
     msg = EmailMessage()
-    for k, v in head_lines:
-        msg[k] = v
     msg.set_content(text)
     msg.add_alternative(html, subtype="html")
     return msg
 
 
-_MSGID = re.compile(r"<[^<>\s]{1,500}>")
+_MSGID = re.compile(r"<[!-;=?-~]{1,500}>")  # printable ASCII: it goes into our headers as is
 
 
 def _subject(subject: str) -> str:
@@ -327,4 +335,8 @@ def _attach(raw: bytes, attachments: Sequence[tuple[bytes, str, str]]) -> bytes:
             msg.add_attachment(data.decode("utf-8"), subtype=subtype, filename=filename)
         else:
             msg.add_attachment(data, maintype, subtype, filename=filename)
-    return msg.as_bytes(policy=email.policy.SMTP)  # CRLF: relays refuse bare LF
+    # CRLF: relays refuse bare LF; the headers kept as written (see _head)
+    return msg.as_bytes(policy=_KEEP_HEADERS)
+
+
+_KEEP_HEADERS = email.policy.SMTP.clone(refold_source="none")

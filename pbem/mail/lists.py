@@ -124,7 +124,7 @@ def list_headers(
         url = unsubscribe_url(app, token)
         if url:
             targets.append(f"<{url}>")
-        out.append(("List-Unsubscribe", ", ".join(targets)))
+        out.append(("List-Unsubscribe", ",\r\n ".join(targets)))  # folded: lines stay short
         if url and url.startswith("https://"):
             out.append(("List-Unsubscribe-Post", "List-Unsubscribe=One-Click"))
     if precedence:
