@@ -162,6 +162,12 @@ def context(
         "final": outcome is not None,
         "keep_days": cfg.keep.days,
         "master": reader.role == "master",
+        # an observer's report says how to stop it (the address of its List-Unsubscribe)
+        "unsubscribe": (
+            lists.unsubscribe_address(app, cfg.name, reader.email)
+            if reader.role == "observer"
+            else None
+        ),
     }
 
 

@@ -144,6 +144,7 @@ def context(state: State, result: TurnResult, who: Reader, report: str,
         "final": outcome is not None,
         "keep_days": 30,
         "master": who.role == "master",
+        "unsubscribe": None,
         "report": report,
     }
 

@@ -124,6 +124,9 @@ def test_the_unsubscribe_token_is_the_observers_own(h):
     assert token != unsubscribe_token(h.app.secret, "alpha", ANN)
     assert token != unsubscribe_token(h.app.secret, "beta", WATCHER)
     assert token != unsubscribe_token("00" * 32, "alpha", WATCHER)  # another server's secret
+    # the report itself says how to stop it, to the observer only
+    assert f"send any mail to unsubscribe+{token}@judge.example" in h.text(h.report(WATCHER))
+    assert "unsubscribe+" not in h.text(h.report(ANN)) + h.text(h.report(GM))
 
 
 def test_delivered_mail_keeps_its_headers(h):

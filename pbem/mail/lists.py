@@ -104,6 +104,11 @@ def list_id(app: App, game: str) -> str:
     return f'"{phrase}" <{game}.{app.domain}>'
 
 
+def unsubscribe_address(app: App, game: str, address: str) -> str:
+    """The address that unsubscribes ``address`` from ``game``'s mail."""
+    return f"unsubscribe+{unsubscribe_token(app.secret, game, address)}@{app.domain}"
+
+
 def unsubscribe_url(app: App, token: str) -> str | None:
     web = app.config.server.web
     return f"{web.url.rstrip('/')}/unsubscribe/{token}" if web and web.url else None
@@ -120,7 +125,7 @@ def list_headers(
     ]
     if observer:
         token = unsubscribe_token(app.secret, game, to)
-        targets = [f"<mailto:unsubscribe+{token}@{app.domain}>"]
+        targets = [f"<mailto:{unsubscribe_address(app, game, to)}>"]
         url = unsubscribe_url(app, token)
         if url:
             targets.append(f"<{url}>")
