@@ -19,6 +19,8 @@ import pytest
 from pbem.mail.lists import unsubscribe_token
 from pbem.mail.parse import MAX_HEADERS
 from tests.mailharness import GAMES_YAML, Harness
+from tests.test_territory_mail import PEOPLE, full_lobby
+from tests.test_territory_mail import YAML as TERRA_YAML
 
 ALPHA = "alpha@judge.example"
 ANN, BOB, GM = "ann@example.org", "bob@example.org", "gm@example.org"
@@ -125,7 +127,8 @@ def test_the_unsubscribe_token_is_the_observers_own(h):
     assert token != unsubscribe_token(h.app.secret, "beta", WATCHER)
     assert token != unsubscribe_token("00" * 32, "alpha", WATCHER)  # another server's secret
     # the report itself says how to stop it, to the observer only
-    assert f"send any mail to unsubscribe+{token}@judge.example" in h.text(h.report(WATCHER))
+    said = " ".join(h.text(h.report(WATCHER)).split())
+    assert f"send any mail to unsubscribe+{token}@judge.example" in said
     assert "unsubscribe+" not in h.text(h.report(ANN)) + h.text(h.report(GM))
 
 
@@ -202,5 +205,25 @@ def test_one_click_only_with_an_https_address(tmp_path, web, links, post):
         if links == 2:
             assert re.fullmatch(r"<https?://[^/]+/unsubscribe/alpha\.[a-z2-7]{32}>", targets[1])
         assert (report["List-Unsubscribe-Post"] is not None) is post
+    finally:
+        h.close()
+
+
+def test_a_spectators_reaction(tmp_path):
+    yaml = TERRA_YAML.replace(
+        "    seed: 4\n", "    seed: 4\n    observers: [fan@example.org, fan2@example.org]\n"
+    )
+    h = Harness(tmp_path, yaml)
+    try:
+        full_lobby(h)
+        h.send("fan@example.org", "judge@judge.example", "REACT terra-1 What a move!\n")
+        title = h.app.engine("territory").title
+        for to, observer in ((PEOPLE[0], False), ("fan2@example.org", True)):
+            [reaction] = mails(h, "reaction", to)
+            assert str(reaction["List-Id"]) == f'"{title} game terra-1" <terra-1.judge.example>'
+            assert reaction["Precedence"] == "list"
+            assert reaction["Auto-Submitted"] == "auto-generated"
+            assert (reaction["List-Unsubscribe"] is not None) is observer
+        assert h.outbox("reaction", "fan@example.org") == []
     finally:
         h.close()

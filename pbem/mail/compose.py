@@ -303,14 +303,16 @@ class Composer:
 def game_headers(
     app: App, conn: Connection, game: str, to: str, kind: str
 ) -> list[tuple[str, str]]:
-    """The list headers of a mail about ``game`` to ``to``: an
-    unsubscribe for an observer, Precedence for what goes to the whole game."""
+    """The list headers of a mail about ``game`` to ``to``: Precedence
+    and, to an observer, an unsubscribe on what goes to the whole game (a
+    receipt answers the observer's own mail: it is looked up no further)."""
+    posted = kind in lists.LIST_KINDS
     return lists.list_headers(
         app,
         game,
         to,
-        observer=lists.is_observer(app, conn, game, to),
-        precedence=kind in lists.LIST_KINDS,
+        observer=posted and lists.is_observer(app, conn, game, to),
+        precedence=posted,
     )
 
 

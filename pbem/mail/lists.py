@@ -9,7 +9,8 @@ Each game is a mailing list of its own to the readers' mail programs:
 - ``References: <alpha.game@judge.example>`` on the game's mail that
   answers no mail: mail programs that thread by References show a game's
   reports and notices as one thread;
-- for an observer (who reads a game and plays no seat in it)
+- for an observer (who reads a game and plays no seat in it), on what the
+  game sends to all (and a report mailed again on request)
   ``List-Unsubscribe``: a mailto: ``unsubscribe+<token>@domain`` and, when
   the operator configured a public web address (``server.web.url``), the
   URL of the page that unsubscribes; ``List-Unsubscribe-Post:

@@ -30,6 +30,7 @@ SAFE_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
     "Cache-Control": "no-store",
+    "Server": "pbem",  # not the library's name and version
 }
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
