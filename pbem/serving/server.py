@@ -20,7 +20,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbem.app import App
 from pbem.faults import CHILD
@@ -31,7 +31,9 @@ from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
 from pbem.serving.lease import RENEW, Lease, die_with_parent
 from pbem.turns.runner import TurnRunner
 from pbem.turns.schedule import Deadlines
-from pbem.web.server import WebServer
+
+if TYPE_CHECKING:
+    from pbem.web.server import WebServer
 
 log = logging.getLogger("pbem.server")
 
@@ -326,6 +328,8 @@ class Server:
                 await loop.create_server(smtp_factory(self.app, lmtp, gate, lmtp=True), *tcp)
             )
         if self.app.config.server.web is not None:
+            from pbem.web.server import WebServer  # aiohttp only where it is used
+
             self.web = WebServer(self.app, self.worker.wake)
             await self.web.start()
         self._watch = loop.create_task(self._supervise())
