@@ -37,6 +37,7 @@ from sqlalchemy import Connection
 
 from pbem.app import App
 from pbem.config import GameConfig
+from pbem.mail import lists
 from pbem.store import GameRow
 
 FILENAME = "deadlines.ics"
@@ -169,7 +170,7 @@ class Deadlines:
             return None  # a tick is no appointment
         store, conn = self.app.store, self.conn
         emails = [p.email for p in store.players(conn, row.name) if p.status == "active"]
-        emails += list(cfg.observers) + store.watchers(conn, row.name)
+        emails += lists.observers(self.app, conn, row.name)  # less who unsubscribed
         if cfg.master_email:
             emails.append(cfg.master_email)
         return _Game(row, cfg, frozenset(e.lower() for e in emails))
