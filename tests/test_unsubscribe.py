@@ -14,6 +14,7 @@ from email.message import EmailMessage
 import pytest
 
 from pbem.config import ConfigError, parse_config
+from pbem.mail.calendar import Deadlines
 from pbem.mail.lists import unsubscribe_token
 from tests.mailharness import GAMES_YAML, Harness
 from tests.test_list_headers import WATCHER, YAML, check
@@ -259,3 +260,15 @@ def test_the_web_section_read(tmp_path):
     web = parse_config(text, tmp_path / "games.yaml").server.web
     assert (web.host, web.port, web.url) == ("0.0.0.0", 8080, "https://judge.example/pbem/")
     assert parse_config(GAMES_YAML, tmp_path / "games.yaml").server.web is None
+
+
+def test_an_unsubscribed_observer_leaves_the_games_calendar(h):
+    def games_of(address: str) -> set[str]:
+        with h.app.store.tx(write=False) as conn:
+            return {d.game for d in Deadlines(h.app, conn).of(address)}
+
+    assert "alpha" in games_of(WATCHER)
+    next_turn(h)
+    mailto, _ = targets(h.report(WATCHER))
+    h.send(WATCHER, mailto, "")
+    assert "alpha" not in games_of(WATCHER) and "alpha" in games_of(ANN)
