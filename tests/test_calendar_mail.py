@@ -161,6 +161,21 @@ def test_a_turn_run_early_cancels_its_event(h):
     assert new["status"] == "CONFIRMED" and new.decoded("dtstart") == h.game().deadline
 
 
+def test_a_game_ended_by_its_master_cancels_its_event(h):
+    _, mail = ask(h, ANN)
+    old = events(calendar_of(mail))["alpha"]
+    assert "alpha is over" in gm(h, "END GAME")
+    (over,) = [m for m in h.outbox("report", ANN) if m["Subject"] == "[alpha] game over"]
+    assert "deadlines.ics, attached, cancels its deadline in your calendar." in h.text(over)
+    (ev,) = calendar_of(over).walk("VEVENT")
+    assert (ev["uid"], ev["status"]) == (old["uid"], "CANCELLED")
+    assert ev["sequence"] > old["sequence"] and ev.walk("VALARM") == []
+    assert ev.decoded("dtstart") == old.decoded("dtstart")
+    assert ev["summary"] == "alpha: no deadline for tick 1 (the game is over)"
+    _, mail = ask(h, ANN)
+    assert sorted(events(calendar_of(mail))) == ["beta"]  # alpha has no deadline now
+
+
 def test_the_wall_clock_time_holds_across_the_change_of_clocks(tmp_path):
     """alpha's deadlines are 00:50 and 12:50 in Oslo; summer time begins at
     02:00 on 29 March 2026: 00:50 that night is 23:50 UTC the day before,

@@ -24,6 +24,7 @@ from pbem.commands.registry import Family, Use, Who
 from pbem.config import EMAIL, GameConfig, parse_duration
 from pbem.lifecycle.seats import password_mail, with_seat
 from pbem.mail import auth, lists
+from pbem.mail.calendar import FILENAME, MIME, game_over
 from pbem.store import GameRow
 from pbem.turns.deadlines import next_deadline
 from pbem.turns.localtime import local
@@ -209,6 +210,8 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
     assert row is not None and cfg is not None
     engine = app.engine(row.kind)
     state = engine.load_state(row.state)
+    phase = engine.phase(state)[1]
+    was = row.deadline if row.status == "running" and not engine.clock_ticks else None
     now: datetime = app.clock.now()
     ended = engine.end_now(state) if engine.outcome(state) is None else None
     if ended is not None:  # a game that scores: the scores as they stand
@@ -221,12 +224,16 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
             conn, name, [(p.email, p.name, outcome.scores.get(p.name, 0)) for p in seated], now
         )
     app.store.set_game(conn, name, status="finished", finished_at=now, deadline=None)
+    # the deadline that no longer stands, cancelled in the readers' calendars
+    files = [(game_over(app, conn, name, phase, row.turn, was), MIME, FILENAME)] if was else []
     lines = final_words(engine, state, name, why, by_master=why == ENDED_BY_MASTER)
     lines.append("")
     lines.append(
         f"The game stays readable for {plural(cfg.keep.days, 'day')}: HISTORY {name} [phase] mails "
         "back any report."
     )
+    if files:
+        lines.append(f"{FILENAME}, attached, cancels its deadline in your calendar.")
     to = [p.email for p in app.store.players(conn, name) if p.status == "active"]
     to += lists.observers(app, conn, name)
     if cfg.master_email:
@@ -241,6 +248,7 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
             {"subject": f"{name} is over", "text": "\n".join(lines), "game": name},
             auto="auto-generated",
             game=name,
+            attachments=files,
         )
 
 

@@ -209,11 +209,12 @@ class Deadlines:
         return self._phases[row.name]
 
 
-def ran_early(
-    app: App, row: GameRow, cfg: GameConfig, phase: str, turn: int, was: datetime, ran: datetime
+def cancelled(
+    app: App, row: GameRow, cfg: GameConfig, phase: str, turn: int, was: datetime, why: str
 ) -> Deadline:
-    """The event of a turn that ran before its deadline, cancelled: its
-    revision is the game's now, after the turn, higher than any it had."""
+    """The event of a turn whose deadline no longer stands (the turn ran
+    before it, or the game ended), cancelled: its revision is the game's
+    now, after the change, higher than any the event had."""
     return Deadline(
         game=row.name,
         title=app.engine(row.kind).title,
@@ -225,8 +226,26 @@ def ran_early(
         uid=event_uid(row, turn, app.domain),
         address=app.game_address(row.name),
         private=cfg.visibility == "private",
-        cancelled=f"the turn ran early, {ran.astimezone(ZoneInfo(cfg.timezone)):%d %b %H:%M %Z}",
+        cancelled=why,
     )
+
+
+def ran_early(
+    app: App, row: GameRow, cfg: GameConfig, phase: str, turn: int, was: datetime, ran: datetime
+) -> Deadline:
+    """The event of a turn that ran before its deadline, cancelled."""
+    at = ran.astimezone(ZoneInfo(cfg.timezone))
+    return cancelled(app, row, cfg, phase, turn, was, f"the turn ran early, {at:%d %b %H:%M %Z}")
+
+
+def game_over(app: App, conn: Connection, name: str, phase: str, turn: int, was: datetime) -> bytes:
+    """The calendar of a game ended outside a turn (by its game master):
+    the deadline it had, cancelled."""
+    row = app.store.game(conn, name)
+    cfg = app.game_config(name)
+    assert row is not None and cfg is not None
+    event = cancelled(app, row, cfg, phase, turn, was, "the game is over")
+    return calendar([event], domain=app.domain, now=app.clock.now())
 
 
 def calendar_of(app: App, conn: Connection, email: str, now: datetime) -> bytes | None:
