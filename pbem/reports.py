@@ -30,7 +30,7 @@ from pbem.app import App
 from pbem.config import GameConfig
 from pbem.lifecycle.seats import with_seat
 from pbem.mail import lists
-from pbem.mail.calendar import FILENAME, MIME, Deadlines, calendar, merged, ran_early
+from pbem.mail.calendar import FILENAME, MIME, Deadlines, merged, ran_early, shared_calendar
 from pbem.mail.compose import compose_report
 from pbem.mapdraw import picture, to_png, to_svg
 from pbem.store import GameRow, PlayerRow, ReportRow
@@ -102,7 +102,7 @@ def calendar_for(
     if info["why"] != "deadline" and was is not None and ran < was:
         early.append(ran_early(app, game, cfg, info["phase"], info["turn"], was, ran))
     events = merged(early, deadlines.of(reader.email))
-    return calendar(events, domain=app.domain, now=ran) if events else None
+    return shared_calendar(tuple(events), app.domain, ran) if events else None
 
 
 def context(
@@ -168,6 +168,7 @@ def context(
             if reader.role == "observer"
             else None
         ),
+        "calendar": None,  # the attached calendar's file name, when one is
     }
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 import icalendar
@@ -89,6 +90,13 @@ def calendar(deadlines: Sequence[Deadline], *, domain: str, now: datetime) -> by
             first_date=date(first.year, 1, 1), last_date=date(last.year + 2, 1, 1)
         )
     return cal.to_ical()
+
+
+@lru_cache(maxsize=64)
+def shared_calendar(deadlines: tuple[Deadline, ...], domain: str, now: datetime) -> bytes:
+    """``calendar``, made once for readers whose deadlines are the same (a
+    turn's players who sit in no other game)."""
+    return calendar(deadlines, domain=domain, now=now)
 
 
 def event(d: Deadline, now: datetime) -> icalendar.Event:
