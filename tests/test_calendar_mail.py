@@ -101,6 +101,16 @@ def test_each_reader_gets_one_calendar_of_all_their_games(h):
     assert "deadlines.ics" in h.report(ANN).get_body(("html",)).get_content()
 
 
+def test_the_start_mail_carries_the_calendar(h):
+    starts = {str(m["Subject"]).split("]")[0][1:]: m for m in h.outbox("started", ANN)}
+    assert sorted(starts) == ["alpha", "beta"]
+    for game, mail in starts.items():
+        found = events(calendar_of(mail))
+        assert found[game].decoded("dtstart") == h.game(game).deadline
+        assert "are in deadlines.ics, attached, for your calendar" in " ".join(h.text(mail).split())
+    assert sorted(events(calendar_of(starts["beta"]))) == ["alpha", "beta"]  # alpha began first
+
+
 def test_history_carries_the_calendar_as_it_stands_now(h):
     h.clock.set(h.game().deadline)
     h.tick()

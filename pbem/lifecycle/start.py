@@ -14,6 +14,7 @@ from adjudicator.base import Game
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.lifecycle.seats import seat_of, with_seat
+from pbem.mail.calendar import FILENAME, MIME, calendar_of
 from pbem.mapdraw import picture, to_png
 from pbem.reports import compact_options
 from pbem.store import PlayerRow
@@ -87,6 +88,10 @@ def start_mail(
     guide = rules_guide(engine.name)
     if guide is not None:
         attachments.append((guide, "text/plain", f"rules-{engine.name}.txt"))
+    # the deadlines of all the player's games, this one's first among them
+    ics = None if engine.clock_ticks else calendar_of(app, conn, p.email, app.clock.now())
+    if ics is not None:
+        attachments.append((ics, MIME, FILENAME))
     app.queue(
         conn,
         "started",
@@ -108,6 +113,7 @@ def start_mail(
                 view.options, lambda o: not engine.read_orders(state, p.name, o).problems
             ),
             "guide": guide is not None,
+            "calendar": FILENAME if ics else None,
             "kind": engine.name,
             "ticks": engine.clock_ticks,
             "tick": tick_length(cfg, deadline),
