@@ -60,7 +60,7 @@ def test_join_fills_the_seats_and_starts_the_game(judge):
     assert "you play Bobby (blue)" in started["Subject"]
     assert str(started["Reply-To"]).startswith("gamma+bobby.")
     files = {part.get_filename() for part in started.iter_attachments()}
-    assert files == {"map.png", "rules-officewars.txt"}
+    assert files == {"map.png", "rules-officewars.txt", "deadlines.ics"}
 
     judge.send("ann@example.org", "gamma@judge.example", f"PASSWORD {pw}\nSol x Alnitak\n")
     assert "line 2: Sol attacks Alnitak" in judge.last("ann@example.org")

@@ -69,6 +69,7 @@ def test_a_game_with_every_player_listed_starts_and_says_so(h):
     assert {p.get_filename() for p in ann.iter_attachments()} == {
         "map.png",
         "rules-officewars.txt",
+        "deadlines.ics",  # the first deadline, for the calendar (tests/test_calendar_mail.py)
     }
     png = next(p for p in ann.iter_attachments() if p.get_filename() == "map.png")
     assert png.get_content()[:8] == b"\x89PNG\r\n\x1a\n"
