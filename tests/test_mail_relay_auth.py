@@ -40,6 +40,15 @@ def test_verified_mail_is_applied(strict):
     assert "These are now your orders" in send(strict, [("Authentication-Results", PASS)])
 
 
+def test_a_long_verdict_is_read_whole(strict):
+    """The relay's header is read from the mail as it came, however long
+    (folded over many lines), not from a shortened copy."""
+    others = "".join(f";\r\n  spf=none smtp.helo=relay{i}.example.net" for i in range(40))
+    header = f"mx.judge.example{others};\r\n  dkim=pass header.d=example.org"
+    assert len(header) > 1500
+    assert "These are now your orders" in send(strict, [("Authentication-Results", header)])
+
+
 @pytest.mark.parametrize(
     "headers",
     [
@@ -65,7 +74,18 @@ def test_unverified_mail_is_refused(strict, headers):
     "header, ok",
     [
         ("mx.judge.example; dmarc=pass header.from=example.org", True),
-        ("MX.Judge.Example 1; dkim=pass header.i=@mail.example.org", False),
+        # relaxed alignment: the same organisational domain (Public Suffix List)
+        ("MX.Judge.Example 1; dkim=pass header.i=@mail.example.org", True),
+        ("mx.judge.example; dkim=pass header.d=example.org.evil.example", False),
+        ("mx.judge.example (our relay); dkim=pass (2048-bit key) header.d=example.org", True),
+        (
+            "mx.judge.example; dkim=fail header.d=example.org; spf=pass smtp.mailfrom=example.org",
+            False,
+        ),
+        ("mx.judge.example; dmarc=pass header.from=evil.example", False),  # about another From
+        ("mx.judge.example; dkim=pass header.d=example.org; dmarc=fail", True),
+        ("mx.judge.example; dkim=pass header.d=co.uk", False),
+        ("mx.judge.example; dkim=pass header.d=example.org;;;; (((", False),  # not RFC 8601
         ("mx.judge.example; dkim=pass header.i=@example.org", True),
         ("mx.judge.example; dkim=pass header.d=org", False),  # a bare TLD vouches for nothing
         ("mx.judge.example", False),

@@ -7,6 +7,7 @@
     pbem preview [FILE]            one offline turn of every configured game
     pbem demo [--dir DIR]          six scripted players play a whole game by mail
     pbem serve [FILE]              the mail server
+    pbem dkim-key --selector S     a key to DKIM-sign outgoing mail; its DNS record
     pbem play GAME PLAYER LINE...  send a mail as a player; print the receipt
     pbem inbox, retry N            stored mail; process quarantined mail again
     pbem seat GAME NAME EMAIL      seat a player in a game open for players
@@ -29,6 +30,7 @@ from adjudicator import GAMES
 from adjudicator.base import GameError
 from pbem.cli.errors import FIRST, MAPMAKER, POSITIONS, InputError
 from pbem.cli.files import cmd_adjudicate, cmd_check, cmd_demo, cmd_genmap, cmd_maps, cmd_preview
+from pbem.cli.keys import add_command as add_dkim_key
 from pbem.cli.operate import (
     cmd_inbox,
     cmd_master,
@@ -128,6 +130,8 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("--port", type=int, help="listen on this port (default: games.yaml)")
     p.add_argument("--quiet", action="store_true", help="log warnings only")
     p.set_defaults(run=cmd_serve)
+
+    add_dkim_key(sub, _command)
 
     p = _command(
         sub,

@@ -46,6 +46,7 @@ GAME_KEYS = (
     "min_phase",
     "visibility",
     "observer_password",
+    "require_dkim",
 )
 
 
@@ -144,7 +145,16 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
         visibility,
         observer_password,
         position,
+        require_dkim=_flag(c, raw, "require_dkim", label),
     )
+
+
+def _flag(c: Checker, raw: dict, key: str, label: str) -> bool:
+    value = raw.get(key, False)
+    if not isinstance(value, bool):
+        c.add(raw, key, f"{label}: {key} must be true or false")
+        return False
+    return value
 
 
 def _kind(c: Checker, raw: dict, label: str) -> tuple[str | None, Any]:

@@ -68,6 +68,19 @@ class WebConfig:
 
 
 @dataclass(frozen=True)
+class Dkim:
+    """DKIM (games.yaml's server ``dkim:``): verifying the mail received
+    directly, and signing the mail sent (pbem/mail/dkim.py)."""
+
+    require: bool = False  # orders in every game need a DKIM pass aligned with From
+    nameservers: tuple[str, ...] = ()  # resolvers asked for DKIM keys; (): the system's
+    timeout: float = 5.0  # seconds for one key look-up; then a temporary failure
+    key: Path | None = None  # a PEM RSA private key: outgoing mail is signed with it
+    selector: str | None = None  # the key's DNS name: <selector>._domainkey.<domain>
+    domain: str = ""  # the signing domain (d=); the server's domain when not given
+
+
+@dataclass(frozen=True)
 class ServerConfig:
     domain: str
     host: str = "127.0.0.1"
@@ -82,6 +95,7 @@ class ServerConfig:
     # written by this relay (its authserv-id), shows DKIM or DMARC passing
     trusted_relay: str | None = None
     web: WebConfig | None = None  # the HTTP server; None: off
+    dkim: Dkim = field(default_factory=Dkim)
 
     @property
     def address(self) -> str:
@@ -125,6 +139,9 @@ class GameConfig:
     # a scenario: the absolute path of a position as text the game starts
     # from instead of a map (games with positions only); ``map`` is then ""
     position: str | None = None
+    # orders need a DKIM pass aligned with the From: domain (the server's
+    # own check, or its trusted relay's verdict)
+    require_dkim: bool = False
 
     @property
     def open_seats(self) -> int:

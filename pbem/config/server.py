@@ -3,12 +3,14 @@ outbound mail and the limits."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 from pbem.config.checker import Checker
-from pbem.config.model import DOMAIN, EMAIL, Limits, Outbound, ServerConfig, WebConfig
+from pbem.config.model import DOMAIN, EMAIL, Dkim, Limits, Outbound, ServerConfig, WebConfig
+from pbem.mail import dkim
 
 SERVER_KEYS = (
     "domain",
@@ -20,7 +22,9 @@ SERVER_KEYS = (
     "lmtp",
     "trusted_relay",
     "web",
+    "dkim",
 )
+DKIM_KEYS = ("require", "nameservers", "timeout", "key", "selector", "domain")
 OUTBOUND_KEYS = ("host", "port", "from", "username", "password", "starttls", "tls", "maildir")
 LIMIT_KEYS = (
     "max_message_size",
@@ -67,6 +71,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         hint=" (the authserv-id of your relay's Authentication-Results)",
     )
     web = _web(c, raw)
+    dkim = _dkim(c, raw, domain, place)
     if domain is None:
         return None
     return ServerConfig(
@@ -81,6 +86,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         lmtp_listen=lmtp_tcp,
         trusted_relay=relay,
         web=web,
+        dkim=dkim,
     )
 
 
@@ -146,6 +152,73 @@ def _web(c: Checker, raw: dict) -> WebConfig | None:
         port=c.integer(listen, "port", "web listen port (0: any free port)", 8025, 0, 65535),
         url=url,
     )
+
+
+def _dkim(c: Checker, raw: dict, domain: str | None, place: Callable[[str], Path]) -> Dkim:
+    """Verifying DKIM on mail received directly; signing what is sent."""
+    d = c.mapping(raw, "dkim", "server dkim")
+    c.keys(d, DKIM_KEYS, "server dkim")
+    require = d.get("require", False)
+    if not isinstance(require, bool):
+        c.add(d, "require", "server dkim require must be true or false")
+        require = False
+    if require and raw.get("trusted_relay"):
+        c.add(
+            d,
+            "require",
+            "server dkim require: a trusted_relay is set, so its Authentication-Results "
+            "decide (orders need its DKIM or DMARC pass already); remove one of the two",
+        )
+    timeout = d.get("timeout", 5)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 60:
+        c.add(d, "timeout", "server dkim timeout must be a number of seconds above 0, at most 60")
+        timeout = 5
+    key, selector, signing = _dkim_signing(c, d, domain, place)
+    return Dkim(require, _nameservers(c, d), float(timeout), key, selector, signing)
+
+
+def _nameservers(c: Checker, d: dict) -> tuple[str, ...]:
+    """The resolvers asked for DKIM keys: IP addresses."""
+    value = d.get("nameservers", [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        c.add(d, "nameservers", "server dkim nameservers must be a list of IP addresses")
+        return ()
+    out = []
+    for item in value:
+        try:
+            out.append(str(ipaddress.ip_address(str(item))))
+        except ValueError:
+            c.add(
+                d,
+                "nameservers",
+                f"server dkim nameservers: {item!r} is not an IP address (for example 127.0.0.1)",
+            )
+    return tuple(out)
+
+
+def _dkim_signing(
+    c: Checker, d: dict, domain: str | None, place: Callable[[str], Path]
+) -> tuple[Path | None, str | None, str]:
+    """The signing key (a file ``pbem dkim-key`` made), its selector and domain."""
+    selector = c.string(d, "selector", "server dkim selector", pattern=dkim.SELECTOR)
+    signing = c.string(d, "domain", "server dkim domain", pattern=DOMAIN) or domain or ""
+    name = c.string(d, "key", "server dkim key (a PEM private key file)")
+    if name is None:
+        if selector is not None:
+            c.add(d, "selector", "server dkim: a selector without a key (key: <file>)")
+        return None, None, signing
+    key = place(name)
+    if selector is None:
+        c.add(d, "key", "server dkim: a key needs its selector (selector: <name>)")
+    try:
+        dkim.read_key(key)
+    except OSError as exc:
+        c.add(d, "key", f"server dkim key {key}: {exc.strerror} (make one: pbem dkim-key)")
+    except ValueError as exc:
+        c.add(d, "key", f"server dkim key: {exc}")
+    return key, selector, signing
 
 
 def _limits(c: Checker, raw: dict) -> Limits:

@@ -16,7 +16,14 @@ import base64
 import hashlib
 import hmac
 import secrets
+from email.parser import BytesHeaderParser
+from email.policy import compat32
 from functools import lru_cache
+from typing import Any
+
+import authres
+
+from pbem.mail import dkim
 
 _N, _R, _P = 2**14, 8, 1
 
@@ -98,29 +105,48 @@ class Verifier:
 
 
 def relay_verified(header: str | None, relay: str, from_addr: str) -> bool:
-    """True if ``header``, the topmost Authentication-Results of a mail,
-    was written by the trusted ``relay`` (its authserv-id) and says the
-    From: domain passed DMARC, or passed DKIM with a signature of that
-    domain (or a parent of it). The topmost header is the one our own relay
+    """True if ``header``, the topmost Authentication-Results of a mail
+    (RFC 8601, read by authres), was written by the trusted ``relay`` (its
+    authserv-id) and says the From: domain passed DMARC, or passed DKIM
+    with a signature of a domain aligned with it (the same organisational
+    domain: pbem/mail/dkim.py). The topmost header is the one our own relay
     added last; anything below it came with the mail and proves nothing."""
     if not header or "@" not in from_addr:
         return False
-    authserv, _, results = header.partition(";")
-    ident = authserv.split()[0].lower() if authserv.split() else ""
-    if ident != relay.lower():
+    try:
+        parsed = authres.AuthenticationResultsHeader.parse_value(" ".join(header.split()))
+    except Exception:  # authres raises its own errors for every way a header can be wrong
+        return False
+    if (parsed.authserv_id or "").lower() != relay.lower():
         return False
     domain = from_addr.rpartition("@")[2].lower()
-    for result in results.split(";"):
-        words = result.strip().lower().split()
-        if not words:
-            continue
-        method = words[0]
-        props = dict(w.split("=", 1) for w in words[1:] if "=" in w)
-        if method == "dmarc=pass":
-            return True
-        if method == "dkim=pass":
-            signer = props.get("header.d", props.get("header.i", "").rpartition("@")[2])
-            # the From domain itself, or a parent of it that is not a bare TLD
-            if signer and (domain == signer or ("." in signer and domain.endswith("." + signer))):
-                return True
+    return any(_vouches(result, domain) for result in parsed.results)
+
+
+def _vouches(result: Any, domain: str) -> bool:
+    """One result that vouches for the From: domain: DMARC passed for it,
+    or DKIM passed for an aligned domain."""
+    if str(result.result).lower() != "pass":
+        return False
+    props = {f"{p.type}.{p.name}".lower(): str(p.value) for p in result.properties}
+    method = str(result.method).lower()
+    if method == "dmarc":
+        said = props.get("header.from", domain).lower()
+        return said == domain
+    if method == "dkim":
+        signer = props.get("header.d") or props.get("header.i", "").rpartition("@")[2]
+        return bool(signer) and dkim.aligned(signer.lower(), domain)
     return False
+
+
+def topmost(raw: bytes, name: str) -> str | None:
+    """The first (topmost) ``name`` header of a raw mail, unfolded, read
+    from the bytes as they came (not the parsed mail's shortened copy)."""
+    head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+    try:
+        value = BytesHeaderParser(policy=compat32).parsebytes(head + b"\r\n\r\n").get(name)
+    except Exception:
+        return None
+    if value is None:
+        return None
+    return " ".join(str(value).split())

@@ -1,19 +1,21 @@
 """Who may act for a seat: a reply address made for that player, or the
 player's password (the master password for the game master), and, with a
 trusted relay, the relay's verdict that the sender's domain signed the
-mail. Wrong credentials are counted per address: the game master is told
+mail, or, where DKIM is required and no relay stands in front, our own
+DKIM check (pbem/mail/dkim.py). Wrong credentials are counted per address: the game master is told
 after a few, and past many the slow password check is not run for that
 address for a while (no guessing at speed)."""
 
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
 from pbem.app import Recipient
 from pbem.commands import GameContext
-from pbem.mail import auth
+from pbem.mail import auth, dkim
 from pbem.store import PlayerRow
 from pbem.turns.localtime import local
 from pbem.words import wrap
@@ -33,6 +35,7 @@ class Credentials:
     passwords: list[str]  # PASSWORD lines and the subject's, in that order
     token: Recipient | None  # the reply address it was sent to, for this game
     players: list[PlayerRow]  # the seats of its sender's address
+    dkim: Callable[[], dkim.Verdict] | None = None  # its DKIM verdict, worked out when asked
 
 
 def token_ok(ctx: GameContext, creds: Credentials, seat: PlayerRow) -> bool:
@@ -64,14 +67,44 @@ def master_password_ok(ctx: GameContext, creds: Credentials) -> bool:
     return any(hmac.compare_digest(p, expected) for p in creds.passwords[:3])
 
 
-def relay_refused(ctx: GameContext) -> str | None:
-    """The trusted relay's name, if there is one and it did not find the
-    mail signed by the sender's domain."""
-    relay = ctx.app.config.server.trusted_relay
-    verdict = ctx.mail.headers.get("authentication-results")
-    if relay and not auth.relay_verified(verdict, relay, ctx.sender):
-        return relay
-    return None
+def sender_refused(ctx: GameContext, creds: Credentials) -> str | None:
+    """Why nothing of this mail counts for the game, for want of proof
+    that the sender's domain sent it; None when there is proof or none is
+    asked. With a trusted relay in front: its topmost Authentication-Results
+    must show DKIM or DMARC passing for the From: domain. Without one, in a
+    game (or on a server) that requires DKIM: our own check must find a
+    signature aligned with the From: domain."""
+    server = ctx.app.config.server
+    relay = server.trusted_relay
+    if relay:
+        verdict = auth.topmost(ctx.row.raw, "authentication-results")
+        if auth.relay_verified(verdict, relay, ctx.sender):
+            return None
+        return (
+            "nothing was applied: this server takes orders only from mail that its "
+            f"relay ({relay}) found signed by your domain (DKIM or DMARC), and yours was not."
+        )
+    if not (server.dkim.require or ctx.cfg.require_dkim) or creds.dkim is None:
+        return None
+    return dkim_refusal(creds.dkim(), ctx.sender.rpartition("@")[2].lower())
+
+
+def dkim_refusal(verdict: dkim.Verdict, domain: str) -> str | None:
+    """The words for a mail whose DKIM verdict is not a pass."""
+    if verdict.passed:
+        return None
+    if verdict.result == "temperror":
+        return (
+            f"nothing was applied: this game takes orders only from mail signed (DKIM) by "
+            f"your domain, and {verdict.why} just now: a temporary failure of the DNS. "
+            "Send the same mail again in a few minutes."
+        )
+    return (
+        "nothing was applied: this game takes orders only from mail signed (DKIM) by "
+        f"your address's domain ({domain}), and {verdict.why}. If you sent it, send it "
+        "again from your mail provider's own server (or ask it to sign your mail); if "
+        "you did not, someone else used your address."
+    )
 
 
 def blocked(ctx: GameContext, sender: str) -> bool:

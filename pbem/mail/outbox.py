@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.app import App
-from pbem.mail import replycap
+from pbem.mail import dkim, replycap
 from pbem.serving.lease import identity
 from pbem.store import OutboxRow
 
@@ -51,6 +51,9 @@ class Sender:
         self.app = app
         self.holder = holder or identity()
         self._released: Any = None  # the day held replies were last released
+        cfg = app.config.server.dkim
+        # DKIM-signs each mail as it leaves, when a key is configured
+        self.sign = dkim.signer(cfg.key, cfg.selector, cfg.domain or app.domain)
 
     def run_due(self, limit: int = 200) -> int:
         """Deliver the mail that is due; returns how many were tried. Each
@@ -83,7 +86,7 @@ class Sender:
             for row in rows:
                 name = f"pbem-{row.id}.{self.app.domain}"
                 tmp = folder / "tmp" / name
-                tmp.write_bytes(row.message)
+                tmp.write_bytes(self.sign(row.message))
                 os.replace(tmp, folder / "new" / name)
                 sent.append(row.id)
         except OSError as exc:
@@ -152,7 +155,9 @@ class Sender:
                     client.ehlo()
                 if out.username:
                     client.login(out.username, out.password or "")
-                client.sendmail(self.app.config.server.address, [row.to_addr], row.message)
+                client.sendmail(
+                    self.app.config.server.address, [row.to_addr], self.sign(row.message)
+                )
         except smtplib.SMTPRecipientsRefused as exc:
             code, message = next(iter(exc.recipients.values()))
             raise (Permanent if code >= 500 else Temporary)(f"{code} {_text(message)}") from exc

@@ -30,6 +30,7 @@ from pbem.commands import (
     subject_password,
 )
 from pbem.commands.orders import fold_history
+from pbem.mail import dkim
 from pbem.mail import section as sections
 from pbem.mail.compose import BadAddress, safe_address
 from pbem.mail.credentials import PAUSED
@@ -65,6 +66,7 @@ class Way:
     replies: list[GameReply] = field(default_factory=list)  # the receipt, game by game
     server_lines: list[str] = field(default_factory=list)  # the receipt, for no game
     applied: bool = False  # something of the mail was stored
+    dkim: Callable[[], dkim.Verdict] | None = None  # its DKIM verdict, worked out when asked
 
 
 Step = Callable[[Way], "End | None"]
@@ -157,6 +159,8 @@ def split_into_sections(w: Way) -> End | None:
         w.passwords.append(in_subject)
     w.tokens = {r.game: r for r in recipients if r.kind == "reply"}
     w.players = w.worker.players_by_email(w.conn, w.sender)
+    cfg = w.app.config.server.dkim
+    w.dkim = dkim.Later(w.row.raw, w.sender, lambda: dkim.lookup(cfg.nameservers, cfg.timeout))
     return None
 
 
@@ -177,7 +181,7 @@ def run_game_sections(w: Way) -> End | None:
             w.mail,
             w.now,
             section,
-            sections.Credentials(w.passwords, w.tokens.get(key), w.players),
+            sections.Credentials(w.passwords, w.tokens.get(key), w.players, w.dkim),
         )
         if reply is not None:
             w.replies.append(reply)

@@ -156,14 +156,9 @@ def credentials_elsewhere(p: Part) -> Done | None:
 
 
 def master_relay_verified(p: Part) -> Done | None:
-    relay = credentials.relay_refused(p.ctx)
-    if relay is None:
-        return None
-    return refused(
-        p,
-        f"nothing was applied: the relay ({relay}) did not find this mail signed by "
-        "your domain (DKIM or DMARC)",
-    )
+    """The sender's domain signed the mail, where that is required."""
+    why = credentials.sender_refused(p.ctx, p.creds)
+    return None if why is None else refused(p, why)
 
 
 def master_password(p: Part) -> Done | None:
@@ -204,14 +199,10 @@ def no_commands(p: Part) -> Done | None:
 
 
 def relay_verified(p: Part) -> Done | None:
-    relay = credentials.relay_refused(p.ctx)
-    if relay is None:
-        return None
-    return refused(
-        p,
-        "nothing was applied: this server takes orders only from mail that its "
-        f"relay ({relay}) found signed by your domain (DKIM or DMARC), and yours was not.",
-    )
+    """The sender's domain signed the mail, where that is required (the
+    trusted relay's verdict, or our own DKIM check)."""
+    why = credentials.sender_refused(p.ctx, p.creds)
+    return None if why is None else refused(p, why)
 
 
 def player_credentials(p: Part) -> Done | None:
