@@ -9,8 +9,16 @@ from __future__ import annotations
 import base64
 import email
 import email.policy
+import socket
+import threading
 
 import dkim as dkimpy
+import dns.message
+import dns.rcode
+import dns.rdataclass
+import dns.rdatatype
+import dns.rdtypes.ANY.TXT
+import dns.rrset
 import pytest
 
 from pbem.mail import dkim
@@ -42,7 +50,7 @@ def keys(tmp_path_factory):
 
 
 @pytest.fixture
-def dns(keys):
+def served(keys):
     """dkimpy's DNS hook answers from the suite's records; what was asked is kept."""
     asked: list[bytes] = []
 
@@ -69,7 +77,7 @@ def strict_yaml(where: str = "server") -> str:
 
 
 @pytest.fixture
-def strict(tmp_path, dns):
+def strict(tmp_path, served):
     harness = Harness(tmp_path, strict_yaml())
     try:
         yield harness
@@ -101,10 +109,10 @@ def send(judge, raw: bytes, mail_from: str = ANN, rcpt=(ALPHA,)) -> str:
     return judge.last(ANN)
 
 
-def test_signed_mail_is_verified_and_applied(strict, keys, dns):
+def test_signed_mail_is_verified_and_applied(strict, keys, served):
     body = send(strict, signed(keys, orders(strict)))
     assert APPLIED in body
-    assert b"s1._domainkey.example.org." in dns  # the key was looked up through the hook
+    assert b"s1._domainkey.example.org." in served  # the key was looked up through the hook
     with strict.app.store.tx(write=False) as conn:
         stored = strict.app.store.current_submission(conn, "alpha", strict.game().turn, "ann")
     assert stored is not None and "Sol holds" in stored[1]
@@ -134,13 +142,13 @@ def test_unsigned_mail_is_refused(strict):
 
 
 @pytest.mark.parametrize("domain", ["evil.example", "org"])
-def test_misaligned_signature_is_refused(strict, keys, dns, domain):
+def test_misaligned_signature_is_refused(strict, keys, served, domain):
     """Signed, and valid, but by another organisation (or by a public
     suffix, which is nobody's): its key is never even looked up."""
     key = "stranger" if domain == "evil.example" else "example"
     body = send(strict, signed(keys, orders(strict), domain=domain, key=key))
     assert REFUSED in body and f"it is signed by {domain}, not by your address's domain" in body
-    assert not dns
+    assert not served
 
 
 def test_forged_authentication_results_never_count(strict):
@@ -189,7 +197,7 @@ def test_game_master_mail_needs_it_too(strict, keys):
     assert strict.game().status == "paused"
 
 
-def test_a_game_may_require_it_alone(tmp_path, keys, dns):
+def test_a_game_may_require_it_alone(tmp_path, keys, served):
     """alpha requires DKIM, beta does not: the same unsigned mail is refused
     by one and applied by the other."""
     judge = Harness(tmp_path, strict_yaml("game"))
@@ -348,3 +356,76 @@ def test_unreadable_key_sends_unsigned(tmp_path, caplog):
     sign = dkim.signer(bad, "s1", "judge.example")
     assert sign(b"From: a@b.example\r\n\r\nx\r\n") == b"From: a@b.example\r\n\r\nx\r\n"
     assert "cannot read the signing key" in caplog.text
+
+
+# -- the resolver, against a DNS server on 127.0.0.1 -----------------------------------------
+
+
+class LoopbackDns:
+    """A tiny DNS server on 127.0.0.1 (dnspython's messages over UDP)
+    answering TXT questions from ``records``; ``answer=False``: it hears
+    and never answers (a DNS that is down)."""
+
+    def __init__(self, records: dict[str, bytes], answer: bool = True) -> None:
+        self.records, self.answer = records, answer
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.questions: list[str] = []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                data, peer = self.sock.recvfrom(4096)
+            except OSError:
+                return
+            query = dns.message.from_wire(data)
+            name = query.question[0].name.to_text()
+            self.questions.append(name)
+            if not self.answer:
+                continue
+            reply = dns.message.make_response(query)
+            if name in self.records:
+                text = self.records[name]
+                chunks = [text[i : i + 255] for i in range(0, len(text), 255)]
+                rdata = dns.rdtypes.ANY.TXT.TXT(dns.rdataclass.IN, dns.rdatatype.TXT, chunks)
+                rrset = dns.rrset.from_rdata(name, 300, rdata)
+                reply.answer.append(rrset)
+            else:
+                reply.set_rcode(dns.rcode.NXDOMAIN)
+            self.sock.sendto(reply.to_wire(), peer)
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_keys_come_through_the_named_name_server(keys):
+    """The configured name server is asked (no other), a 2048-bit key's
+    record in several strings is put together, the answer is cached, and
+    a missing name is no key."""
+    record = keys[1][b"s1._domainkey.example.org."]
+    server = LoopbackDns({"s1._domainkey.example.org.": record})
+    try:
+        lookup = dkim.KeyLookup(("127.0.0.1",), 2.0)
+        lookup.resolver.port = server.port
+        raw = signed(keys, b"From: ann@example.org\r\nSubject: x\r\n\r\nhello\r\n")
+        assert dkim.verify(raw, "example.org", lookup).passed
+        assert dkim.verify(raw, "example.org", lookup).passed
+        assert server.questions == ["s1._domainkey.example.org."]  # the second from the cache
+        assert lookup(b"s9._domainkey.example.org.") is None
+    finally:
+        server.close()
+
+
+def test_a_silent_name_server_is_a_temporary_failure(keys):
+    server = LoopbackDns({}, answer=False)
+    try:
+        lookup = dkim.KeyLookup(("127.0.0.1",), 0.5)
+        lookup.resolver.port = server.port
+        raw = signed(keys, b"From: ann@example.org\r\nSubject: x\r\n\r\nhello\r\n")
+        verdict = dkim.verify(raw, "example.org", lookup)
+        assert verdict.result == "temperror" and not verdict.passed
+        assert server.questions
+    finally:
+        server.close()
