@@ -9,7 +9,12 @@ connections, and prints:
 - mails per second fully processed (parsed, authenticated, validated, the
   receipt committed to the outbox);
 - the same load against a bare aiosmtpd server that only answers 250, and
-  the ratio.
+  the ratio;
+- the same again with DKIM verification on (``dkim: require: true``): every
+  mail signed with a 2048-bit test key, its key served to dkimpy through its
+  DNS hook in the server's processes (no network), every mail verified by
+  the worker before its orders count; mails fully processed per second
+  beside the figure without it, and the ratio (target at least 0.7).
 
 Targets (issue 14): acceptance at least 0.55 of the bare server's rate and
 0.85 of the minimal durable handler's, in the same run; p95 to 250 under
@@ -43,7 +48,7 @@ server:
   storage: var/pbem.sqlite
   outbound: {{from: judge@judge.example, maildir: var/mail}}
   limits: {{max_connections: 64, replies_per_day: 1000000, max_commands: 100000}}
-games:
+{dkim}games:
   - name: alpha
     game: officewars
     map: six
@@ -169,8 +174,12 @@ def receipts(db: Path) -> int:
         return conn.execute("select count(*) from outbox where kind='receipt'").fetchone()[0]
 
 
-def order_mails(pw: dict[str, str], n: int, tag: str) -> list[tuple[str, bytes]]:
-    """N order mails from the players in turn: (sender, bytes)."""
+def order_mails(
+    pw: dict[str, str], n: int, tag: str, key: bytes | None = None
+) -> list[tuple[str, bytes]]:
+    """N order mails from the players in turn: (sender, bytes); each
+    DKIM-signed by example.org when ``key`` is given."""
+    signatures = {who: _signature(who, pw, key) for who in PLAYERS} if key else {}
     mails = []
     for i in range(n):
         who = PLAYERS[i % len(PLAYERS)]
@@ -179,8 +188,62 @@ def order_mails(pw: dict[str, str], n: int, tag: str) -> list[tuple[str, bytes]]
             f"Message-ID: <{tag}.{i}@example.org>\r\n\r\nPASSWORD {pw[who]}\r\n"
             f"{ORDERS[who]}\r\n"
         )
-        mails.append((f"{who}@example.org", body.encode()))
+        mails.append((f"{who}@example.org", signatures.get(who, b"") + body.encode()))
     return mails
+
+
+# -- DKIM: a test key, served to the server's processes through dkimpy's DNS hook ----------
+
+SELECTOR = b"bench._domainkey.example.org."
+DKIM_YAML = "  dkim: {require: true, nameservers: [127.0.0.1], timeout: 2}\n"
+SERVE_WITH_KEYS = """\
+import sys
+sys.path.insert(0, {root!r})
+from pbem.mail import dkim
+
+RECORDS = {{{selector!r}: {record!r}}}
+
+
+def _txt(name, timeout=5):
+    return RECORDS.get(name)
+
+
+# at the top level: the worker process (spawned: it runs this file again
+# as __mp_main__) is served the same key
+dkim.serve_keys(_txt)
+
+if __name__ == "__main__":
+    from pbem.cli.main import main
+
+    sys.exit(main(sys.argv[1:]))
+"""
+
+
+def bench_key(folder: Path) -> tuple[bytes, bytes]:
+    """A new 2048-bit key: (private PEM, its DNS record)."""
+    sys.path.insert(0, str(ROOT))
+    from pbem.mail import dkim
+
+    public = dkim.make_key(folder / "bench.key")
+    return (folder / "bench.key").read_bytes(), dkim.txt_value(public).encode()
+
+
+def _signature(who: str, pw: dict[str, str], key: bytes) -> bytes:
+    """A player's DKIM-Signature over From, To and the body (the same for
+    each of the player's mails: one slow RSA signature a player, not a
+    mail; verifying costs the same whatever headers are signed)."""
+    import dkim as dkimpy
+
+    raw = (
+        f"From: {who}@example.org\r\nTo: alpha@judge.example\r\n\r\n"
+        f"PASSWORD {pw[who]}\r\n{ORDERS[who]}\r\n"
+    ).encode()
+    return dkimpy.sign(raw, b"bench", b"example.org", key, include_headers=[b"from", b"to"])
+
+
+def applied(db: Path) -> int:
+    with sqlite3.connect(db, timeout=30) as conn:
+        return conn.execute("select count(*) from inbox where state = 'applied'").fetchone()[0]
 
 
 def p95(latencies: list[float]) -> float:
@@ -198,14 +261,22 @@ def summary(name: str, n: int, seconds: float, latencies: list[float]) -> str:
     )
 
 
-def run_pbem(n: int, conns: int) -> tuple[float, float, float]:
+def run_pbem(n: int, conns: int, key: tuple[bytes, bytes] | None = None) -> tuple[float, ...]:
+    """pbem serve under load; with ``key`` (private, record): DKIM required,
+    the mails signed with it and its record served to the server."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         port = free_port()
         players = "\n".join(f"      - {{name: {p}, email: {p}@example.org}}" for p in PLAYERS)
-        (root / "games.yaml").write_text(GAMES.format(port=port, players=players))
+        dkim_yaml = DKIM_YAML if key else ""
+        (root / "games.yaml").write_text(GAMES.format(port=port, players=players, dkim=dkim_yaml))
+        command = [sys.executable, "-m", "pbem.cli"]
+        if key:
+            script = SERVE_WITH_KEYS.format(root=str(ROOT), selector=SELECTOR, record=key[1])
+            (root / "serve_with_keys.py").write_text(script)
+            command = [sys.executable, str(root / "serve_with_keys.py")]
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pbem.cli", "serve", "games.yaml", "--quiet"],
+            [*command, "serve", "games.yaml", "--quiet"],
             cwd=root,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -215,12 +286,13 @@ def run_pbem(n: int, conns: int) -> tuple[float, float, float]:
         try:
             wait_listening(proc, port)
             db = root / "var" / "pbem.sqlite"
-            mails = order_mails(passwords(db), n, "bench")
+            mails = order_mails(passwords(db), n, "bench", key[0] if key else None)
             worker = worker_pid(db)
             cpu = (cpu_seconds(proc.pid), cpu_seconds(worker))
             started = time.perf_counter()
             seconds, latencies = asyncio.run(load(port, mails, conns))
-            print(summary(f"pbem serve, {conns} connections", n, seconds, latencies))
+            name = "pbem serve" + (" with DKIM verification" if key else "")
+            print(summary(f"{name}, {conns} connections", n, seconds, latencies))
             accepted_at = time.perf_counter()
             smtp_cpu, worker_cpu = cpu_seconds(proc.pid) - cpu[0], cpu_seconds(worker) - cpu[1]
             print(
@@ -238,8 +310,10 @@ def run_pbem(n: int, conns: int) -> tuple[float, float, float]:
             done = time.perf_counter() - started
             after = time.perf_counter() - accepted_at
             worker_all = cpu_seconds(worker) - cpu[1]
+            if applied(db) != n:
+                raise SystemExit(f"only {applied(db)} of {n} mails applied: see the inbox notes")
             print(
-                f"pbem serve: {n} mails fully processed (receipt in the outbox) in {done:.2f} "
+                f"{name}: {n} mails fully processed (receipt in the outbox) in {done:.2f} "
                 f"s = {n / done:,.0f} mails/s (target >= 1,000)"
             )
             print(
@@ -325,21 +399,25 @@ def run_sink(n: int, conns: int) -> tuple[float, float]:
         stop(proc)
 
 
-def run_processing_alone(n: int) -> None:
+def run_processing_alone(n: int, key: tuple[bytes, bytes] | None = None) -> float:
     """The worker's own capacity: N order mails already stored, then read,
     authenticated, validated and answered by one Processor, nothing else
     running (the figure above shares two cores with the SMTP side and the
-    load generator)."""
+    load generator). With ``key``: DKIM required and every mail verified."""
     import hashlib
 
     sys.path.insert(0, str(ROOT))
     from pbem.inbox import Processor
     from pbem.lifecycle.opening import open_app
+    from pbem.mail import dkim
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         players = "\n".join(f"      - {{name: {p}, email: {p}@example.org}}" for p in PLAYERS)
-        (root / "games.yaml").write_text(GAMES.format(port=0, players=players))
+        dkim_yaml = DKIM_YAML if key else ""
+        (root / "games.yaml").write_text(GAMES.format(port=0, players=players, dkim=dkim_yaml))
+        records = {SELECTOR: key[1]} if key else {}
+        dkim.serve_keys(lambda name, timeout=5: records.get(name))
         app = open_app(root / "games.yaml")
         mails = [
             {
@@ -350,7 +428,9 @@ def run_processing_alone(n: int) -> None:
                 "sha256": hashlib.sha256(raw).hexdigest(),
                 "message_id": None,
             }
-            for sender, raw in order_mails(passwords(root / "var" / "pbem.sqlite"), n, "alone")
+            for sender, raw in order_mails(
+                passwords(root / "var" / "pbem.sqlite"), n, "alone", key[0] if key else None
+            )
         ]
         for i in range(0, n, 100):
             app.store.store_mails(mails[i : i + 100])
@@ -359,11 +439,15 @@ def run_processing_alone(n: int) -> None:
         while processor.run_pending():
             pass
         seconds = time.perf_counter() - t0
+        dkim.serve_keys(None)
+        if applied(root / "var" / "pbem.sqlite") != n:
+            raise SystemExit("not every mail was applied in processing alone")
         print(
-            f"processing alone (one worker, nothing else running): {n} mails in {seconds:.2f} s"
-            f" = {n / seconds:,.0f} mails/s"
+            f"processing alone{' with DKIM verification' if key else ''} (one worker, nothing "
+            f"else running): {n} mails in {seconds:.2f} s = {n / seconds:,.0f} mails/s"
         )
         app.store.close()
+        return n / seconds
 
 
 def run_durable(n: int, conns: int) -> tuple[float, float]:
@@ -406,7 +490,9 @@ def main() -> None:
     parser.add_argument("-c", type=int, default=8, help="concurrent connections")
     parser.add_argument("-r", type=int, default=3, help="rounds, each server in turn")
     args = parser.parse_args()
-    bare, durable, ours, done, lat = [], [], [], [], []
+    bare, durable, ours, done, lat, signed = [], [], [], [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        key = bench_key(Path(tmp))
     for r in range(args.r):
         print(f"-- round {r + 1} of {args.r}")
         bare.append(run_sink(args.n, args.c)[0])
@@ -415,6 +501,7 @@ def main() -> None:
         ours.append(accepted)
         lat.append(p95_ms)
         done.append(processed)
+        signed.append(run_pbem(args.n, args.c, key)[2])
     med = statistics.median
     print("-- medians over the rounds")
     print(f"bare aiosmtpd: {med(bare):,.0f} mails/s accepted")
@@ -435,7 +522,19 @@ def main() -> None:
         + ", ".join(f"{x:.2f}" for x in ratios_durable)
         + ")"
     )
-    run_processing_alone(args.n)
+    ratios_dkim = [d / o for d, o in zip(signed, done, strict=True)]
+    print(
+        f"pbem serve, mails fully processed: {med(signed):,.0f} mails/s with DKIM verification, "
+        f"{med(done):,.0f} without; ratio {med(ratios_dkim):.2f} (target >= 0.7; rounds: "
+        + ", ".join(f"{x:.2f}" for x in ratios_dkim)
+        + ")"
+    )
+    alone = run_processing_alone(args.n)
+    alone_dkim = run_processing_alone(args.n, key)
+    print(
+        f"processing alone: {alone_dkim:,.0f} mails/s with DKIM verification, {alone:,.0f} "
+        f"without; ratio {alone_dkim / alone:.2f}"
+    )
 
 
 if __name__ == "__main__":

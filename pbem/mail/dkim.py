@@ -25,6 +25,7 @@ added on the way. ``make_key`` writes a new key for ``pbem dkim-key``.
 from __future__ import annotations
 
 import base64
+import binascii
 import logging
 import os
 import re
@@ -32,8 +33,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Any
 
 import dkim as dkimpy
+import dkim.crypto as dkim_crypto
 import dns.exception
 import dns.resolver
 from dkim.crypto import UnparsableKeyError, parse_pem_private_key
@@ -191,10 +194,49 @@ def signing_domains(message: dkimpy.DKIM) -> list[str | None]:
     return out
 
 
+class _Message(dkimpy.DKIM):
+    """dkimpy's verifier, its keys parsed once: a key record read again
+    (the same name, the same text) is not parsed again for every mail."""
+
+    def verify_sig(self, sig: Any, include_headers: Any, sig_header: Any, dnsfunc: Any) -> Any:
+        name = sig[b"s"] + b"._domainkey." + sig[b"d"] + b"."
+        record = dnsfunc(name, timeout=self.timeout)  # DnsTrouble goes up: no verdict now
+        try:
+            self.pk, self.keysize, self.ktag, self.seqtlsrpt = _parsed_key(name, record)
+        except (dkimpy.KeyFormatError, binascii.Error):
+            return False
+        return self.verify_sig_process(sig, include_headers, sig_header, dnsfunc)
+
+
+@lru_cache(maxsize=1024)
+def _parsed_key(name: bytes, record: bytes | None) -> tuple[Any, ...]:
+    return tuple(dkimpy.evaluate_pk(name, record))
+
+
+def _whole_numbers() -> None:
+    """dkimpy's RSA turns numbers into bytes and back one byte at a time
+    (a 2,048-bit number shifted 256 times, for every signature); Python
+    does the same conversion at once. Same results for every number RSA
+    gives them (below the modulus, so within the length asked for)."""
+
+    def int2str(n: int, length: int = -1) -> bytes:
+        assert n >= 0
+        return n.to_bytes(max(1, (n.bit_length() + 7) // 8) if length < 0 else length, "big")
+
+    def str2int(s: bytes) -> int:
+        return int.from_bytes(bytes(s), "big")
+
+    dkim_crypto.int2str = int2str
+    dkim_crypto.str2int = str2int
+
+
+_whole_numbers()
+
+
 def verify(raw: bytes, from_domain: str, dnsfunc: DnsFunc) -> Verdict:
     """The verdict of a mail's signatures on its From: domain."""
     try:
-        message = dkimpy.DKIM(raw, logger=_QUIET, minkey=1024)
+        message = _Message(raw, logger=_QUIET, minkey=1024)
     except Exception as exc:  # dkimpy cannot read the mail at all
         return Verdict("fail", why=f"the mail could not be read for DKIM ({exc})")
     domains = signing_domains(message)
@@ -218,7 +260,7 @@ def verify(raw: bytes, from_domain: str, dnsfunc: DnsFunc) -> Verdict:
     return temporary[0] if temporary else verdicts[0]
 
 
-def _one(message: dkimpy.DKIM, index: int, domain: str, dnsfunc: DnsFunc) -> Verdict:
+def _one(message: _Message, index: int, domain: str, dnsfunc: DnsFunc) -> Verdict:
     """One signature, checked: pass, fail (with why) or temperror."""
     asked: list[bytes | None] = []
 
