@@ -40,7 +40,6 @@ import dkim.crypto as dkim_crypto
 import dns.exception
 import dns.resolver
 from dkim.crypto import UnparsableKeyError, parse_pem_private_key
-from dkim.util import InvalidTagValueList, parse_tag_value
 from publicsuffixlist import PublicSuffixList
 
 log = logging.getLogger("pbem.dkim")
@@ -180,17 +179,20 @@ def lookup(nameservers: tuple[str, ...], timeout: float) -> DnsFunc:
 # -- verifying ---------------------------------------------------------------------------------
 
 
+_D_TAG = re.compile(rb"(?:^|;)\s*d\s*=\s*([^;]*)")
+
+
 def signing_domains(message: dkimpy.DKIM) -> list[str | None]:
-    """Each DKIM-Signature's d=, top first (None where it cannot be read)."""
+    """Each DKIM-Signature's d=, top first (None where there is none), read
+    quickly to choose which to check; dkimpy reads each one it checks
+    itself, and a pass counts only for the domain it read (``_one``)."""
     out: list[str | None] = []
     for name, value in message.headers:
         if name.lower() != b"dkim-signature":
             continue
-        try:
-            d = parse_tag_value(value).get(b"d", b"")
-            out.append(d.decode("ascii").strip().lower() or None)
-        except (InvalidTagValueList, UnicodeDecodeError):
-            out.append(None)
+        found = _D_TAG.search(value)
+        d = b"".join(found.group(1).split()) if found else b""
+        out.append(d.decode("ascii", "replace").lower() or None)
     return out
 
 
@@ -278,7 +280,7 @@ def _one(message: _Message, index: int, domain: str, dnsfunc: DnsFunc) -> Verdic
         return Verdict("fail", domain, f"its signature is not valid ({exc})")
     except dkimpy.DKIMException as exc:
         return Verdict("fail", domain, f"its signature cannot be checked ({exc})")
-    if ok:
+    if ok and (message.domain or b"").decode("ascii", "replace").lower() == domain:
         return Verdict("pass", domain)
     if asked and not asked[-1]:
         return Verdict("fail", domain, f"{domain} publishes no DKIM key for its signature")
