@@ -173,6 +173,8 @@ def _dkim(c: Checker, raw: dict, domain: str | None, place: Callable[[str], Path
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 60:
         c.add(d, "timeout", "server dkim timeout must be a number of seconds above 0, at most 60")
         timeout = 5
+    if require or raw.get("trusted_relay"):  # the Public Suffix List read now, not at a mail
+        dkim.organisational(domain or "example.org")
     key, selector, signing = _dkim_signing(c, d, domain, place)
     return Dkim(require, _nameservers(c, d), float(timeout), key, selector, signing)
 
