@@ -95,7 +95,7 @@ def test_receipts_answer_the_mail_and_name_its_game(h):
     assert receipt["References"] == sent["Message-ID"]  # its own thread, not the game's
 
 
-def test_mail_about_no_one_game_has_no_list_headers(h):
+def test_refusals_name_the_game_mailed_and_server_mail_none(h):
     h.send("stranger@example.org", "judge@judge.example", "HELP\n")
     check(mails(h, "receipt", "stranger@example.org")[-1], game=None, auto="auto-replied")
     filler = "".join(f"X-Filler-{n}: x\r\n" for n in range(MAX_HEADERS + 5))
@@ -103,7 +103,9 @@ def test_mail_about_no_one_game_has_no_list_headers(h):
         f"From: {ANN}\r\nTo: {ALPHA}\r\nSubject: orders\r\nMessage-ID: <many@example.org>\r\n"
         f"{filler}\r\nSol holds\r\n"
     ).encode()
-    h.send_raw(raw, ANN)
+    h.send_raw(raw, ANN)  # refused whole, unread: the game it was sent to still named
+    check(mails(h, "refusal", ANN)[-1], auto="auto-replied")
+    h.send_raw(raw.replace(b"<many@", b"<many-2@"), ANN, ("judge@judge.example",))
     check(mails(h, "refusal", ANN)[-1], game=None, auto="auto-replied")
 
 

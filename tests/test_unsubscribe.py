@@ -272,3 +272,15 @@ def test_an_unsubscribed_observer_leaves_the_games_calendar(h):
     mailto, _ = targets(h.report(WATCHER))
     h.send(WATCHER, mailto, "")
     assert "alpha" not in games_of(WATCHER) and "alpha" in games_of(ANN)
+
+
+def test_check_says_where_the_web_server_listens(tmp_path, capsys):
+    from pbem.cli.main import main
+
+    text = GAMES_YAML.replace(
+        "  limits:", "  web: {listen: {port: 8080}, url: 'https://judge.example/'}\n  limits:", 1
+    )
+    (tmp_path / "games.yaml").write_text(text)
+    assert main(["check", str(tmp_path / "games.yaml")]) == 0
+    said = capsys.readouterr().out
+    assert "web on 127.0.0.1:8080, public address https://judge.example/ (one-click" in said

@@ -28,6 +28,10 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     print(f"{args.file}: OK", file=out)
     print(f"  server {s.domain}, listening on {s.host}:{s.port}, time zone {s.timezone}", file=out)
     print(f"  storage {s.storage}", file=out)
+    if s.web is not None:
+        public = f"public address {s.web.url}" if s.web.url else "no public address (url)"
+        one_click = " (one-click unsubscribe)" if (s.web.url or "").startswith("https://") else ""
+        print(f"  web on {s.web.host}:{s.web.port}, {public}{one_click}", file=out)
     for g in config.games:
         game = GAMES[g.game]
         print(

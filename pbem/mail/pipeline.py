@@ -344,4 +344,12 @@ def tell_player(w: Way, subject: str, text: str) -> None:
         {"subject": subject, "text": text, "game": None},
         in_reply_to=w.mail.message_id,
         inbox_id=w.row.id,
+        game=sent_to_game(w),
     )
+
+
+def sent_to_game(w: Way) -> str | None:
+    """The one game the mail was sent to (its envelope), if one: the
+    refusal of the whole mail carries that game's list headers."""
+    found = {r.game for r in map(w.app.recipient, w.row.rcpt_to) if r is not None and r.game}
+    return found.pop() if len(found) == 1 else None
