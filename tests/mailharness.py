@@ -167,6 +167,35 @@ class Harness(LocalServer):
         self.settle()
         return m
 
+    def confirm(
+        self, address: str, by: str | None = None, index: int = -1, **headers: str
+    ) -> EmailMessage:
+        """Reply, as a mail client does, to a mail that asked ``address`` to
+        confirm a JOIN, LEAVE, WATCH or UNWATCH (the newest, or ``index``):
+        to its Reply-To, from ``by`` (that address unless told)."""
+        asks = self.outbox("confirm", address)
+        assert asks, f"no mail to {address} asks to confirm anything"
+        ask = asks[index]
+        return self.send(
+            by or address,
+            str(ask["Reply-To"]),
+            "Yes, that was me.\n",
+            subject="Re: " + str(ask["Subject"]),
+            In_Reply_To=str(ask["Message-ID"]),
+            **headers,
+        )
+
+    def send_confirmed(
+        self, sender: str, to: str, body: str, subject: str = "orders", **headers: str
+    ) -> EmailMessage:
+        """Send a mail and, if it asked for confirmation (JOIN, LEAVE, WATCH,
+        UNWATCH), confirm it by replying from the sender's address."""
+        before = len(self.outbox("confirm", sender))
+        m = self.send(sender, to, body, subject, **headers)
+        if len(self.outbox("confirm", sender)) > before:
+            self.confirm(sender)
+        return m
+
     def send_raw(
         self,
         raw: bytes,

@@ -82,6 +82,8 @@ class Context:
     out: list[str] = field(default_factory=list)
     addressed: str | None = None  # the game the mail was sent to, if one
     changed: bool = False  # something was stored: the mail is applied
+    # commands waiting for the sender's confirmation (pbem/commands/confirm.py)
+    pending: list[Any] = field(default_factory=list)
 
     @property
     def sender(self) -> str:

@@ -1,6 +1,9 @@
 """Commands for anyone, about the server's games: LIST, RANK, JOIN, LEAVE,
 WATCH, UNWATCH. They need no game section and no password: a seat is tied
-to the address that JOINs, a watcher to the address that WATCHes."""
+to the address that JOINs, a watcher to the address that WATCHes. So
+JOIN, LEAVE, WATCH and UNWATCH act only once that address confirms them
+(pbem/commands/confirm.py): each has a check, run when it comes, and the
+command itself, run (and checked again) when it is confirmed."""
 
 from __future__ import annotations
 
@@ -8,12 +11,14 @@ import hmac
 import re
 import secrets
 
+from pbem.commands import confirm
+from pbem.commands.confirm import Verdict
 from pbem.commands.context import Context
 from pbem.commands.registry import Family, Use, Where, Who
 from pbem.config import PLAYER_NAME, GameConfig
 from pbem.lifecycle.seats import add_player
 from pbem.lifecycle.start import start_game
-from pbem.store import GameRow
+from pbem.store import GameRow, PlayerRow
 from pbem.words import plural
 
 family = Family("lobby")
@@ -98,41 +103,64 @@ def rank_lines(ranking: list[tuple[str, int, int]]) -> list[str]:
     who=Who.ANYONE,
     where=Where.SERVER,
     args="game",
-    help="join a game that is open for players",
+    help="join a game that is open for players (once you confirm)",
     usage="`JOIN game [as name]`",
-    doc="take a free seat in a game open for players (the last seat starts it)",
+    doc="take a free seat in a game open for players (the last seat starts it), once you "
+    "confirm by replying to the mail that asks",
 )
 def join(ctx: Context, use: Use) -> None:
-    ctx.say(f"line {use.line}: " + _join(ctx, use.arg))
+    confirm.ask(ctx, use)
+
+
+def _join_check(ctx: Context, arg: str) -> Verdict:
+    """JOIN as asked: refused now, or what it will do once confirmed."""
+    app, store, conn = ctx.app, ctx.app.store, ctx.conn
+    words = arg.split()
+    asked = words[0].lower() if words else ""
+    game, cfg = asked, app.game_config(asked)
+    wanted = _wanted(words, ctx.sender)
+    text = f"JOIN {asked} as {wanted}"
+    if cfg is not None and cfg.lobby and cfg.name == asked:
+        free = _free_lobby(ctx, cfg)
+        if free is None:  # a new lobby opens on confirmation: only the name to check
+            refusal = _name_refused(asked, wanted)
+            title = app.engine(cfg.game).title
+            plan = f"take a seat as {wanted} in a new lobby of {asked} ({title})"
+            return Verdict(asked, refusal, text, text, plan + _starts(cfg.seats, 0))
+        game, cfg = free, app.game_config(free)
+    row = store.game(conn, game) if game else None
+    refusal = _join_refused(ctx, arg, game, row, cfg, wanted)
+    if refusal is not None or cfg is None:
+        return Verdict(asked, refusal or "", text)
+    taken = len(store.players(conn, game))
+    where = f"the lobby {game} of {asked}" if game != asked else game
+    plan = f"take a seat as {wanted} in {where} ({app.engine(cfg.game).title})"
+    return Verdict(asked, None, text, text, plan + _starts(cfg.seats, taken))
+
+
+def _starts(seats: int, taken: int) -> str:
+    return (
+        f"; {taken} of {seats} seats are taken now, and the game starts when every seat "
+        "is taken. Your password comes in a mail of its own."
+    )
 
 
 def _join(ctx: Context, arg: str) -> str:
-    """JOIN game [as name]: take a seat in a game that is open."""
+    """JOIN game [as name], confirmed: take a seat in a game that is open."""
     app, store, conn = ctx.app, ctx.app.store, ctx.conn
     words = arg.split()
     game = words[0].lower() if words else ""
     cfg = app.game_config(game)
     if cfg is not None and cfg.lobby and cfg.name == game:
-        game = _open_lobby(ctx, cfg)  # the lobby to sit in, opened if need be
+        game = _free_lobby(ctx, cfg) or _open_lobby(ctx, cfg)  # the lobby to sit in
         cfg = app.game_config(game)
     row = store.game(conn, game) if game else None
-    if row is None or cfg is None:
-        return f"JOIN {arg}: there is no game called {game!r}"
-    if row.status != "forming":
-        return f"JOIN {game}: the game has started; ask its game master for a seat"
+    wanted = _wanted(words, ctx.sender)
+    refusal = _join_refused(ctx, arg, game, row, cfg, wanted)
+    if refusal is not None or cfg is None:
+        return refusal or ""
     seated = store.players(conn, game)
-    sender = ctx.sender
-    if any(p.email.lower() == sender.lower() for p in seated):
-        return f"JOIN {game}: {sender} has a seat in {game} already"
-    wanted = words[2] if len(words) >= 3 and words[1].lower() == "as" else _name_of(sender)
-    if not PLAYER_NAME.match(wanted):
-        return (
-            f"JOIN {game}: {wanted!r} cannot be a player's name (a letter, then letters, "
-            f"digits, _ or -); write JOIN {game} as <name>"
-        )
-    if any(p.name.lower() == wanted.lower() for p in seated):
-        return f"JOIN {game}: the name {wanted!r} is taken; write JOIN {game} as <name>"
-    add_player(app, conn, cfg, wanted, sender, None)
+    add_player(app, conn, cfg, wanted, ctx.sender, None)
     ctx.worker.forget()
     taken = len(seated) + 1
     where = f" in the lobby {game}" if cfg.lobby else ""
@@ -148,6 +176,43 @@ def _join(ctx: Context, arg: str) -> str:
     )
 
 
+def _join_refused(
+    ctx: Context,
+    arg: str,
+    game: str,
+    row: GameRow | None,
+    cfg: GameConfig | None,
+    wanted: str,
+) -> str | None:
+    """Why JOIN cannot seat the sender in ``game`` now (None: it can)."""
+    if row is None or cfg is None:
+        return f"JOIN {arg}: there is no game called {game!r}"
+    if row.status != "forming":
+        return f"JOIN {game}: the game has started; ask its game master for a seat"
+    seated = ctx.app.store.players(ctx.conn, game)
+    sender = ctx.sender
+    if any(p.email.lower() == sender.lower() for p in seated):
+        return f"JOIN {game}: {sender} has a seat in {game} already"
+    refusal = _name_refused(game, wanted)
+    if refusal is None and any(p.name.lower() == wanted.lower() for p in seated):
+        refusal = f"JOIN {game}: the name {wanted!r} is taken; write JOIN {game} as <name>"
+    return refusal
+
+
+def _name_refused(game: str, wanted: str) -> str | None:
+    if PLAYER_NAME.match(wanted):
+        return None
+    return (
+        f"JOIN {game}: {wanted!r} cannot be a player's name (a letter, then letters, "
+        f"digits, _ or -); write JOIN {game} as <name>"
+    )
+
+
+def _wanted(words: list[str], sender: str) -> str:
+    """The name JOIN asks for: ``as name``, else one made of the address."""
+    return words[2] if len(words) >= 3 and words[1].lower() == "as" else _name_of(sender)
+
+
 def _name_of(sender: str) -> str:
     """A player's name made of an address (ann.lee@... plays as annlee)."""
     wanted = re.sub(r"[^A-Za-z0-9_-]", "", sender.partition("@")[0]) or "player"
@@ -156,18 +221,26 @@ def _name_of(sender: str) -> str:
     return wanted[:32]
 
 
-def _open_lobby(ctx: Context, cfg: GameConfig) -> str:
-    """The lobby of a lobby game that has free seats; a new one (the next
-    number) when none has."""
+def _free_lobby(ctx: Context, cfg: GameConfig) -> str | None:
+    """The lobby of a lobby game that has free seats, if one has."""
     store = ctx.app.store
-    numbers = []
+    for g in store.all_games(ctx.conn):
+        base, _, number = g.name.rpartition("-")
+        if base == cfg.name and number.isdigit() and g.status == "forming":
+            if len(store.players(ctx.conn, g.name)) < cfg.seats:
+                return g.name
+    return None
+
+
+def _open_lobby(ctx: Context, cfg: GameConfig) -> str:
+    """A new lobby of a lobby game (the next number)."""
+    store = ctx.app.store
+    numbers = [0]
     for g in store.all_games(ctx.conn):
         base, _, number = g.name.rpartition("-")
         if base == cfg.name and number.isdigit():
             numbers.append(int(number))
-            if g.status == "forming" and len(store.players(ctx.conn, g.name)) < cfg.seats:
-                return g.name
-    name = f"{cfg.name}-{max(numbers, default=0) + 1}"
+    name = f"{cfg.name}-{max(numbers) + 1}"
     instance = ctx.app.game_config(name)
     assert instance is not None
     seed = instance.seed if instance.seed is not None else secrets.randbits(48)
@@ -181,31 +254,55 @@ def _open_lobby(ctx: Context, cfg: GameConfig) -> str:
     who=Who.ANYONE,
     where=Where.SERVER,
     args="game",
-    help="give up your seat in a game that has not started",
-    doc="give up your seat in a game or lobby that has not started",
+    help="give up your seat in a game that has not started (once you confirm)",
+    doc="give up your seat in a game or lobby that has not started, once you confirm",
 )
 def leave(ctx: Context, use: Use) -> None:
-    """LEAVE game: give up a seat in a lobby (or open game) not yet started."""
+    confirm.ask(ctx, use)
+
+
+def _seat_to_leave(ctx: Context, game: str) -> tuple[GameRow, PlayerRow] | None:
+    """The sender's seat in a game (or a lobby of it) that has not started."""
     store, conn, sender = ctx.app.store, ctx.conn, ctx.sender.lower()
-    game = use.arg.split()[0].lower() if use.arg.split() else ""
     for g in store.all_games(conn):
         base = g.name.rpartition("-")[0]
         if game not in (g.name, base) or g.status != "forming":
             continue
         for p in store.players(conn, g.name):
             if p.email.lower() == sender:
-                store.delete_player(conn, p.id)
-                ctx.worker.forget()
-                left = len(store.players(conn, g.name))
-                ctx.say(
-                    f"line {use.line}: LEAVE {game}: you have left {g.name} "
-                    f"({plural(left, 'seat')} taken)"
-                )
-                return
-    ctx.say(
-        f"line {use.line}: LEAVE {game}: {sender} has no seat in a game called {game!r} that "
+                return g, p
+    return None
+
+
+def _no_seat(ctx: Context, game: str) -> str:
+    return (
+        f"LEAVE {game}: {ctx.sender.lower()} has no seat in a game called {game!r} that "
         "has not started (a started game is left with RESIGN)"
     )
+
+
+def _leave_check(ctx: Context, arg: str) -> Verdict:
+    game = arg.split()[0].lower() if arg.split() else ""
+    seat = _seat_to_leave(ctx, game)
+    if seat is None:
+        return Verdict(game, _no_seat(ctx, game))
+    g, p = seat
+    plan = f"give up your seat in {g.name}, where you are {p.name} (it has not started)"
+    return Verdict(game, None, f"LEAVE {game}", f"LEAVE {game}", plan)
+
+
+def _leave(ctx: Context, arg: str) -> str:
+    """LEAVE game, confirmed: give up a seat in a lobby (or open game) not
+    yet started."""
+    game = arg.split()[0].lower() if arg.split() else ""
+    seat = _seat_to_leave(ctx, game)
+    if seat is None:
+        return _no_seat(ctx, game)
+    g, p = seat
+    ctx.app.store.delete_player(ctx.conn, p.id)
+    ctx.worker.forget()
+    left = len(ctx.app.store.players(ctx.conn, g.name))
+    return f"LEAVE {game}: you have left {g.name} ({plural(left, 'seat')} taken)"
 
 
 @family.command(
@@ -213,12 +310,13 @@ def leave(ctx: Context, use: Use) -> None:
     who=Who.ANYONE,
     where=Where.SERVER,
     args="game",
-    help="receive the game's turn reports as an observer",
+    help="receive the game's turn reports as an observer (once you confirm)",
     usage="`WATCH game [password]`",
-    doc="receive the game's reports as an observer; a private game needs its observer password",
+    doc="receive the game's reports as an observer, once you confirm; a private game "
+    "needs its observer password",
 )
 def watch(ctx: Context, use: Use) -> None:
-    _watch(ctx, use, True)
+    confirm.ask(ctx, use)
 
 
 @family.command(
@@ -226,29 +324,47 @@ def watch(ctx: Context, use: Use) -> None:
     who=Who.ANYONE,
     where=Where.SERVER,
     args="game",
-    help="stop receiving them",
-    doc="stop receiving the game's reports",
+    help="stop receiving them (once you confirm)",
+    doc="stop receiving the game's reports, once you confirm",
 )
 def unwatch(ctx: Context, use: Use) -> None:
-    _watch(ctx, use, False)
+    confirm.ask(ctx, use)
 
 
-def _watch(ctx: Context, use: Use, on: bool) -> None:
-    store, name = ctx.app.store, use.name
-    game = use.arg.lower().split()[0] if use.arg else ""
-    if store.game(ctx.conn, game) is None:
-        ctx.say(f"line {use.line}: {name}: there is no game called {game!r}")
-        return
-    refused = _watch_refused(ctx, game, use.arg) if on else None
+def _watch_check(ctx: Context, arg: str, on: bool) -> Verdict:
+    """WATCH or UNWATCH as asked: refused now, nothing to change, or what
+    it will do once confirmed."""
+    name = "WATCH" if on else "UNWATCH"
+    words = arg.split()
+    game = words[0].lower() if words else ""
+    if ctx.app.store.game(ctx.conn, game) is None:
+        return Verdict(game, f"{name}: there is no game called {game!r}")
+    refused = _watch_refused(ctx, game, arg) if on else None
     if refused:
-        ctx.say(f"line {use.line}: WATCH {game}: {refused}")
-        return
-    changed = store.watch(ctx.conn, game, ctx.sender, on)
+        return Verdict(game, f"WATCH {game}: {refused}")
+    watching = ctx.sender.lower() in ctx.app.store.watchers(ctx.conn, game)
+    if watching == on:
+        return Verdict(game, _watched(ctx, game, on, False))
+    text = " ".join([name, game, *words[1:2]])
+    if on:
+        plan = f"send you every turn report of {game} as an observer, until you UNWATCH {game}"
+    else:
+        plan = f"stop sending you the turn reports of {game}"
+    return Verdict(game, None, text, f"{name} {game}", plan)
+
+
+def _watch(ctx: Context, arg: str, on: bool) -> str:
+    """WATCH or UNWATCH, confirmed."""
+    verdict = _watch_check(ctx, arg, on)
+    if verdict.answer is not None:
+        return verdict.answer
+    changed = ctx.app.store.watch(ctx.conn, verdict.game, ctx.sender, on)
+    return _watched(ctx, verdict.game, on, changed)
+
+
+def _watched(ctx: Context, game: str, on: bool, changed: bool) -> str:
     verb = "now watching" if on else "no longer watching"
-    ctx.say(
-        f"line {use.line}: {ctx.mail.from_addr} is {verb} {game}"
-        + ("" if changed else " (no change)")
-    )
+    return f"{ctx.sender} is {verb} {game}" + ("" if changed else " (no change)")
 
 
 def _watch_refused(ctx: Context, game: str, arg: str) -> str | None:
@@ -265,3 +381,11 @@ def _watch_refused(ctx: Context, game: str, arg: str) -> str | None:
     if not hmac.compare_digest(given, cfg.observer_password):
         return "the observer password is wrong"
     return None
+
+
+confirm.confirmable("JOIN", _join_check, _join)
+confirm.confirmable("LEAVE", _leave_check, _leave)
+confirm.confirmable("WATCH", lambda c, a: _watch_check(c, a, True), lambda c, a: _watch(c, a, True))
+confirm.confirmable(
+    "UNWATCH", lambda c, a: _watch_check(c, a, False), lambda c, a: _watch(c, a, False)
+)

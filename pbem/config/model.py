@@ -54,6 +54,8 @@ class Limits:
     idle_timeout: float = 120.0  # seconds without a command
     max_commands: int = 1000  # of one kind per session (NOOP floods end in 421 at 100)
     replies_per_day: int = 10  # to any one address: no mail loop runs away
+    # JOIN, LEAVE, WATCH, UNWATCH wait this long for the sender to confirm them
+    confirm_within: timedelta = timedelta(hours=48)
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,10 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 
-from pbem.config.checker import Checker
+from pbem.config.checker import Checker, _duration
 from pbem.config.model import DOMAIN, EMAIL, Dkim, Limits, Outbound, ServerConfig, WebConfig
 from pbem.mail import dkim
 
@@ -33,6 +34,7 @@ LIMIT_KEYS = (
     "idle_timeout",
     "max_commands",
     "replies_per_day",
+    "confirm_within",
 )
 
 
@@ -236,4 +238,15 @@ def _limits(c: Checker, raw: dict) -> Limits:
         idle_timeout=c.integer(lim, "idle_timeout", "idle_timeout", 120, 1, 3600),
         max_commands=c.integer(lim, "max_commands", "max_commands", 1000, 10, 100_000),
         replies_per_day=c.integer(lim, "replies_per_day", "replies_per_day", 10, 1, 10**6),
+        confirm_within=_confirm_within(c, lim),
     )
+
+
+def _confirm_within(c: Checker, lim: dict) -> timedelta:
+    """How long JOIN, LEAVE, WATCH and UNWATCH wait for their confirmation."""
+    default = timedelta(hours=48)
+    found = _duration(c, lim, "confirm_within", "server limits", default)
+    if found is None or not timedelta(minutes=5) <= found <= timedelta(days=30):
+        c.add(lim, "confirm_within", "server limits: confirm_within must be 5m to 30d")
+        return default
+    return found

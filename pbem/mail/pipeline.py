@@ -26,6 +26,7 @@ from pbem.commands import (
     Section,
     Use,
     Worker,
+    confirm,
     read_commands,
     subject_password,
 )
@@ -67,6 +68,7 @@ class Way:
     server_lines: list[str] = field(default_factory=list)  # the receipt, for no game
     applied: bool = False  # something of the mail was stored
     dkim: Callable[[], dkim.Verdict] | None = None  # its DKIM verdict, worked out when asked
+    pending: list[confirm.Pending] = field(default_factory=list)  # commands to confirm
 
 
 Step = Callable[[Way], "End | None"]
@@ -198,7 +200,41 @@ def run_server_commands(w: Way) -> End | None:
         command = REGISTRY.get(name)
         if command is not None and command.handler is not None:
             command.handler(ctx, Use(number, name, arg))
+    w.pending = ctx.pending
+    w.applied = w.applied or ctx.changed
     return None
+
+
+def confirm_by_reply(w: Way) -> End | None:
+    """A reply to ``confirm+<token>@domain`` (the mail that asked to confirm
+    a JOIN, LEAVE, WATCH or UNWATCH) confirms it, if it comes from the
+    address that mail went to; nothing else in it is read. Automatic mail
+    never gets here (drop_automatic)."""
+    recipients = [w.app.recipient(a) for a in w.row.rcpt_to]
+    token = next((r.token for r in recipients if r and r.kind == "confirm" and r.token), None)
+    if token is None:
+        return None
+    if is_daemon(w.sender):
+        return End("ignored", "a mail from a daemon confirms nothing")
+    ctx = Context(w.app, w.conn, w.worker, REGISTRY, w.mail, w.row, w.now)
+    outcome = confirm.reply_lines(ctx, token)
+    note = "confirmation: " + "; ".join(outcome.lines)
+    return End("applied" if outcome.done else "refused", note)
+
+
+def ask_confirmation(w: Way) -> End | None:
+    """JOIN, LEAVE, WATCH and UNWATCH wait for the sender to confirm them: a
+    mail of its own asks. If the mail had nothing else to answer, that
+    mail is the only answer."""
+    if not w.pending or is_daemon(w.sender):
+        return None
+    ctx = Context(w.app, w.conn, w.worker, REGISTRY, w.mail, w.row, w.now)
+    lines = confirm.ask_by_mail(ctx, w.pending)
+    if w.replies or w.server_lines:
+        w.server_lines += lines
+        w.applied = True
+        return None
+    return End("applied", "waiting for confirmation: " + "; ".join(lines))
 
 
 def drop_quiet_refusals(w: Way) -> End | None:
@@ -264,10 +300,12 @@ STEPS: tuple[Step, ...] = (
     drop_duplicate,
     unsubscribe_by_mail,
     check_sender,
+    confirm_by_reply,
     refuse_too_complex,
     split_into_sections,
     run_game_sections,
     run_server_commands,
+    ask_confirmation,
     drop_quiet_refusals,
     refuse_unreadable,
     send_receipt,

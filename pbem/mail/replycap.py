@@ -28,7 +28,8 @@ from pbem.store import ClaimLost, OutboxRow
 from pbem.words import wrap
 
 # calendar: CALENDAR answers the From address, which anyone can write
-CAPPED = frozenset({"receipt", "refusal", "alert", "digest", "calendar"})
+# confirm: the request to confirm a JOIN, LEAVE, WATCH or UNWATCH goes to the From address too
+CAPPED = frozenset({"receipt", "refusal", "alert", "digest", "calendar", "confirm"})
 LAST_NOTE = (
     "\n\n--\nThis is the last reply this server sends to {to} today: further replies "
     "today are held; your orders are still being recorded. Everything held comes "

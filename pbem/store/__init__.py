@@ -16,6 +16,7 @@ its own module:
 - ``outgoing``: the outbox, the daily reply counts, held replies, digests;
 - ``accounts``: settings, watchers, authentication failures, scores,
   reactions;
+- ``confirmations``: commands waiting for the sender to confirm them;
 - ``rows``: the frozen rows handed back, and ``ClaimLost``/``StoreError``.
 
 A new table goes into the module of its concern (a new concern: a new part
@@ -38,6 +39,7 @@ False`` runs everything through Core (tests/test_store.py compares both).
 from __future__ import annotations
 
 from pbem.store.accounts import AccountsAndScores
+from pbem.store.confirmations import ConfirmationRow, Confirmations, Request
 from pbem.store.database import MIGRATIONS, Hot
 from pbem.store.games import GamesAndTurns
 from pbem.store.outgoing import OutgoingMail
@@ -56,6 +58,8 @@ from pbem.store.rows import (
 __all__ = [
     "MIGRATIONS",
     "ClaimLost",
+    "ConfirmationRow",
+    "Confirmations",
     "GameRow",
     "Hot",
     "InboxRow",
@@ -63,11 +67,12 @@ __all__ = [
     "OutboxRow",
     "PlayerRow",
     "ReportRow",
+    "Request",
     "SpoolWriter",
     "Store",
     "StoreError",
 ]
 
 
-class Store(ReceivedMail, GamesAndTurns, OutgoingMail, AccountsAndScores):
+class Store(ReceivedMail, GamesAndTurns, OutgoingMail, AccountsAndScores, Confirmations):
     """The database. Thread-safe: every call takes its own connection."""

@@ -280,3 +280,25 @@ leases = Table(
     Column("since", Float, nullable=False),
     Column("until", Float, nullable=False),
 )
+
+# commands that act on the sender's address alone (JOIN, LEAVE, WATCH,
+# UNWATCH), held until a reply to a token mailed to that address confirms
+# them (double opt-in); the token is kept only as its SHA-256
+confirmations = Table(
+    "confirmations",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("token", String(64), nullable=False),  # sha256 hex of the token mailed
+    Column("address", String(254), nullable=False),  # lower case: the only one that confirms
+    Column("command", String(16), nullable=False),
+    Column("game", String(40), nullable=False),  # with address and command: one pending
+    Column("text", String(200), nullable=False),  # the command line as written
+    Column("inbox_id", Integer),  # the mail that asked
+    Column("asked_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("state", String(12), nullable=False),  # pending, confirmed, replaced
+    Column("done_at", DateTime(timezone=True)),
+    Index("ix_confirmations_token", "token"),
+    Index("ix_confirmations_request", "address", "command", "game", "state"),
+    Index("ix_confirmations_expires", "expires_at"),
+)
