@@ -2,7 +2,7 @@
 
 A real server runs in this process (pbem/cli/local.py): SMTP on 127.0.0.1, a
 SQLite file and a Maildir for outbound mail in a folder of its own. The
-players JOIN by mail, then each turn read their latest mail from the
+players JOIN by mail and confirm it by replying, then each turn read their latest mail from the
 Maildir (the "started" mail, then each report), pick orders among the legal
 ones it lists, and reply to it over SMTP (the reply address needs no
 password). The clock is accelerated: once every order is in, it jumps to
@@ -126,6 +126,15 @@ def _send(port: int, sender: str, to: str, body: str, subject: str) -> None:
         s.send_message(m)
 
 
+def _asks_to_confirm(maildir: Path, bot: Bot) -> str:
+    """The Reply-To of the mail that asks the bot to confirm its JOIN."""
+    for path in (maildir / "new").iterdir():
+        mail = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        if str(mail["To"]) == bot.email and str(mail["Reply-To"] or "").startswith("confirm+"):
+            return str(mail["Reply-To"])
+    raise RuntimeError(f"no mail asks {bot.email} to confirm")
+
+
 def _latest(maildir: Path, bot: Bot) -> EmailMessage | None:
     """The bot's newest unread mail that lists its units (started or report)."""
     found = None
@@ -154,6 +163,9 @@ def play(folder: Path, out: TextIO, seed: int = 7, max_ticks: int = 120) -> dict
         bots = [Bot(n, Rng(seed * 31 + i)) for i, n in enumerate(PLAYERS)]
         for bot in bots:
             _send(local.port, bot.email, f"judge@{DOMAIN}", f"JOIN demo as {bot.name}\n", "join")
+        local.settle(60)
+        for bot in bots:  # each confirms its JOIN by replying to the mail that asks
+            _send(local.port, bot.email, _asks_to_confirm(maildir, bot), "yes\n", "Re: confirm")
         local.settle(60)
         print("six players joined by mail; the game has started", file=out)
         tick = 1
