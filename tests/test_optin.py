@@ -70,7 +70,7 @@ def test_a_forged_join_changes_nothing_until_the_address_confirms(judge):
     assert ask["Subject"] == "Please confirm: JOIN gamma as Bobby"
     assert "received a mail from your address, rob@example.net" in flat
     assert "It has not been done: only you can confirm it." in flat
-    assert "It will take a seat as Bobby in gamma (Office Wars); 1 of 3 seats" in flat
+    assert "It will take a seat as Bobby in gamma (Office Wars); seats taken so far: 1 of 3" in flat
     assert "Your password comes in a mail of its own." in flat
     token = token_of(ask)
     assert f"CONFIRM {token}" in text

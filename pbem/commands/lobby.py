@@ -125,8 +125,12 @@ def _join_check(ctx: Context, arg: str) -> Verdict:
         if free is None:  # a new lobby opens on confirmation: only the name to check
             refusal = _name_refused(asked, wanted)
             title = app.engine(cfg.game).title
-            plan = f"take a seat as {wanted} in a new lobby of {asked} ({title})"
-            return Verdict(asked, refusal, text, text, plan + _starts(cfg.seats, 0))
+            plan = (
+                f"take a seat as {wanted} in a lobby of {asked} ({title}); no lobby has a "
+                f"free seat now, so a new one opens. The game starts when {cfg.seats} "
+                "players have joined it. Your password comes in a mail of its own."
+            )
+            return Verdict(asked, refusal, text, text, plan)
         game, cfg = free, app.game_config(free)
     row = store.game(conn, game) if game else None
     refusal = _join_refused(ctx, arg, game, row, cfg, wanted)
@@ -140,8 +144,8 @@ def _join_check(ctx: Context, arg: str) -> Verdict:
 
 def _starts(seats: int, taken: int) -> str:
     return (
-        f"; {taken} of {seats} seats are taken now, and the game starts when every seat "
-        "is taken. Your password comes in a mail of its own."
+        f"; seats taken so far: {taken} of {seats}. The game starts when every seat is "
+        "taken. Your password comes in a mail of its own."
     )
 
 
