@@ -11,8 +11,6 @@ import re
 import pytest
 from sqlalchemy import select
 
-import pbem.app
-import pbem.config.model
 from pbem.commands.confirm import digest
 from pbem.store.schema import confirmations
 from tests.mailharness import GAMES_YAML, Harness
@@ -279,7 +277,3 @@ def test_an_unknown_token_confirms_nothing(judge):
     assert "nothing waits for this confirmation" in judge.last(BOB)
     judge.send(BOB, SERVER, "CONFIRM\n")
     assert "write the token of the mail that asks" in judge.last(BOB)
-
-
-def test_the_tagged_names_agree():
-    assert pbem.app.TAGGED == pbem.config.model.TAGGED
