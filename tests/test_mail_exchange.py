@@ -166,11 +166,14 @@ def test_help_and_list_need_no_game(judge):
 
 
 def test_watch_and_unwatch(judge):
-    judge.send("fan@example.net", "judge@judge.example", "WATCH alpha\n")
+    judge.send_confirmed("fan@example.net", "judge@judge.example", "WATCH alpha\n")
     assert "fan@example.net is now watching alpha" in judge.last("fan@example.net")
     judge.send("fan@example.net", "judge@judge.example", "UNWATCH alpha\nWATCH gamma\n")
     body = judge.last("fan@example.net")
-    assert "no longer watching alpha" in body and "there is no game called 'gamma'" in body
+    assert "line 1: UNWATCH alpha: waits for your confirmation" in body
+    assert "line 2: WATCH: there is no game called 'gamma'" in body
+    judge.confirm("fan@example.net")
+    assert "fan@example.net is no longer watching alpha" in judge.last("fan@example.net")
 
 
 def test_press_to_all(judge):

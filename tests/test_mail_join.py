@@ -38,7 +38,7 @@ def test_join_fills_the_seats_and_starts_the_game(judge):
     judge.send("ann@example.org", "gamma@judge.example", f"PASSWORD {pw}\nSol holds\n")
     assert "gamma has not started yet: 1 of 3 players have joined" in judge.last("ann@example.org")
 
-    judge.send("bob@example.org", SERVER, "JOIN gamma as Bobby\n")
+    judge.send_confirmed("bob@example.org", SERVER, "JOIN gamma as Bobby\n")
     assert "you play as Bobby (2 of 3 seats taken)" in judge.last("bob@example.org")
     assert (
         "You play as Bobby"
@@ -49,7 +49,7 @@ def test_join_fills_the_seats_and_starts_the_game(judge):
     judge.send("eve@example.org", SERVER, "JOIN gamma as bobby\n")
     assert "the name 'bobby' is taken" in judge.last("eve@example.org")
 
-    judge.send("cid@example.org", SERVER, "JOIN gamma\n")
+    judge.send_confirmed("cid@example.org", SERVER, "JOIN gamma\n")
     assert "you play as cid; every seat is taken and the game has started" in judge.last(
         "cid@example.org"
     )

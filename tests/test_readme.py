@@ -75,7 +75,7 @@ def test_the_readme_steps_work_and_every_mail_keeps_its_word(tmp_path):
             "PRESS ann\nHello from bob.\n",
         )
         h.send("gm@example.org", "alpha@judge.example", "PASSWORD change-me\nEXTEND 2h\n")
-        h.send("fan@example.net", "judge@judge.example", "HELP\nWATCH alpha\n")
+        h.send_confirmed("fan@example.net", "judge@judge.example", "HELP\nWATCH alpha\n")
         h.send("ann@example.org", "alpha@judge.example", "PASSWORD wrong-one\nSol holds\n")
         pw = h.password("ann@example.org")
         h.send("ann@example.org", "alpha@judge.example", "Sol holds\n", subject=f"password {pw}")

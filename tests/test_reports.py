@@ -53,7 +53,7 @@ class StrictHTML(HTMLParser):
 def played(tmp_path):
     """alpha after one turn: ann attacked, bob held, cid sent nothing."""
     h = Harness(tmp_path)
-    h.send("obs@example.org", "judge@judge.example", "WATCH alpha\n")
+    h.send_confirmed("obs@example.org", "judge@judge.example", "WATCH alpha\n")
     h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol attacks Alnitak\n")
     h.send(BOB, ALPHA, f"PASSWORD {h.password(BOB)}\nVega holds\n")
     h.clock.set(h.game().deadline)

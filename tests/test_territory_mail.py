@@ -37,7 +37,7 @@ def h(tmp_path):
 
 
 def join(h, who, name=None):
-    h.send(who, JUDGE, f"JOIN terra as {name or who.split('@')[0]}\n")
+    h.send_confirmed(who, JUDGE, f"JOIN terra as {name or who.split('@')[0]}\n")
     return h.last(who)
 
 
@@ -70,18 +70,18 @@ def test_the_first_join_opens_a_lobby_and_the_sixth_starts_the_match(h):
 def test_leave_before_the_start_gives_the_seat_back(h):
     join(h, PEOPLE[0])
     join(h, PEOPLE[1])
-    h.send(PEOPLE[1], JUDGE, "LEAVE terra\n")
+    h.send_confirmed(PEOPLE[1], JUDGE, "LEAVE terra\n")
     assert "you have left terra-1 (1 seat taken)" in h.last(PEOPLE[1])
     for who in PEOPLE[2:7]:
         join(h, who)
     assert h.game("terra-1").status == "running"  # the sixth seat went to the seventh person
-    h.send(PEOPLE[2], JUDGE, "LEAVE terra-1\n")
+    h.send_confirmed(PEOPLE[2], JUDGE, "LEAVE terra-1\n")
     assert "has no seat in a game called 'terra-1' that has not started" in h.last(PEOPLE[2])
 
 
 def test_spectators_react_with_a_cooldown(h):
     full_lobby(h)
-    h.send("fan@example.org", JUDGE, "WATCH terra-1\n")
+    h.send_confirmed("fan@example.org", JUDGE, "WATCH terra-1\n")
     h.send("fan@example.org", JUDGE, "REACT terra-1 What a move!\n")
     assert "REACT terra-1: sent to 6 players and spectators" in h.last("fan@example.org")
     relayed = h.outbox("reaction", PEOPLE[3])
