@@ -79,7 +79,7 @@ def h(tmp_path):
 
 
 def test_each_reader_gets_one_calendar_of_all_their_games(h):
-    h.send(OBS, JUDGE, "WATCH alpha\n")
+    h.send_confirmed(OBS, JUDGE, "WATCH alpha\n")
     h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol attacks Alnitak\n")
     h.clock.set(h.game().deadline)
     h.tick()
@@ -261,13 +261,13 @@ def test_calendar_for_nobody_and_for_named_games(many):
 
 def test_an_observer_gets_the_games_they_watch(many):
     h = many
-    h.send(OBS, JUDGE, "WATCH gamma fans-only\n")
+    h.send_confirmed(OBS, JUDGE, "WATCH gamma fans-only\n")
     assert "now watching gamma" in h.last(OBS)
     _, mail = ask(h, OBS)
     assert sorted(events(calendar_of(mail))) == ["gamma"]
     _, mail = ask(h, OBS, "CALENDAR gamma")
     assert sorted(events(calendar_of(mail))) == ["gamma"]
-    h.send(OBS, JUDGE, "UNWATCH gamma\n")
+    h.send_confirmed(OBS, JUDGE, "UNWATCH gamma\n")
     receipt, mail = ask(h, OBS, "CALENDAR gamma")
     assert mail is None and "the game is private" in receipt
 

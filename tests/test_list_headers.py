@@ -179,7 +179,7 @@ def test_the_end_of_the_game(h):
 
 
 def test_a_player_who_also_watches_gets_no_unsubscribe(h):
-    h.send(ANN, "judge@judge.example", "WATCH alpha\n")
+    h.send_confirmed(ANN, "judge@judge.example", "WATCH alpha\n")
     h.clock.set(h.game().deadline)
     h.tick()
     check(h.report(ANN), auto="auto-generated", precedence=True)

@@ -184,7 +184,7 @@ def test_a_forged_post_does_nothing_and_answers_the_same(h):
 
 
 def test_a_watcher_leaves_and_may_come_back(h):
-    h.send(FAN, "judge@judge.example", "WATCH alpha\n")
+    h.send_confirmed(FAN, "judge@judge.example", "WATCH alpha\n")
     next_turn(h)
     assert reports(h, FAN) == 1
     _, url = targets(h.report(FAN, "alpha"))
@@ -195,8 +195,8 @@ def test_a_watcher_leaves_and_may_come_back(h):
         assert FAN not in h.app.store.watchers(conn, "alpha")
     next_turn(h)
     assert reports(h, FAN) == 1
-    h.send(WATCHER, "judge@judge.example", "WATCH alpha\n")  # games.yaml's observer, back
-    h.send(FAN, "judge@judge.example", "WATCH alpha\n")
+    h.send_confirmed(WATCHER, "judge@judge.example", "WATCH alpha\n")  # games.yaml's observer, back
+    h.send_confirmed(FAN, "judge@judge.example", "WATCH alpha\n")
     next_turn(h)
     assert reports(h, FAN) == 2 and reports(h, WATCHER) == 3
 
