@@ -22,7 +22,7 @@ from sqlalchemy import Connection
 
 from adjudicator.base import Game
 from pbem.app import App
-from pbem.mail import pipeline
+from pbem.mail import bounces, pipeline
 from pbem.mail.parse import ParsedMail, parse_mail, read_clock
 from pbem.serving.lease import identity
 from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow, StoreError
@@ -208,7 +208,8 @@ class Processor:
 
     def _parse(self, row: InboxRow) -> ParsedMail | Exception:
         try:
-            return parse_mail(row.raw, row.mail_from)
+            verp = any(a.lower().startswith(f"{bounces.TAG}+") for a in row.rcpt_to)
+            return parse_mail(row.raw, row.mail_from, bounce_address=verp)
         except Exception as exc:  # parse_mail never raises by design; keep the mail safe
             return exc
 

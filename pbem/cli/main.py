@@ -10,6 +10,7 @@
     pbem dkim-key --selector S     a key to DKIM-sign outgoing mail; its DNS record
     pbem play GAME PLAYER LINE...  send a mail as a player; print the receipt
     pbem inbox, retry N            stored mail; process quarantined mail again
+    pbem reachable [ADDRESS]       addresses not mailed (their mail bounces); mail one again
     pbem seat GAME NAME EMAIL      seat a player in a game open for players
     pbem new-token GAME PLAYER     revoke a player's reply addresses
     pbem master GAME ACTION ...    pause, resume, extend, adjudicate, replace, remove, end
@@ -37,6 +38,7 @@ from pbem.cli.operate import (
     cmd_new_token,
     cmd_play,
     cmd_rank,
+    cmd_reachable,
     cmd_report,
     cmd_retry,
     cmd_seat,
@@ -173,6 +175,16 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("--config", default="games.yaml")
     p.add_argument("--state", help="only mail in this state (new, applied, refused, ...)")
     p.set_defaults(run=cmd_inbox)
+
+    p = _command(
+        sub,
+        "reachable",
+        help="list the addresses not mailed because their mail bounces; "
+        "with an address, mail it again",
+    )
+    p.add_argument("address", nargs="?")
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=cmd_reachable)
 
 
 def _master_commands(sub: Any) -> None:

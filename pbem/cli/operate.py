@@ -196,6 +196,23 @@ def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_reachable(args: argparse.Namespace, out: TextIO) -> int:
+    """The addresses no longer mailed because their mail bounces; with an
+    address, mail it again (its count of failures starts afresh)."""
+    app = open_app(args.config)
+    if args.address is None:
+        gone = app.store.unreachable_addresses()
+        for address, since in gone:
+            print(f"{address}  unreachable since {since:%Y-%m-%d %H:%M} UTC", file=out)
+        print(f"{plural(len(gone), 'address')} not mailed", file=out)
+        return 0
+    with app.store.tx() as conn:
+        was = app.store.mark_reachable(conn, args.address)
+    state = "is mailed again" if was else "was not marked unreachable; its count starts afresh"
+    print(f"{args.address.lower()} {state}", file=out)
+    return 0
+
+
 def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     """The game master's commands, as by mail."""
     app = open_app(args.config)

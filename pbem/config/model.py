@@ -56,6 +56,9 @@ class Limits:
     replies_per_day: int = 10  # to any one address: no mail loop runs away
     # JOIN, LEAVE, WATCH, UNWATCH wait this long for the sender to confirm them
     confirm_within: timedelta = timedelta(hours=48)
+    # mails to one address that fail for good (bounces, relay refusals)
+    # before it is marked unreachable and no longer mailed
+    unreachable_after: int = 3
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ LIMIT_KEYS = (
     "max_commands",
     "replies_per_day",
     "confirm_within",
+    "unreachable_after",
 )
 
 
@@ -239,6 +240,7 @@ def _limits(c: Checker, raw: dict) -> Limits:
         max_commands=c.integer(lim, "max_commands", "max_commands", 1000, 10, 100_000),
         replies_per_day=c.integer(lim, "replies_per_day", "replies_per_day", 10, 1, 10**6),
         confirm_within=_confirm_within(c, lim),
+        unreachable_after=c.integer(lim, "unreachable_after", "unreachable_after", 3, 1, 1000),
     )
 
 

@@ -8,11 +8,20 @@ it. A sender takes the due ones and delivers each:
   or
 - through an SMTP relay (host, port, STARTTLS or TLS, login).
 
+Every mail leaves with its own return path, ``bounces+<token>@<domain>``
+(pbem/mail/bounces.py): as the envelope sender through the relay, as a
+Return-Path header in the Maildir. A bounce sent back to it names this very
+mail and its recipient. Mail to an address marked unreachable (too many of
+its mails bounced for good) is not sent: it stays in the outbox with the
+status ``unreachable``.
+
 Connection errors and 4xx answers are retried with exponential backoff (30
 s doubling, at most an hour apart); a 5xx answer fails the mail at once and
-tells the game master; a mail still undelivered after 5 days is a dead
-letter, and the game master is told. A crash between the relay's 250 and
-marking the mail sent delivers it once more, with the same Message-ID.
+tells the game master (a 5xx refusal of the recipient counts as a permanent
+failure of the address, as a bounce does); a mail still undelivered after
+5 days is a dead letter, and the game master is told. A crash between the
+relay's 250 and marking the mail sent delivers it once more, with the same
+Message-ID.
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pbem.app import App
-from pbem.mail import dkim, replycap
+from pbem.mail import bounces, dkim, replycap
 from pbem.serving.lease import identity
 from pbem.store import OutboxRow
 
@@ -66,12 +75,30 @@ class Sender:
         rows = self.app.store.claim_due(
             self.holder, self.app.clock.now(), limit, time.time(), CLAIM_SECONDS
         )
+        tried = len(rows)
+        rows = self._reachable(rows)
         if self.app.config.server.outbound.host is None:
             self._to_maildir(rows)
         else:
             for row in rows:
                 self.deliver(row)
-        return len(rows)
+        return tried
+
+    def _reachable(self, rows: list[OutboxRow]) -> list[OutboxRow]:
+        """The mails to send; those to an address marked unreachable are
+        kept, not sent (status ``unreachable``)."""
+        if not rows:
+            return rows
+        with self.app.store.tx(write=False) as conn:
+            gone = self.app.store.unreachable_among(conn, {r.to_addr for r in rows})
+        if not gone:
+            return rows
+        with self.app.store.tx() as conn:
+            for row in rows:
+                if row.to_addr.lower() in gone:
+                    why = f"not sent: {row.to_addr} is unreachable (its mail bounces)"
+                    self.app.store.mark_failed(conn, row.id, "unreachable", why)
+        return [r for r in rows if r.to_addr.lower() not in gone]
 
     def _to_maildir(self, rows: list[OutboxRow]) -> None:
         """Write each mail into the Maildir under a name made from its
@@ -86,7 +113,8 @@ class Sender:
             for row in rows:
                 name = f"pbem-{row.id}.{self.app.domain}"
                 tmp = folder / "tmp" / name
-                tmp.write_bytes(self.sign(row.message))
+                path = bounces.return_path(self.app, row)
+                tmp.write_bytes(f"Return-Path: <{path}>\r\n".encode() + self.sign(row.message))
                 os.replace(tmp, folder / "new" / name)
                 sent.append(row.id)
         except OSError as exc:
@@ -105,7 +133,13 @@ class Sender:
             self._send(row)
         except Permanent as exc:
             log.warning("mail #%s to %s refused: %s", row.id, row.to_addr, exc)
-            self._give_up(row, "failed", "refused", f"The relay refused it for good:\n\n{exc}")
+            self._give_up(
+                row,
+                "failed",
+                "refused",
+                f"The relay refused it for good:\n\n{exc}",
+                recipient=isinstance(exc.__cause__, smtplib.SMTPRecipientsRefused),
+            )
             return
         except Temporary as exc:
             if now - row.created_at >= GIVE_UP_AFTER:
@@ -125,11 +159,16 @@ class Sender:
         """Backoff: 30 s after the first failure, doubling, at most an hour."""
         return self.app.clock.now() + min(FIRST_RETRY * (2**row.attempts), LONGEST_WAIT)
 
-    def _give_up(self, row: OutboxRow, status: str, what: str, why: str) -> None:
+    def _give_up(
+        self, row: OutboxRow, status: str, what: str, why: str, recipient: bool = False
+    ) -> None:
         """Mark the mail failed for good and tell the game master (not about
-        mail to the game master: no alert about an alert)."""
+        mail to the game master: no alert about an alert). A recipient the
+        relay refused for good counts as a permanent failure of the address."""
         with self.app.store.tx() as conn:
             self.app.store.mark_failed(conn, row.id, status, why)
+            if recipient:
+                bounces.refused_by_relay(self.app, conn, row, why)
             if row.kind != "alert":
                 self.app.alert_master(
                     conn,
@@ -156,7 +195,7 @@ class Sender:
                 if out.username:
                     client.login(out.username, out.password or "")
                 client.sendmail(
-                    self.app.config.server.address, [row.to_addr], self.sign(row.message)
+                    bounces.return_path(self.app, row), [row.to_addr], self.sign(row.message)
                 )
         except smtplib.SMTPRecipientsRefused as exc:
             code, message = next(iter(exc.recipients.values()))

@@ -11,6 +11,7 @@ refused before the parser sees it.
 from __future__ import annotations
 
 import email
+import email.parser
 import email.policy
 import functools
 import re
@@ -21,6 +22,8 @@ from contextlib import contextmanager, nullcontext
 from email.headerregistry import Address
 from email.message import Message
 from typing import Any
+
+from flufl.bounce import all_failures
 
 from pbem.mail.body import body_text, split_lines
 from pbem.mail.parsed import MAX_DEPTH, MAX_HEADERS, MAX_PARTS, PARSE_SECONDS, ParsedMail
@@ -95,11 +98,18 @@ def complexity(text: bytes) -> str | None:
     return None
 
 
-def parse_mail(raw: bytes, envelope_from: str = "", budget: float = PARSE_SECONDS) -> ParsedMail:
+def parse_mail(
+    raw: bytes,
+    envelope_from: str = "",
+    budget: float = PARSE_SECONDS,
+    bounce_address: bool = False,
+) -> ParsedMail:
     """Read a stored mail: its line endings normalised, then the limits
     checked (over one, only the headers are read: whether the mail is
     automatic, and whom to tell), then, within ``budget`` seconds where the
-    process can bound it, the whole mail, parsed once."""
+    process can bound it, the whole mail, parsed once. A mail to one of our
+    bounce addresses (``bounce_address``) is read as a possible bounce
+    whoever sent it."""
     out = ParsedMail()
     text = normalise(raw)
     reason = complexity(text)
@@ -108,7 +118,7 @@ def parse_mail(raw: bytes, envelope_from: str = "", budget: float = PARSE_SECOND
         out.too_complex = reason
         return out
     try:
-        within(budget, lambda: _read(text, envelope_from, out))
+        within(budget, lambda: _read(text, envelope_from, out, bounce_address))
     except ReadTimeout:
         fresh = ParsedMail()
         _head_only(text, envelope_from, fresh)
@@ -124,7 +134,7 @@ def _head_only(text: bytes, envelope_from: str, out: ParsedMail) -> None:
     out.loop = "x-pbem-server" in out.headers
 
 
-def _read(text: bytes, envelope_from: str, out: ParsedMail) -> None:
+def _read(text: bytes, envelope_from: str, out: ParsedMail, bounce_address: bool) -> None:
     try:
         msg = email.message_from_bytes(text, policy=email.policy.default)
     except Exception as exc:  # the parser is lenient; this is belt and braces
@@ -134,6 +144,10 @@ def _read(text: bytes, envelope_from: str, out: ParsedMail) -> None:
     _read_headers(msg, out)
     out.bounce, out.auto = automatic(envelope_from, out)
     out.loop = "x-pbem-server" in out.headers
+    if out.bounce or bounce_address:
+        read_failures(text, out)
+        if out.failure in ("permanent", "temporary") and not out.bounce:
+            out.bounce, out.auto = f"a report of a {out.failure} delivery failure", None
     if out.bounce:
         out.bounced_ids = _bounced_ids(msg)
         return
@@ -342,16 +356,74 @@ def _automatic_reason(h: dict[str, str], subject: str) -> str | None:
     return None
 
 
+def read_failures(text: bytes, out: ParsedMail) -> None:
+    """What a bounce reports, by flufl.bounce's detectors (RFC 3464 DSNs and
+    the non-standard formats of many mail systems): the addresses that
+    failed for good and those delayed; and, when the library names no
+    address, the Action fields of the DSN itself. Never raises: a detector
+    that fails on a mangled bounce leaves the bounce unread."""
+    try:
+        msg = email.message_from_bytes(text)  # the detectors expect the classic policy
+        temporary, permanent = all_failures(msg)
+        actions = _dsn_actions(msg)
+    except Exception:
+        return
+    out.failed = _addresses(permanent)
+    out.delayed = _addresses(temporary)
+    if permanent or any(a.startswith(("fail", "error")) for a in actions):
+        out.failure = "permanent"
+    elif temporary or any(a.startswith("delayed") for a in actions):
+        out.failure = "temporary"
+    elif actions:
+        out.failure = "none"  # delivered, relayed, expanded: not a failure
+
+
+def read_failures_within(text: bytes, out: ParsedMail, budget: float = PARSE_SECONDS) -> None:
+    """read_failures, cut off (reading nothing) after ``budget`` seconds of
+    CPU time where a read can be bounded."""
+    try:
+        within(budget, lambda: read_failures(text, out))
+    except ReadTimeout:
+        out.failed, out.delayed, out.failure = (), (), None
+
+
+def bounced_ids(raw: bytes) -> tuple[str, ...]:
+    """The Message-IDs a bounce names (see _bounced_ids); never raises."""
+    try:
+        return _bounced_ids(email.message_from_bytes(raw, policy=email.policy.default))
+    except Exception:
+        return ()
+
+
+def _addresses(found: set[bytes]) -> tuple[str, ...]:
+    return tuple(sorted({a.decode("ascii", "replace").lower() for a in found}))[:50]
+
+
+def _dsn_actions(msg: Message) -> list[str]:
+    """The Action of every recipient block of a DSN's delivery-status parts."""
+    actions: list[str] = []
+    for part in msg.walk():
+        if part.get_content_type() != "message/delivery-status" or not part.is_multipart():
+            continue
+        for block in part.get_payload():
+            if isinstance(block, Message) and block.get("action"):
+                actions.append(str(block.get("action")).strip().lower())
+    return actions
+
+
+_RETURNED = ("message/rfc822", "text/rfc822-headers", "message/rfc822-headers")
+
+
 def _bounced_ids(msg: Message) -> tuple[str, ...]:
-    """Message-IDs a bounce refers to: in its headers or the returned headers."""
+    """Message-IDs a bounce refers to: in the headers of the returned mail
+    (read by the header parser), in a text part that quotes them, and in
+    the bounce's own In-Reply-To and References."""
     found: list[str] = []
     try:
         for part in msg.walk():
             ctype = part.get_content_type()
-            if ctype in ("message/rfc822", "text/rfc822-headers", "message/rfc822-headers"):
-                payload = part.get_payload(decode=False)
-                text = payload if isinstance(payload, str) else str(payload)
-                found += re.findall(r"(?im)^message-id:\s*(<[^>\s]+>)", text)
+            if ctype in _RETURNED:
+                found += _returned_ids(part)
             elif ctype == "text/plain":
                 body = part.get_payload(decode=True) or b""
                 found += [
@@ -363,3 +435,19 @@ def _bounced_ids(msg: Message) -> tuple[str, ...]:
     for name in ("In-Reply-To", "References"):
         found += re.findall(r"<[^>\s]+>", _header(msg, name))
     return tuple(dict.fromkeys(found))[:20]
+
+
+def _returned_ids(part: Message) -> list[str]:
+    """The Message-ID of a returned mail or of its returned headers."""
+    payload = part.get_payload()
+    if isinstance(payload, list):  # message/rfc822: the mail, parsed
+        heads = [p for p in payload if isinstance(p, Message)]
+    else:
+        text = payload if isinstance(payload, str) else str(payload)
+        heads = [email.parser.HeaderParser(policy=email.policy.compat32).parsestr(text)]
+    ids = []
+    for head in heads:
+        value = str(head.get("message-id", "") or "").strip()
+        if value.startswith("<") and value.endswith(">") and " " not in value:
+            ids.append(value)
+    return ids

@@ -27,6 +27,12 @@ class ParsedMail:
     auto: str | None = None  # why it is automatic mail, if it is
     bounce: str | None = None  # why it is a bounce, if it is
     bounced_ids: tuple[str, ...] = ()  # Message-IDs the bounce names
+    # what a bounce reports (flufl.bounce, else the DSN's Action fields):
+    # permanent, temporary, none (a success or warning-free report), or
+    # None when nothing in it says; and the addresses it names as failed
+    failure: str | None = None
+    failed: tuple[str, ...] = ()  # for good
+    delayed: tuple[str, ...] = ()  # for now (4.x.x, "delayed")
     loop: bool = False  # carries our own server mark
     lines: list[tuple[int, str]] = field(default_factory=list)  # (line number, text) kept
     ignored: list[tuple[int, str]] = field(default_factory=list)  # quoted, signature, after END

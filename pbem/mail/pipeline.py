@@ -31,11 +31,11 @@ from pbem.commands import (
     subject_password,
 )
 from pbem.commands.orders import fold_history
-from pbem.mail import dkim
+from pbem.mail import bounces, dkim, parse
 from pbem.mail import section as sections
 from pbem.mail.compose import BadAddress, safe_address
 from pbem.mail.credentials import PAUSED
-from pbem.mail.parse import ParsedMail, is_daemon
+from pbem.mail.parse import ParsedMail, is_daemon, normalise
 from pbem.mail.unsubscribe import unsubscribe
 from pbem.store import InboxRow, PlayerRow
 
@@ -89,12 +89,14 @@ def handle(worker: Worker, conn: Connection, row: InboxRow, mail: ParsedMail) ->
 
 
 def recognise_bounce(w: Way) -> End | None:
-    """A bounce is recorded against the mail of ours it names; never answered."""
-    if not w.mail.bounce:
+    """A bounce, or any mail to a bounce address, is recorded against the
+    mail of ours its return path (else its Message-ID) names; never
+    answered (pbem/mail/bounces.py)."""
+    tokens = [r.token for r in map(w.app.recipient, w.row.rcpt_to) if r and r.kind == "bounces"]
+    if not w.mail.bounce and not tokens:
         return None
-    found = w.app.store.match_bounce(w.conn, w.mail.bounced_ids, f"bounced: {w.mail.bounce}")
-    matched = "" if found is None else f"outbox #{found[0]} to {found[1]}"
-    return End("bounce", f"{w.mail.bounce}; bounced mail: {matched or 'not matched'}")
+    done = bounces.settle(w.app, w.conn, w.row, w.mail, [t for t in tokens if t], w.now)
+    return End(done.state, done.note)
 
 
 def drop_automatic(w: Way) -> End | None:
@@ -164,6 +166,20 @@ def split_into_sections(w: Way) -> End | None:
     cfg = w.app.config.server.dkim
     w.dkim = dkim.Later(w.row.raw, w.sender, lambda: dkim.lookup(cfg.nameservers, cfg.timeout))
     return None
+
+
+def recognise_late_bounce(w: Way) -> End | None:
+    """Mail from someone who is no player here, that nothing so far marked
+    as a bounce (a mail system that gives its bounces a sender and a From
+    of its own): read by the bounce library before anything answers it."""
+    if w.players or w.mail.bounce or w.mail.too_complex or is_master(w.app, w.sender):
+        return None
+    parse.read_failures_within(normalise(w.row.raw), w.mail)
+    if w.mail.failure not in ("permanent", "temporary"):
+        return None
+    w.mail.bounce = f"a report of a {w.mail.failure} delivery failure"
+    w.mail.bounced_ids = parse.bounced_ids(w.row.raw)
+    return recognise_bounce(w)
 
 
 def run_game_sections(w: Way) -> End | None:
@@ -303,6 +319,7 @@ STEPS: tuple[Step, ...] = (
     confirm_by_reply,
     refuse_too_complex,
     split_into_sections,
+    recognise_late_bounce,
     run_game_sections,
     run_server_commands,
     ask_confirmation,
@@ -338,6 +355,10 @@ def no_game(section: Section) -> list[GameReply]:
             refused=[{"line": n, "text": t.strip(), "why": "no game"} for n, t in section.orders],
         )
     ]
+
+
+def is_master(app: App, address: str) -> bool:
+    return any((g.master_email or "").lower() == address.lower() for g in app.config.games)
 
 
 def registered_address(players: list[PlayerRow], sender: str) -> str:

@@ -17,6 +17,8 @@ its own module:
 - ``accounts``: settings, watchers, authentication failures, scores,
   reactions;
 - ``confirmations``: commands waiting for the sender to confirm them;
+- ``bounces``: bounces received, permanent failures counted per address,
+  addresses no longer mailed;
 - ``rows``: the frozen rows handed back, and ``ClaimLost``/``StoreError``.
 
 A new table goes into the module of its concern (a new concern: a new part
@@ -40,6 +42,7 @@ from __future__ import annotations
 
 from pbem.store.accounts import AccountsAndScores
 from pbem.store.confirmations import ConfirmationRow, Confirmations, Request
+from pbem.store.bounces import BouncesAndReach
 from pbem.store.database import MIGRATIONS, Hot
 from pbem.store.games import GamesAndTurns
 from pbem.store.outgoing import OutgoingMail
@@ -74,5 +77,7 @@ __all__ = [
 ]
 
 
-class Store(ReceivedMail, GamesAndTurns, OutgoingMail, AccountsAndScores, Confirmations):
+class Store(
+    ReceivedMail, GamesAndTurns, OutgoingMail, AccountsAndScores, Confirmations, BouncesAndReach
+):
     """The database. Thread-safe: every call takes its own connection."""

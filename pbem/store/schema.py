@@ -302,3 +302,32 @@ confirmations = Table(
     Index("ix_confirmations_request", "address", "command", "game", "state"),
     Index("ix_confirmations_expires", "expires_at"),
 )
+
+# every bounce received: the outbox mail it was tied to (by its VERP
+# return path, else by the Message-ID it names), the address that failed,
+# and what kind of failure: permanent, temporary, none (a success or
+# unreadable report), unverified (a bounce address whose token does not
+# verify), unmatched (tied to no mail of ours)
+bounces = Table(
+    "bounces",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("inbox_id", Integer, ForeignKey("inbox.id")),  # None: the relay refused it
+    Column("outbox_id", Integer, ForeignKey("outbox.id")),
+    Column("address", String(254)),  # lower-case
+    Column("kind", String(16), nullable=False),
+    Column("note", Text),
+    Index("ix_bounces_address", "address", "id"),
+)
+
+# addresses whose mail bounced for good too often: not mailed until the
+# way back (the address's next authenticated mail, or `pbem reachable`);
+# permanent failures count from the bounce after ``counted_after``
+unreachable = Table(
+    "unreachable",
+    metadata,
+    Column("address", String(254), primary_key=True),  # lower-case
+    Column("since", DateTime(timezone=True)),  # None: reachable again
+    Column("counted_after", Integer, nullable=False, default=0, server_default="0"),
+)
