@@ -427,3 +427,20 @@ def test_every_shipped_bounce_is_recorded_and_never_answered(corpus_judge, how):
         assert kinds.count("permanent") > 80 and kinds.count("temporary") >= 5
     elif how == "server address":
         assert set(states.values()) == {"bounce"}
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "lots", "1001"])
+def test_pbem_check_refuses_a_bad_limit(tmp_path, value, capsys):
+    from pbem.cli.main import main
+
+    text = GAMES_YAML.replace("idle_timeout: 5}", f"idle_timeout: 5, unreachable_after: {value}}}")
+    (tmp_path / "games.yaml").write_text(text)
+    assert main(["check", str(tmp_path / "games.yaml")]) == 2
+    assert "unreachable_after must be a whole number from 1 to 1000" in capsys.readouterr().err
+
+
+def test_the_limit_defaults_to_three(tmp_path):
+    from pbem.config import load_config
+
+    (tmp_path / "games.yaml").write_text(GAMES_YAML)
+    assert load_config(tmp_path / "games.yaml").server.limits.unreachable_after == 3

@@ -37,6 +37,7 @@ import hmac
 import logging
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection
 
@@ -208,3 +209,10 @@ def welcome_back(app: App, conn: Connection, address: str) -> bool:
     if not app.store.counted_failures(conn, address):
         return False
     return app.store.mark_reachable(conn, address)
+
+
+def back_in_reach(part: Any) -> None:
+    """A step of a game's section (pbem/mail/section.py), once the sender's
+    credentials are right: an authenticated mail proves its address reads
+    its mail, so if its mail bounced it is mailed again."""
+    welcome_back(part.ctx.app, part.ctx.conn, part.ctx.sender)

@@ -5,7 +5,9 @@ Built on the standard library's ``email`` package with the modern policy.
 Nothing here raises on bad input: whatever could not be read becomes a
 note that the reply shows ("part 2 has an unknown charset 'x-foo'").
 Mail too complex to read in the time budget (too many parts, too deep) is
-refused before the parser sees it.
+refused before the parser sees it. A bounce (or any mail to a bounce
+address) is read by flufl.bounce's detectors: which addresses failed for
+good, which were only delayed (``read_failures``).
 """
 
 from __future__ import annotations

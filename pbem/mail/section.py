@@ -225,13 +225,6 @@ def player_credentials(p: Part) -> Done | None:
     )
 
 
-def back_in_reach(p: Part) -> Done | None:
-    """An authenticated mail proves its address reads its mail: if its mail
-    bounced, it is mailed again (pbem/mail/bounces.py)."""
-    bounces.welcome_back(p.ctx.app, p.ctx.conn, p.ctx.sender)
-    return None
-
-
 def game_is_on(p: Part) -> Done | None:
     """The game has started and is not over; its position, read."""
     ctx = p.ctx
@@ -431,7 +424,7 @@ STEPS: dict[Who, tuple[Step, ...]] = {
     Who.MASTER: (
         master_relay_verified,
         master_password,
-        back_in_reach,
+        bounces.back_in_reach,
         orders_are_for_players,
         run_commands,
         no_commands,
@@ -439,7 +432,7 @@ STEPS: dict[Who, tuple[Step, ...]] = {
     Who.PLAYER: (
         relay_verified,
         player_credentials,
-        back_in_reach,
+        bounces.back_in_reach,
         game_is_on,
         master_words_are_orders,
         on_time,
