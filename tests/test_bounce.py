@@ -305,8 +305,8 @@ def test_the_operator_brings_an_address_back(judge_relayed, relay, capsys):
 def test_an_observer_whose_mail_bounces_is_dropped(judge_relayed, relay):
     judge = judge_relayed
     watcher = "watcher@example.net"
-    judge.send(watcher, SERVER, "WATCH alpha\n")
-    judge.send(watcher, SERVER, "WATCH beta\n")
+    judge.send_confirmed(watcher, SERVER, "WATCH alpha\n")
+    judge.send_confirmed(watcher, SERVER, "WATCH beta\n")
     with judge.app.store.tx(write=False) as conn:
         assert watcher in judge.app.store.watchers(conn, "alpha")
     for path in relay.return_paths(watcher)[:2]:

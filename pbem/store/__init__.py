@@ -41,8 +41,8 @@ False`` runs everything through Core (tests/test_store.py compares both).
 from __future__ import annotations
 
 from pbem.store.accounts import AccountsAndScores
-from pbem.store.confirmations import ConfirmationRow, Confirmations, Request
 from pbem.store.bounces import BouncesAndReach
+from pbem.store.confirmations import ConfirmationRow, Confirmations, Request
 from pbem.store.database import MIGRATIONS, Hot
 from pbem.store.games import GamesAndTurns
 from pbem.store.outgoing import OutgoingMail
