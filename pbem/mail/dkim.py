@@ -40,6 +40,10 @@ import dkim as dkimpy
 import dkim.crypto as dkim_crypto
 import dns.exception
 import dns.resolver
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric.utils import Prehashed
 from dkim.crypto import UnparsableKeyError, parse_pem_private_key
 from publicsuffixlist import PublicSuffixList
 
@@ -234,6 +238,32 @@ def _whole_numbers() -> None:
 
 
 _whole_numbers()
+
+
+@lru_cache(maxsize=1024)
+def _rsa_key(modulus: int, exponent: int) -> rsa.RSAPublicKey:
+    return rsa.RSAPublicNumbers(exponent, modulus).public_key()
+
+
+def _openssl_verify(digest: Any, signature: bytes, public_key: dict) -> bool:
+    """RFC 8017's RSASSA-PKCS1-v1_5 check of a signed digest, done by
+    OpenSSL (through cryptography) instead of dkimpy's Python arithmetic:
+    the same answer, a tenth of the time. dkimpy hands over the hash object
+    of the signed headers and its key as numbers."""
+    algorithm = _HASHES.get(digest.name.lower())
+    if algorithm is None:  # a hash dkimpy knows and OpenSSL is not asked for
+        return _python_verify(digest, signature, public_key)
+    key = _rsa_key(public_key["modulus"], public_key["publicExponent"])
+    try:
+        key.verify(signature, digest.digest(), padding.PKCS1v15(), Prehashed(algorithm))
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+_HASHES = {"sha256": hashes.SHA256(), "sha1": hashes.SHA1()}
+_python_verify = dkimpy.RSASSA_PKCS1_v1_5_verify
+dkimpy.RSASSA_PKCS1_v1_5_verify = _openssl_verify
 
 
 def verify(raw: bytes, from_domain: str, dnsfunc: DnsFunc) -> Verdict:
