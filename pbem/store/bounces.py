@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import Connection, func, select, update
+from sqlalchemy import Connection, bindparam, func, select, update
 
 from pbem.store.database import Database
 from pbem.store.rows import OutboxRow, aware
@@ -139,16 +139,25 @@ class BouncesAndReach(Database):
 
     def counted_failures(self, conn: Connection, address: str) -> bool:
         """Whether ``address`` has permanent failures counted (every
-        unreachable address has)."""
-        key = address.lower()
-        after = select(unreachable.c.counted_after).where(unreachable.c.address == key)
-        found = conn.execute(
-            select(bounces.c.id)
-            .where(
-                bounces.c.address == key,
-                bounces.c.kind == "permanent",
-                bounces.c.id > func.coalesce(after.scalar_subquery(), 0),
-            )
-            .limit(1)
-        ).first()
+        unreachable address has). Asked of every authenticated mail, so the
+        statement is built once (_COUNTED)."""
+        found = conn.execute(_COUNTED, {"key": address.lower()}).first()
         return found is not None  # an unreachable address has them (since it was marked)
+
+
+# permanent failures of an address counted since it was last made reachable
+_COUNTED = (
+    select(bounces.c.id)
+    .where(
+        bounces.c.address == bindparam("key"),
+        bounces.c.kind == "permanent",
+        bounces.c.id
+        > func.coalesce(
+            select(unreachable.c.counted_after)
+            .where(unreachable.c.address == bindparam("key"))
+            .scalar_subquery(),
+            0,
+        ),
+    )
+    .limit(1)
+)
