@@ -20,7 +20,10 @@ ALPHA = "alpha@judge.example"
 
 
 class Proc:
-    """`pbem serve` in its own process, its output in a log file."""
+    """`pbem serve` in its own process, its output in a log file. Every one
+    started is killed when its test ends, passed or failed (_no_orphans)."""
+
+    started: list[Proc] = []
 
     def __init__(self, root: Path, port: int, fault: str = "") -> None:
         env = dict(os.environ, PBEM_FAULT=fault)
@@ -42,6 +45,7 @@ class Proc:
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
+        Proc.started.append(self)
         wait_for(
             lambda: "listening" in self.output() or self.proc.poll() is not None,
             30,
@@ -62,6 +66,18 @@ class Proc:
         if self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(30)
+
+
+@pytest.fixture(autouse=True)
+def _no_orphans():
+    """A test that fails half-way (a timeout on a loaded machine) leaves no
+    server running after it: its worker ends with it."""
+    yield
+    while Proc.started:
+        proc = Proc.started.pop().proc
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
 
 
 @pytest.fixture
