@@ -58,12 +58,19 @@ def new_secret() -> str:
     return secrets.token_hex(32)
 
 
+def mac(secret: str, size: int, *parts: object) -> str:
+    """An HMAC-SHA256 of ``parts`` (joined by NUL) under the server secret,
+    its first ``size`` bytes in lower-case base32: it survives an address
+    being lower-cased. Reply addresses, return paths and unsubscribe
+    addresses all carry one."""
+    message = "\0".join(str(p) for p in parts).encode()
+    digest = hmac.new(bytes.fromhex(secret), message, hashlib.sha256).digest()
+    return base64.b32encode(digest[:size]).decode().lower()
+
+
 @lru_cache(maxsize=65536)
 def reply_token(secret: str, game: str, player: str, version: int) -> str:
-    mac = hmac.new(
-        bytes.fromhex(secret), f"{game}\0{player}\0{version}".encode(), hashlib.sha256
-    ).digest()
-    return base64.b32encode(mac[:10]).decode().lower()
+    return mac(secret, 10, game, player, version)
 
 
 def check_token(secret: str, game: str, player: str, version: int, token: str) -> bool:

@@ -31,8 +31,6 @@ can do the same with ``pbem reachable ADDRESS``.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import hmac
 import logging
 from dataclasses import dataclass
@@ -42,6 +40,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from pbem.app import App
+from pbem.mail.auth import mac
 from pbem.mail.parsed import ParsedMail
 from pbem.store import InboxRow, OutboxRow
 
@@ -63,9 +62,7 @@ def _base36(n: int) -> str:
 def token(secret: str, outbox_id: int, address: str) -> str:
     """The token of a mail's return path: its number and a mac of the
     number and recipient (lower case letters and digits, 33 at most)."""
-    message = f"bounce\0{outbox_id}\0{address.lower()}".encode()
-    mac = hmac.new(bytes.fromhex(secret), message, hashlib.sha256).digest()
-    return f"{_base36(outbox_id)}.{base64.b32encode(mac[:15]).decode().lower()}"
+    return f"{_base36(outbox_id)}.{mac(secret, 15, 'bounce', outbox_id, address.lower())}"
 
 
 def return_path(app: App, row: OutboxRow) -> str:

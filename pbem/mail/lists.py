@@ -29,8 +29,6 @@ nobody without the secret can make one for another address.
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import hmac
 import re
 from collections.abc import Iterable
@@ -38,6 +36,7 @@ from collections.abc import Iterable
 from sqlalchemy import Connection
 
 from pbem.app import App
+from pbem.mail.auth import mac
 
 # outbox kinds that go to the whole game, as a list's posts do
 LIST_KINDS = frozenset({"report", "notice", "press", "reaction"})
@@ -51,9 +50,7 @@ def unsubscribe_token(secret: str, game: str, address: str) -> str:
 
 
 def _mac(secret: str, game: str, address: str) -> str:
-    message = f"unsubscribe\0{game}\0{address.lower()}".encode()
-    digest = hmac.new(bytes.fromhex(secret), message, hashlib.sha256).digest()
-    return base64.b32encode(digest[:20]).decode().lower()
+    return mac(secret, 20, "unsubscribe", game, address.lower())
 
 
 def token_game(token: str) -> str | None:
