@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench check demo clean
+.PHONY: run test lint bench check demo clean postgresql
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,15 +24,25 @@ $(POSTFIX):
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postfix
 
+# The storage tests also run on a real PostgreSQL (tests/pgserver.py):
+# Debian's package, installed once; each test process makes a cluster of
+# its own in a temporary folder with initdb and removes it afterwards (the
+# package's own cluster is never started).
+INITDB := $(firstword $(wildcard /usr/lib/postgresql/*/bin/initdb))
+
+postgresql:
+	$(if $(INITDB),,$(SUDO) apt-get update -qq)
+	$(if $(INITDB),,$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql)
+
 run: $(STAMP)
 	$(BIN)/pbem check games.yaml
 	$(BIN)/pbem serve games.yaml $(if $(PORT),--port $(PORT))
 
 # Two processes share the tests (pytest-xdist); the few that assert how
 # fast something happens (marked serial) run afterwards, alone.
-test: $(STAMP) $(POSTFIX)
-	PBEM_NEED_POSTFIX=1 $(BIN)/python -m pytest -n 2 -m 'not serial'
-	PBEM_NEED_POSTFIX=1 $(BIN)/python -m pytest -p no:xdist -m serial
+test: $(STAMP) $(POSTFIX) postgresql
+	PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 $(BIN)/python -m pytest -n 2 -m 'not serial'
+	PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 $(BIN)/python -m pytest -p no:xdist -m serial
 
 lint: $(STAMP)
 	$(BIN)/ruff check pbem adjudicator tests bench

@@ -115,7 +115,10 @@ def _set_up_once(games_yaml: str, start: datetime | None) -> Path | None:
             _SET_UP[key] = None  # the test itself meets the error
         else:
             app.store.close()
-            inside = app.config.server.storage.resolve().is_relative_to(folder.resolve())
+            storage = app.config.server.storage
+            inside = isinstance(storage, Path) and storage.resolve().is_relative_to(
+                folder.resolve()
+            )
             _SET_UP[key] = folder if inside else None
     return _SET_UP[key]
 

@@ -19,6 +19,7 @@ from pbem.config import load_config
 from pbem.lifecycle.seats import with_seat
 from pbem.lifecycle.start import first_state
 from pbem.mapdraw import picture, to_png, to_svg
+from pbem.store.database import is_url, shown, storage_problem
 from pbem.words import plural, say
 
 
@@ -27,7 +28,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     s = config.server
     print(f"{args.file}: OK", file=out)
     print(f"  server {s.domain}, listening on {s.host}:{s.port}, time zone {s.timezone}", file=out)
-    print(f"  storage {s.storage}", file=out)
+    problem = storage_problem(s.storage)
+    where = shown(s.storage) if is_url(s.storage) else s.storage
+    print(f"  storage {where}" + (f": {problem}" if problem else ""), file=out)
     if s.web is not None:
         public = f"public address {s.web.url}" if s.web.url else "no public address (url)"
         one_click = " (one-click unsubscribe)" if (s.web.url or "").startswith("https://") else ""
@@ -48,6 +51,9 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
         )
     if not config.games:
         print("  no games yet", file=out)
+    if problem:
+        print(f"{args.file}: storage: {problem}", file=out)
+        return 1
     return 0
 
 

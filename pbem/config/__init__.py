@@ -6,7 +6,8 @@
       domain: judge.example          # games are mailed at <game>@<domain>
       listen: {host: 127.0.0.1, port: 2525}
       timezone: Europe/Oslo
-      storage: var/pbem.sqlite       # relative to this file
+      storage: var/pbem.sqlite       # relative to this file; or a database
+                                     # URL: postgresql://pbem@db.example/pbem
       outbound: {host: 127.0.0.1, port: 25, from: judge@judge.example}
     games:
       - name: alpha

@@ -91,7 +91,8 @@ class ServerConfig:
     host: str = "127.0.0.1"
     port: int = 2525
     timezone: str = "UTC"
-    storage: Path = Path("var/pbem.sqlite")
+    # an SQLite file, or a database URL (postgresql://user@host/database)
+    storage: Path | str = Path("var/pbem.sqlite")
     outbound: Outbound = field(default_factory=Outbound)
     limits: Limits = field(default_factory=Limits)
     lmtp_socket: Path | None = None

@@ -62,6 +62,18 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         p = Path(value)
         return p if p.is_absolute() else base / p
 
+    where: Path | str = place(storage)
+    if "://" in storage:  # a database URL, kept as written
+        where = storage
+        scheme = storage.split("://", 1)[0].lower()
+        if scheme not in STORAGE_SCHEMES:
+            c.add(
+                raw,
+                "storage",
+                f"server storage: {scheme}:// is not a database pbem keeps mail in "
+                "(postgresql://user@host/database, or a path to an SQLite file)",
+            )
+
     outbound = _outbound(c, raw, domain, place)
     limits = _limits(c, raw)
     lmtp = c.string(raw, "lmtp", "server lmtp (a unix socket path, or host:port)")
@@ -82,7 +94,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         host,
         port,
         tz,
-        place(storage),
+        where,
         outbound,
         limits,
         lmtp_socket=place(lmtp) if lmtp and not lmtp_tcp else None,
@@ -91,6 +103,11 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         web=web,
         dkim=dkim,
     )
+
+
+# a database URL in ``storage``: PostgreSQL (several nodes may share it), or
+# SQLite written as a URL
+STORAGE_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg", "sqlite")
 
 
 def _host_port(value: str | None) -> tuple[str, int] | None:

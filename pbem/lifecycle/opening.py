@@ -22,7 +22,7 @@ def open_app(
 ) -> App:
     """Load games.yaml, open and migrate storage, set up new games."""
     config = load_config(config_path)
-    store = store or Store.at(config.server.storage)
+    store = store or Store.open(config.server.storage)
     store.migrate()
     secret = store.setting("reply_secret", auth.new_secret)
     assert secret is not None

@@ -18,6 +18,41 @@ from pbem.store.rows import StoreError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
+# PostgreSQL: the advisory lock every write transaction takes (see
+# Database.tx), a number of our own in the database's one lock space
+WRITE_LOCK = 0x7062656D  # "pbem"
+# How a write transaction on a database shared by several nodes waits for
+# the others: EXCLUSIVE (SQLite's one writer: everything that reads, checks,
+# then writes game state), SHARED (turns: each locks its own game's row, so
+# turns of different games run at once, never beside an exclusive writer),
+# or NONE (writes that touch nothing another writer checks: spooling a
+# received mail, a node's heartbeat).
+EXCLUSIVE, SHARED, NONE = "exclusive", "shared", "none"
+
+
+def is_url(storage: str | Path) -> bool:
+    """Whether games.yaml's ``storage`` is a database URL (else a path)."""
+    return isinstance(storage, str) and "://" in storage
+
+
+def engine_url(url: str) -> str:
+    """The URL SQLAlchemy is handed: ``postgresql://`` and ``postgres://``
+    mean the psycopg (3) driver, the one pbem installs."""
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url[len(plain) :]
+    return url
+
+
+def shown(url: str) -> str:
+    """A URL fit for a log or a screen: no password."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "(a database URL that cannot be read)"
+
 
 class Hot:
     """A statement the mail path runs for every mail, written once in
@@ -84,8 +119,9 @@ class Database:
         of milliseconds; for the SMTP side, where every wait is a client's.
         ``spool_url``: where received mail is spooled (default: this
         database's own spool table)."""
+        url = engine_url(url)
         self.url = url
-        self.spool_url = spool_url or url
+        self.spool_url = engine_url(spool_url) if spool_url else url
         self.wait_in_python = wait_in_python
         self._spool: Any = None
         sqlite = url.startswith("sqlite")
@@ -94,10 +130,13 @@ class Database:
             pool_size=8,
             max_overflow=8,
             pool_timeout=60,
+            # a server's connection can be cut (a restart, a failover): test
+            # each one as it leaves the pool, and never hand out a dead one
+            pool_pre_ping=not sqlite,
             connect_args=(
                 {"timeout": 0 if wait_in_python else 30, "check_same_thread": False}
                 if sqlite
-                else {}
+                else {"connect_timeout": 10, "application_name": application_name()}
             ),
         )
         # run Hot statements on the driver's own cursor (see Hot); a
@@ -114,6 +153,12 @@ class Database:
                 raw.close()
 
     @classmethod
+    def open(cls, storage: str | Path) -> Any:
+        """The store games.yaml's ``storage`` names: a database URL, or an
+        SQLite file (see ``at``)."""
+        return cls(str(storage)) if is_url(storage) else cls.at(storage)
+
+    @classmethod
     def at(cls, path: str | Path) -> Any:
         """A store in an SQLite file, its folder made if need be, with its
         spool in a file beside it (``pbem.sqlite`` spools to
@@ -126,6 +171,12 @@ class Database:
     @property
     def _sqlite(self) -> bool:
         return self.engine.dialect.name == "sqlite"
+
+    @property
+    def shared(self) -> bool:
+        """Whether several nodes may work on this store at once (a database
+        server: PostgreSQL). An SQLite file has one worker at a time."""
+        return not self._sqlite
 
     @property
     def spool(self) -> Any:
@@ -154,14 +205,23 @@ class Database:
             self._spool.close()
 
     @contextmanager
-    def tx(self, write: bool = True) -> Iterator[Connection]:
+    def tx(self, write: bool = True, lock: str = EXCLUSIVE) -> Iterator[Connection]:
         """One transaction; StoreError when the database fails. A read
         (``write=False``) takes no lock on SQLite: in WAL mode it reads a
-        snapshot while writers go on."""
+        snapshot while writers go on.
+
+        A write on SQLite holds the file's one write lock (BEGIN
+        IMMEDIATE). On a shared database it first takes the advisory lock
+        ``lock`` says (EXCLUSIVE, SHARED or NONE; see WRITE_LOCK), held to
+        the transaction's end: so every check-then-write of the host runs
+        as it does on SQLite, whichever node runs it."""
         try:
             with self.engine.connect() as plain:
                 conn = plain if write else plain.execution_options(pbem_read=True)
                 with conn.begin():
+                    if write and lock != NONE and not self._sqlite:
+                        how = "pg_advisory_xact_lock" + ("_shared" if lock == SHARED else "")
+                        conn.exec_driver_sql(f"SELECT {how}({WRITE_LOCK})")
                     yield conn
         except IntegrityError:
             raise
@@ -178,6 +238,58 @@ class Database:
             cursor = conn.connection.driver_connection.cursor()
             return hot.on_cursor(cursor, self.engine.dialect, params)
         return _CoreRan(conn.execute(hot.statement, params))
+
+
+def storage_problem(storage: str | Path, timeout: float = 5.0) -> str | None:
+    """What keeps pbem from keeping its mail in ``storage`` (None: nothing):
+    a database it cannot reach or log in to, or an SQLite file whose
+    folder cannot be made or written. Changes nothing."""
+    import os
+
+    if is_url(storage):
+        url = engine_url(str(storage))
+        args = {} if url.startswith("sqlite") else {"connect_timeout": max(1, int(timeout))}
+        try:
+            engine = create_engine(url, connect_args=args, poolclass=_no_pool())
+        except Exception as exc:  # a URL SQLAlchemy cannot read, a driver missing
+            return f"{shown(str(storage))} cannot be used: {exc}"
+        try:
+            with engine.connect() as conn:
+                conn.exec_driver_sql("SELECT 1")
+        except Exception as exc:
+            orig = getattr(exc, "orig", None) or exc
+            reason = " ".join(str(orig).split())
+            return f"cannot reach {shown(str(storage))}: {reason}"
+        finally:
+            engine.dispose()
+        return None
+    path = Path(storage)
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"cannot keep {path}: {folder} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"cannot keep {path}: {folder} cannot be written to"
+    if path.exists() and (path.is_dir() or not os.access(path, os.R_OK | os.W_OK)):
+        what = "is a folder" if path.is_dir() else "cannot be read and written"
+        return f"cannot keep {path}: it {what}"
+    return None
+
+
+def _no_pool() -> Any:
+    from sqlalchemy.pool import NullPool
+
+    return NullPool
+
+
+def application_name() -> str:
+    """How this process shows in the database server's list of sessions
+    (pg_stat_activity): pbem, its host and process."""
+    import os
+    import socket
+
+    return f"pbem {socket.gethostname()[:40]} {os.getpid()}"
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -18,13 +18,19 @@ NAMES = {"uq": "uq_%(table_name)s_%(column_0_name)s"}
 
 def upgrade() -> None:
     # the inbox keeps a re-send of the same bytes as a duplicate row: its
-    # sha256 is indexed, no longer unique (SQLite rebuilds the table)
-    with op.batch_alter_table("inbox", recreate="always", naming_convention=NAMES) as batch:
-        batch.drop_constraint("uq_inbox_sha256", type_="unique")
-        batch.add_column(sa.Column("claimed_by", sa.String(length=120), nullable=True))
-        batch.add_column(sa.Column("lease_until", sa.Float(), nullable=True))
-        batch.add_column(sa.Column("claims", sa.Integer(), nullable=False, server_default="0"))
-        batch.create_index("ix_inbox_sha256", ["sha256"])
+    # sha256 is indexed, no longer unique (SQLite rebuilds the table; a
+    # database server drops the constraint by the name it gave it)
+    bind = op.get_bind()
+    if bind.dialect.name == "sqlite":
+        with op.batch_alter_table("inbox", recreate="always", naming_convention=NAMES) as batch:
+            batch.drop_constraint("uq_inbox_sha256", type_="unique")
+            _claims(batch)
+    else:
+        for uq in sa.inspect(bind).get_unique_constraints("inbox"):
+            if uq["column_names"] == ["sha256"]:
+                op.drop_constraint(uq["name"], "inbox", type_="unique")
+        with op.batch_alter_table("inbox") as batch:
+            _claims(batch)
     with op.batch_alter_table("outbox") as batch:
         batch.add_column(sa.Column("claimed_by", sa.String(length=120), nullable=True))
         batch.add_column(sa.Column("lease_until", sa.Float(), nullable=True))
@@ -38,6 +44,13 @@ def upgrade() -> None:
         sa.Column("until", sa.Float(), nullable=False),
         sa.PrimaryKeyConstraint("name"),
     )
+
+
+def _claims(batch: object) -> None:
+    batch.add_column(sa.Column("claimed_by", sa.String(length=120), nullable=True))  # type: ignore[attr-defined]
+    batch.add_column(sa.Column("lease_until", sa.Float(), nullable=True))  # type: ignore[attr-defined]
+    batch.add_column(sa.Column("claims", sa.Integer(), nullable=False, server_default="0"))  # type: ignore[attr-defined]
+    batch.create_index("ix_inbox_sha256", ["sha256"])  # type: ignore[attr-defined]
 
 
 def downgrade() -> None:
