@@ -13,6 +13,14 @@ finishing it checks the claim (pbem/store). The lease on the store keeps two
 workers from competing; the claims make a mail's effects happen once even if
 they did.
 
+On a shared store (PostgreSQL) there is no such lease: every server is a
+node, and every node's worker works at once. Each writes a heartbeat row
+every second instead (pbem/store/nodes.py), lasting ``HOLD`` seconds; every
+node reaps a peer whose heartbeat lapsed, or that is known gone, freeing
+its claims for the others. The claims, and the advisory write lock every
+check-then-write takes there (pbem/store/database.py), keep each mail's
+effects to one node.
+
 A worker process also stops within a second of its parent's death: the
 parent-death signal on Linux (prctl), and on any system a thread that
 watches the parent's process id.
@@ -32,7 +40,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from pbem.store import LeaseRow, Store, StoreError
+from pbem.store import LeaseRow, NodeRow, Store, StoreError
 
 log = logging.getLogger("pbem.lease")
 
@@ -71,13 +79,28 @@ def describe(row: LeaseRow) -> str:
     return f"process {row.pid} on {row.host} (since {since}; its lease runs until {until})"
 
 
-class Lease:
-    """The store's worker lease, as one worker holds it."""
+def describe_node(row: NodeRow) -> str:
+    beat = datetime.fromtimestamp(row.beat, UTC).strftime("%H:%M:%S UTC")
+    return f"process {row.pid} on {row.host} (last heartbeat {beat})"
 
-    def __init__(self, store: Store, name: str = NAME, holder: str | None = None) -> None:
+
+class Lease:
+    """The store's worker lease, as one worker holds it; on a shared store,
+    this node's heartbeat."""
+
+    def __init__(
+        self,
+        store: Store,
+        name: str = NAME,
+        holder: str | None = None,
+        listen: str | None = None,
+    ) -> None:
         self.store = store
         self.name = name
         self.holder = holder or identity()
+        self.listen = listen  # where this node's servers listen (shown by `pbem nodes`)
+        # what this node's worker has done since it started (the heartbeat carries it)
+        self.done = {"mails": 0, "turns": 0, "sent": 0}
         self.held = False
         self._told: str | None = None
         self._stop = threading.Event()
@@ -85,7 +108,10 @@ class Lease:
 
     def try_take(self) -> bool:
         """Take (or renew) the lease; False while another live worker holds
-        it (said once per holder in the log)."""
+        it (said once per holder in the log). On a shared store: beat, and
+        reap the nodes gone; always True."""
+        if self.store.shared:
+            return self._beat()
         try:
             other = self.store.take_lease(
                 self.name,
@@ -115,6 +141,23 @@ class Lease:
             )
         return False
 
+    def _beat(self) -> bool:
+        wall = time.time()
+        try:
+            self.store.beat_node(
+                self.holder, os.getpid(), socket.gethostname()[:255], self.listen, wall, HOLD,
+                self.done,
+            )  # fmt: skip
+            for gone in self.store.reap_nodes(wall, process_gone):
+                log.warning(
+                    "node %s is gone: its claimed mail and outgoing mail are free again",
+                    describe_node(gone),
+                )
+        except StoreError as exc:
+            log.warning("cannot write this node's heartbeat: %s", exc)
+        self.held = True
+        return True
+
     def wait(self, stop: Callable[[], bool], step: float = RENEW) -> bool:
         """Block until the lease is ours (True) or ``stop()`` (False)."""
         while not self.try_take():
@@ -143,7 +186,10 @@ class Lease:
         if self.held:
             self.held = False
             try:
-                self.store.release_lease(self.name, self.holder)
+                if self.store.shared:
+                    self.store.leave(self.holder)
+                else:
+                    self.store.release_lease(self.name, self.holder)
             except StoreError:
                 pass  # it lapses by itself
 

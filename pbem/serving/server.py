@@ -78,20 +78,32 @@ class Loop:
             self._wake.wait(self.period)
 
 
-def run_turns(processor: Processor, runner: TurnRunner) -> int:
-    """The turns the game master asked for, then every due one."""
+def run_turns(processor: Processor, runner: TurnRunner) -> tuple[int, bool]:
+    """The turns the game master asked for, then every due one: (how many
+    were resolved, whether one was left for now and wants another look
+    shortly: TurnRunner.deferred)."""
     forced, processor.forced = processor.forced, []
     processor.turn_requests.clear()
-    done = sum(1 for game, turn in forced if runner.run(game, turn, "master") is not None)
-    return done + len(runner.run_due())
+    runner.deferred = False
+    left = []
+    done = 0
+    for game, turn in forced:
+        if runner.run(game, turn, "master") is not None:
+            done += 1
+        elif runner.deferred:
+            left.append((game, turn))  # another node holds the game, or mail is due first
+            runner.deferred = False
+    processor.forced = left + processor.forced
+    done += len(runner.run_due())
+    return done, runner.deferred or bool(left)
 
 
 class ThreadWorker:
     """Mail worker and sender as threads of this process (tests, small
     servers, and anything that needs the app's own clock)."""
 
-    def __init__(self, app: App) -> None:
-        self.lease = Lease(app.store)
+    def __init__(self, app: App, listen: str | None = None) -> None:
+        self.lease = Lease(app.store, listen=listen)
         self.processor = Processor(app, self.lease.holder)
         self.runner = TurnRunner(app)
         self._sender = Sender(app, self.lease.holder)
@@ -112,13 +124,18 @@ class ThreadWorker:
         return self.lease.try_take()
 
     def _send(self) -> int:
-        return self._sender.run_due() if self._holding() else 0
+        if not self._holding():
+            return 0
+        sent = self._sender.run_due()
+        self.lease.done["sent"] += sent
+        return sent
 
     def _process(self) -> int:
         if not self._holding():
             return 0
         done = self.processor.run_pending()
         if done:
+            self.lease.done["mails"] += done
             self.sender.wake()
             return done
         # the inbox is drained: mail received before a deadline is applied
@@ -126,12 +143,18 @@ class ThreadWorker:
         if self._turns.is_set() or self.processor.turn_requests or self.processor.forced:
             self._turns.clear()
             covered = self.turn_wakes
+            again = False
             try:
-                if run_turns(self.processor, self.runner):
+                resolved, again = run_turns(self.processor, self.runner)
+                self.lease.done["turns"] += resolved
+                if resolved:
                     self.sender.wake()
             finally:
                 self.turn_checks += 1
-                self.turn_wakes_done = covered
+                if again:  # looked at again on the next round (every second)
+                    self._turns.set()
+                else:
+                    self.turn_wakes_done = covered
         return 0
 
     def wake_turns(self) -> None:
@@ -156,7 +179,9 @@ class ThreadWorker:
         self.lease.release()
 
 
-def _child_main(config_path: str, wake_fd: Any, parent: int) -> None:  # pragma: no cover
+def _child_main(
+    config_path: str, wake_fd: Any, parent: int, listen: str | None = None
+) -> None:  # pragma: no cover
     """The worker process: its own app, its own connections. The SMTP
     process wakes it by writing a byte to a pipe after each commit; it also
     works every second anyway. When the pipe closes (the SMTP process
@@ -174,12 +199,12 @@ def _child_main(config_path: str, wake_fd: Any, parent: int) -> None:  # pragma:
     os.nice(19)
     app = open_app(config_path)
     fd = wake_fd.fileno()
-    lease = Lease(app.store)
+    lease = Lease(app.store, listen=listen)
     if not lease.wait(lambda: _closed(fd)):
         return
     lease.keep(lambda: os._exit(3))  # another worker took over: the parent starts us again
     try:
-        _work(app, lease.holder, fd)
+        _work(app, lease, fd)
     finally:
         lease.release()
 
@@ -194,25 +219,35 @@ def _closed(fd: int) -> bool:
             return True
 
 
-def _work(app: App, holder: str, fd: int) -> None:  # pragma: no cover
+def _work(app: App, lease: Lease, fd: int) -> None:  # pragma: no cover
     """Mail in this thread; delivery in a thread of its own, woken after
     each batch, so writing out receipts (files, or a relay's round trips:
     waiting, mostly, outside the interpreter's lock) never holds up reading
     the next mails."""
-    processor, runner = Processor(app, holder), TurnRunner(app)
-    sending = Loop("pbem-send", Sender(app, holder).run_due, 1.0)
+    processor, runner = Processor(app, lease.holder), TurnRunner(app)
+    sender = Sender(app, lease.holder)
+
+    def send() -> int:
+        sent = sender.run_due()
+        lease.done["sent"] += sent
+        return sent
+
+    sending = Loop("pbem-send", send, 1.0)
     sending.start()
     turns = True  # turns that fell due while the server was down
     try:
         while True:
             try:
                 while (done := processor.run_pending(BATCH)) > 0:
+                    lease.done["mails"] += done
                     sending.wake()
                     if done < BATCH:  # mail is trickling in: let more of it gather
                         time.sleep(GATHER)
                 if turns or processor.turn_requests or processor.forced:  # inbox drained first
                     turns = False
-                    if run_turns(processor, runner):
+                    resolved, turns = run_turns(processor, runner)  # turns: look again soon
+                    lease.done["turns"] += resolved
+                    if resolved:
                         sending.wake()
             except Exception:
                 log.exception("worker failed; trying again shortly")
@@ -239,6 +274,7 @@ class ProcessWorker:
         self._proc: Any = None
         self._writer: Any = None
         self._stopping = False
+        self.listen: str | None = None  # where the node's servers listen
 
     def start(self) -> None:
         reader, writer = self._ctx.Pipe(duplex=False)
@@ -246,7 +282,7 @@ class ProcessWorker:
             target=_child_main,
             name="pbem-worker",
             daemon=True,
-            args=(self.config_path, reader, os.getpid()),
+            args=(self.config_path, reader, os.getpid(), self.listen),
         )
         self._proc.start()
         reader.close()
@@ -254,6 +290,8 @@ class ProcessWorker:
         self._writer = writer
 
     def wake(self, what: bytes = b"w") -> None:
+        if self._writer is None:
+            return  # not started yet: it looks at everything when it starts
         try:
             os.write(self._writer.fileno(), what)
         except (BlockingIOError, OSError):
@@ -302,7 +340,6 @@ class Server:
 
     async def start(self) -> None:
         self.committer = Committer(self.app)
-        self.worker.start()
         loop = asyncio.get_running_loop()
         gate = Gate(self.app.config.server.limits.max_connections)
         handler = Handler(self.app, self.committer, self.worker.wake)
@@ -327,6 +364,7 @@ class Server:
             self.servers.append(
                 await loop.create_server(smtp_factory(self.app, lmtp, gate, lmtp=True), *tcp)
             )
+        self._start_worker(sock, tcp)
         if self.app.config.server.web is not None:
             from pbem.web.server import WebServer  # aiohttp only where it is used
 
@@ -335,6 +373,20 @@ class Server:
         self._watch = loop.create_task(self._supervise())
         self.deadlines.start()
         log.info("listening on %s:%s", self.host, self.port)
+
+    def _start_worker(self, sock: Any, tcp: tuple[str, int] | None) -> None:
+        """Start the worker, telling it where this node listens (its
+        heartbeat shows it: `pbem nodes`)."""
+        listen = f"smtp {self.host}:{self.port}"
+        if sock is not None:
+            listen += f", lmtp {sock}"
+        if tcp is not None:
+            listen += f", lmtp {tcp[0]}:{tcp[1]}"
+        if isinstance(self.worker, ProcessWorker):
+            self.worker.listen = listen[:255]
+        else:
+            self.worker.lease.listen = listen[:255]
+        self.worker.start()
 
     async def _supervise(self) -> None:
         while True:

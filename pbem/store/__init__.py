@@ -19,6 +19,8 @@ its own module:
 - ``confirmations``: commands waiting for the sender to confirm them;
 - ``bounces``: bounces received, permanent failures counted per address,
   addresses no longer mailed;
+- ``nodes``: the server nodes sharing a database server (PostgreSQL):
+  heartbeats, their claims, reaping a node gone, the backlog;
 - ``rows``: the frozen rows handed back, and ``ClaimLost``/``StoreError``.
 
 A new table goes into the module of its concern (a new concern: a new part
@@ -45,6 +47,7 @@ from pbem.store.bounces import BouncesAndReach
 from pbem.store.confirmations import ConfirmationRow, Confirmations, Request
 from pbem.store.database import MIGRATIONS, Hot
 from pbem.store.games import GamesAndTurns
+from pbem.store.nodes import Backlog, NodeRow, Nodes
 from pbem.store.outgoing import OutgoingMail
 from pbem.store.received import ReceivedMail, SpoolWriter
 from pbem.store.rows import (
@@ -60,6 +63,8 @@ from pbem.store.rows import (
 
 __all__ = [
     "MIGRATIONS",
+    "Backlog",
+    "NodeRow",
     "ClaimLost",
     "ConfirmationRow",
     "Confirmations",
@@ -78,6 +83,12 @@ __all__ = [
 
 
 class Store(
-    ReceivedMail, GamesAndTurns, OutgoingMail, AccountsAndScores, Confirmations, BouncesAndReach
+    ReceivedMail,
+    GamesAndTurns,
+    OutgoingMail,
+    AccountsAndScores,
+    Confirmations,
+    BouncesAndReach,
+    Nodes,
 ):
     """The database. Thread-safe: every call takes its own connection."""

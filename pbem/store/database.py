@@ -194,6 +194,10 @@ class Database:
         cfg = AlembicConfig()
         cfg.set_main_option("script_location", str(MIGRATIONS))
         with self.engine.begin() as conn:
+            if not self._sqlite:
+                # several nodes starting at once: one migrates (PostgreSQL's
+                # DDL is transactional), the others wait, then find it done
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
         if self.spool is not self:

@@ -10,8 +10,9 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, case, delete, func, or_, select, update
+from sqlalchemy.dialects import postgresql
 
-from pbem.store.database import Database, Hot
+from pbem.store.database import NONE, Database, Hot
 from pbem.store.rows import ClaimLost, InboxRow, LeaseRow, StoreError
 from pbem.store.schema import RECEIVED, inbox, leases, outbox, spool
 
@@ -41,6 +42,14 @@ INBOX_EARLIER = Hot(
 )
 
 
+# on PostgreSQL: another node spooling the same bytes at the same moment
+# makes this insert wait for that one's commit, then insert nothing
+SPOOL_ADD_SHARED = Hot(
+    postgresql.insert(spool).on_conflict_do_nothing(index_elements=["sha256"]),
+    columns=[c for c in RECEIVED if c != "id"],
+)
+
+
 def spool_mails(
     add: Callable[[Hot, dict[str, Any]], Any], mails: Sequence[dict[str, Any]], sqlite: bool
 ) -> list[tuple[int, bool]]:
@@ -53,7 +62,7 @@ def spool_mails(
     for m in mails:
         found = None if sqlite else add(SPOOL_BY_SHA, {"sha256": m["sha256"]}).fetchone()
         if found is None:
-            added = add(SPOOL_ADD, _spooled(m))
+            added = add(SPOOL_ADD if sqlite else SPOOL_ADD_SHARED, _spooled(m))
             if added.rowcount == 1:
                 out.append((int(added.lastrowid), True))
                 continue
@@ -97,7 +106,9 @@ class ReceivedMail(Database):
         moves it into the inbox (``move_spooled``) under the same number."""
         if self.spool is not self:
             return self.spool.store_mails(mails)
-        with self.tx() as conn:
+        # spooling checks nothing another writer changes: on a shared
+        # database it waits for no one (the unique bytes settle races)
+        with self.tx(lock=NONE) as conn:
             return spool_mails(lambda h, v: self.run(conn, h, **v), mails, self._sqlite)
 
     def move_spooled(self, limit: int = 500) -> int:
@@ -106,11 +117,27 @@ class ReceivedMail(Database):
         it), the inbox written in one transaction. Bytes the inbox holds
         already (a re-send after the spool forgot the first copy) are
         recorded as a duplicate of the first, never processed again."""
+        if self.shared:
+            with self.tx() as conn:
+                return self._move(conn, self._unspool(conn, limit), None)
         rows = self._spooled_rows(limit)
         if not rows:
             return 0
         with self.tx() as conn:
             return self._move(conn, rows, None)
+
+    def _unspool(self, conn: Connection, limit: int) -> list[Any]:
+        """On a shared database: take spooled mail out of the spool, oldest
+        first, in the caller's transaction (which moves it into the inbox).
+        Mail numbers come from a sequence, and two nodes' commits can land
+        in the other order, so there is no "highest number moved" to go
+        by: what is moved leaves the spool. Rows another transaction holds
+        are skipped, never waited for."""
+        oldest = (
+            select(spool.c.id).order_by(spool.c.id).limit(limit).with_for_update(skip_locked=True)
+        )
+        taken = conn.execute(delete(spool).where(spool.c.id.in_(oldest)).returning(*spool.c))
+        return sorted(taken.all(), key=lambda r: r.id)
 
     def _moved(self) -> int:
         """The highest mail number in the inbox."""
@@ -125,8 +152,11 @@ class ReceivedMail(Database):
             ).all()
 
     def _move(self, conn: Connection, rows: Sequence[Any], at: datetime | None) -> int:
-        moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
-        fresh = [r for r in rows if r.id > moved]
+        if self.shared:
+            fresh = list(rows)  # taken out of the spool: each is new here
+        else:
+            moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
+            fresh = [r for r in rows if r.id > moved]
         if not fresh:
             return 0
         known = dict(
@@ -165,6 +195,9 @@ class ReceivedMail(Database):
 
     def spooled(self) -> int:
         """Mail received but not yet moved into the inbox."""
+        if self.shared:
+            with self.tx(write=False) as conn:
+                return conn.execute(select(func.count()).select_from(spool)).scalar_one()
         moved = self._moved()
         with self.spool.tx(write=False) as conn:
             return conn.execute(
@@ -175,7 +208,10 @@ class ReceivedMail(Database):
         """Forget spooled copies that are in the inbox and older than
         ``before`` (the inbox keeps the mail). The newest spooled row always
         stays: SQLite numbers a new row one above the highest left, and a
-        number at or below the inbox's highest would never be moved."""
+        number at or below the inbox's highest would never be moved. (A
+        shared database keeps nothing to forget: moving empties its spool.)"""
+        if self.shared:
+            return 0
         moved = self._moved()
         with self.spool.tx() as conn:
             newest = select(func.max(spool.c.id)).scalar_subquery()
@@ -197,8 +233,10 @@ class ReceivedMail(Database):
         ``holder`` until ``wall + lease``. A mail claimed ``max_claims``
         times already (the worker died on it each time) is quarantined
         instead. Returns (claimed, quarantined)."""
-        rows = self._spooled_rows(limit)
+        rows = [] if self.shared else self._spooled_rows(limit)
         with self.tx() as conn:
+            if self.shared:
+                rows = self._unspool(conn, limit)
             if rows:
                 self._move(conn, rows, at)
             ids = self._claimable(conn, holder, limit, wall)

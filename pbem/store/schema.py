@@ -5,6 +5,7 @@ this schema."""
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Column,
     DateTime,
     Float,
@@ -38,7 +39,8 @@ games = Table(
     Column("kind", String(40), nullable=False),
     Column("state", Text, nullable=False),
     Column("turn", Integer, nullable=False),
-    Column("seed", Integer, nullable=False),
+    # 48 bits: BIGINT on a database server (SQLite's INTEGER holds it)
+    Column("seed", BigInteger().with_variant(Integer, "sqlite"), nullable=False),
     Column("status", String(16), nullable=False),  # forming, running, paused, finished
     Column("created_at", DateTime(timezone=True), nullable=False),
     # the deadline of the turn being played (UTC): storage, not the
@@ -279,6 +281,25 @@ leases = Table(
     Column("host", String(255), nullable=False),
     Column("since", Float, nullable=False),
     Column("until", Float, nullable=False),
+)
+
+# the server nodes working on a shared store (PostgreSQL), each by its
+# worker's identity: its heartbeat (seconds since the epoch, the node's
+# clock) and what it has done since it started; a node whose heartbeat
+# lapsed is gone, and its claims are freed
+nodes = Table(
+    "nodes",
+    metadata,
+    Column("holder", String(120), primary_key=True),
+    Column("pid", Integer, nullable=False),
+    Column("host", String(255), nullable=False),
+    Column("listen", String(255)),  # where its SMTP and LMTP servers listen
+    Column("since", Float, nullable=False),
+    Column("beat", Float, nullable=False),
+    Column("until", Float, nullable=False),
+    Column("mails", Integer, nullable=False, default=0, server_default="0"),  # processed
+    Column("turns", Integer, nullable=False, default=0, server_default="0"),  # resolved
+    Column("sent", Integer, nullable=False, default=0, server_default="0"),  # mails sent
 )
 
 # commands that act on the sender's address alone (JOIN, LEAVE, WATCH,

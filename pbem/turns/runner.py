@@ -43,6 +43,7 @@ from pbem.app import App
 from pbem.config import GameConfig
 from pbem.reports import sealed_hash, write_reports
 from pbem.store import GameRow, PlayerRow
+from pbem.store.database import SHARED
 from pbem.turns.deadlines import LATE, next_deadline
 from pbem.turns.localtime import local
 
@@ -71,6 +72,10 @@ class TurnDone:
 class TurnRunner:
     def __init__(self, app: App) -> None:
         self.app = app
+        # a due turn left for now (on a shared store: another node is
+        # resolving it, or mail received before its deadline is still being
+        # read): the caller looks again shortly
+        self.deferred = False
 
     # -- what is due -----------------------------------------------------------------
 
@@ -152,7 +157,12 @@ class TurnRunner:
         ``why``: deadline, ready, master."""
         app, store = self.app, self.app.store
         now = app.clock.now()
-        with store.tx() as conn:
+        # on a shared store, turns of different games run at once on
+        # several nodes (each holds its game's row), never beside mail
+        with store.tx(lock=SHARED) as conn:
+            if not store.lock_game(conn, name):
+                self.deferred = True  # another node is on it (or died on it)
+                return None
             row = store.game(conn, name)
             cfg = app.game_config(name)
             if row is None or cfg is None or row.status != "running" or row.turn != turn:
@@ -163,6 +173,10 @@ class TurnRunner:
             cutoff = row.deadline if why == "deadline" and row.deadline else now
             if engine.clock_ticks:
                 cutoff = now  # a tick runs every order read by now
+            if store.shared and store.mail_waiting(conn, cutoff):
+                # mail received in time is still with some node's worker
+                self.deferred = True
+                return None
             ready = store.ready_players(conn, name, turn)
             seated = store.players(conn, name)
             active = list(owing(engine, state, seated).values())  # who owes orders
