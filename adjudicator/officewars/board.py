@@ -19,6 +19,7 @@ deterministically from a seed, for tests and benchmarks.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -339,8 +340,10 @@ def shipped_maps() -> tuple[str, ...]:
     return tuple(sorted(p.name[:-5] for p in files.iterdir() if p.name.endswith(".yaml")))
 
 
+@functools.lru_cache(maxsize=16)
 def shipped_board(name: str) -> Board:
-    """A map shipped with the game, by name (package data, read-only)."""
+    """A map shipped with the game, by name (package data, read-only; read
+    once: a Board is frozen, and every game on the map shares it)."""
     if name not in shipped_maps():
         raise GameError(f"no map named {name!r}; shipped maps: {', '.join(shipped_maps())}")
     path = resources.files("adjudicator.officewars").joinpath("maps", f"{name}.yaml")

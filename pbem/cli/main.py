@@ -10,6 +10,7 @@
     pbem dkim-key --selector S     a key to DKIM-sign outgoing mail; its DNS record
     pbem play GAME PLAYER LINE...  send a mail as a player; print the receipt
     pbem inbox, retry N            stored mail; process quarantined mail again
+    pbem nodes                     the server nodes on this store, their claims, the backlog
     pbem reachable [ADDRESS]       addresses not mailed (their mail bounces); mail one again
     pbem seat GAME NAME EMAIL      seat a player in a game open for players
     pbem new-token GAME PLAYER     revoke a player's reply addresses
@@ -36,6 +37,7 @@ from pbem.cli.operate import (
     cmd_inbox,
     cmd_master,
     cmd_new_token,
+    cmd_nodes,
     cmd_play,
     cmd_rank,
     cmd_reachable,
@@ -175,6 +177,10 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("--config", default="games.yaml")
     p.add_argument("--state", help="only mail in this state (new, applied, refused, ...)")
     p.set_defaults(run=cmd_inbox)
+
+    p = _command(sub, "nodes", help="the server nodes on this store, their claims, the backlog")
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=cmd_nodes)
 
     p = _command(
         sub,

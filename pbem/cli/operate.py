@@ -306,3 +306,63 @@ def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
     states = app.store.mail_states()
     print("; ".join(f"{k} {v}" for k, v in sorted(states.items())) or "no mail", file=out)
     return 0
+
+
+def cmd_nodes(args: argparse.Namespace, out: TextIO) -> int:
+    """The server nodes working on this store, what each holds, the backlog."""
+    from pbem.serving.lease import HOLD, NAME
+    from pbem.store.database import shown
+
+    app = open_app(args.config)
+    store, wall = app.store, time.time()
+    print(f"storage {shown(store.url)}", file=out)
+    if store.shared:
+        rows = store.node_rows(wall)
+        for row in rows:
+            print(_node_line(row, wall), file=out)
+        alive = sum(1 for r in rows if r.until >= wall)
+        print(f"{plural(alive, 'node')} alive" + ("" if rows else " (none has started)"), file=out)
+    else:
+        lease = store.lease_of(NAME)
+        if lease is None or lease.until < wall:
+            print("no worker is running (an SQLite file has one node at a time)", file=out)
+        else:
+            print(
+                f"one node at a time on an SQLite file: process {lease.pid} on {lease.host} "
+                f"holds the worker lease (renewed {wall - (lease.until - HOLD):.0f} s ago)",
+                file=out,
+            )
+    b = store.backlog(wall, app.clock.now())
+    print(
+        f"backlog: {plural(b.spooled, 'mail')} received, not yet in the inbox; "
+        f"{plural(b.claimed + b.unclaimed, 'mail')} to process "
+        f"({b.claimed} claimed by a node, {b.unclaimed} waiting); "
+        f"{plural(b.to_send, 'mail')} to send now, {b.waiting} to try again later",
+        file=out,
+    )
+    return 0
+
+
+def _node_line(row: Any, wall: float) -> str:
+    ago = wall - row.beat
+    up = _span(wall - row.since)
+    if row.until >= wall:
+        health = f"alive, heartbeat {ago:.1f} s ago, up {up}"
+    else:
+        health = f"GONE: no heartbeat for {ago:.0f} s (the next node to look frees its claims)"
+    where = f", {row.listen}" if row.listen else ""
+    return (
+        f"  {row.holder}: process {row.pid} on {row.host}{where}\n"
+        f"    {health}\n"
+        f"    holds {plural(row.claimed_mails, 'mail')} and {row.claimed_sends} to send; "
+        f"since it started: {plural(row.mails, 'mail')} processed, "
+        f"{plural(row.turns, 'turn')} resolved, {row.sent} sent"
+    )
+
+
+def _span(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from pbem.store.database import Database
+from pbem.store.database import Database, Hot
 from pbem.store.rows import OutboxRow, aware
 from pbem.store.schema import bounces, outbox, unreachable, watchers
 
@@ -140,13 +140,13 @@ class BouncesAndReach(Database):
     def counted_failures(self, conn: Connection, address: str) -> bool:
         """Whether ``address`` has permanent failures counted (every
         unreachable address has). Asked of every authenticated mail, so the
-        statement is built once (_COUNTED)."""
-        found = conn.execute(_COUNTED, {"key": address.lower()}).first()
+        statement is a hot one (_COUNTED)."""
+        found = self.run(conn, _COUNTED, key=address.lower()).fetchone()
         return found is not None  # an unreachable address has them (since it was marked)
 
 
 # permanent failures of an address counted since it was last made reachable
-_COUNTED = (
+_COUNTED = Hot(
     select(bounces.c.id)
     .where(
         bounces.c.address == bindparam("key"),

@@ -12,6 +12,7 @@ from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.expression import Executable
 
 from pbem.store.rows import StoreError
@@ -70,10 +71,19 @@ class Hot:
         self._compiled: dict[str, tuple[str, list[tuple[str, Any]], dict[str, Any]]] = {}
 
     def _for(self, dialect: Any) -> tuple[str, list[tuple[str, Any]], dict[str, Any]]:
-        """(SQL text, (name, processor) for each placeholder, fixed values)."""
+        """(SQL text, (name, processor) for each placeholder, fixed values).
+        Compiled with positional placeholders whatever the driver's own
+        style (psycopg takes both); an INSERT elsewhere than on SQLite
+        returns the new row's id (RETURNING: the driver has no lastrowid)."""
         found = self._compiled.get(dialect.name)
         if found is None:
-            compiled = self.statement.compile(dialect=dialect, column_keys=self.columns or None)
+            statement = self.statement
+            table = getattr(statement, "table", None)
+            if dialect.name != "sqlite" and isinstance(statement, Insert) and "id" in table.c:
+                statement = statement.returning(table.c.id)  # type: ignore[union-attr]
+            if not dialect.positional:
+                dialect = type(dialect)(paramstyle="format")
+            compiled = statement.compile(dialect=dialect, column_keys=self.columns or None)
             names = compiled.positiontup or []
             binds = [
                 (n, compiled.binds[n].type.dialect_impl(dialect).bind_processor(dialect))
@@ -84,12 +94,27 @@ class Hot:
         return found
 
     def on_cursor(self, cursor: Any, dialect: Any, params: Mapping[str, Any]) -> Any:
-        """Run on a DBAPI cursor of a positional-parameter dialect; returns
-        the cursor (fetchone, rowcount, lastrowid)."""
+        """Run on a DBAPI cursor; returns something with the cursor's face
+        (fetchone, rowcount, lastrowid)."""
         sql, binds, fixed = self._for(dialect)
         values = {**fixed, **params} if fixed else params
         cursor.execute(sql, [values[n] if p is None else p(values[n]) for n, p in binds])
-        return cursor
+        return cursor if dialect.name == "sqlite" else _Returned(cursor)
+
+
+class _Returned:
+    """A cursor whose INSERT returned its row's id (lastrowid)."""
+
+    def __init__(self, cursor: Any) -> None:
+        self.cursor = cursor
+        self.rowcount = cursor.rowcount
+
+    def fetchone(self) -> Any:
+        return self.cursor.fetchone()
+
+    @property
+    def lastrowid(self) -> int:
+        return int(self.cursor.fetchone()[0])
 
 
 class _CoreRan:
@@ -141,7 +166,7 @@ class Database:
         )
         # run Hot statements on the driver's own cursor (see Hot); a
         # benchmark may turn it off to weigh it
-        self.hot_cursor = sqlite
+        self.hot_cursor = True
         if sqlite:
             event.listen(self.engine, "connect", _sqlite_connect)
             event.listen(self.engine, "begin", _sqlite_begin)
@@ -254,18 +279,18 @@ def storage_problem(storage: str | Path, timeout: float = 5.0) -> str | None:
         url = engine_url(str(storage))
         args = {} if url.startswith("sqlite") else {"connect_timeout": max(1, int(timeout))}
         try:
-            engine = create_engine(url, connect_args=args, poolclass=_no_pool())
+            probe = create_engine(url, connect_args=args, poolclass=_no_pool())
         except Exception as exc:  # a URL SQLAlchemy cannot read, a driver missing
             return f"{shown(str(storage))} cannot be used: {exc}"
         try:
-            with engine.connect() as conn:
+            with probe.connect() as conn:
                 conn.exec_driver_sql("SELECT 1")
         except Exception as exc:
             orig = getattr(exc, "orig", None) or exc
             reason = " ".join(str(orig).split())
             return f"cannot reach {shown(str(storage))}: {reason}"
         finally:
-            engine.dispose()
+            probe.dispose()
         return None
     path = Path(storage)
     folder = path.parent

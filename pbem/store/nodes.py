@@ -1,5 +1,6 @@
-"""The server nodes working on a shared store (PostgreSQL): their
-heartbeats, what each holds, and the reaping of a node gone.
+"""Who works on the store: on SQLite the one worker's lease; on a shared
+store (PostgreSQL) the server nodes, their heartbeats, what each holds, and
+the reaping of a node gone.
 
 Every `pbem serve` on a shared store is a node. Its worker writes a row
 here every second (``beat``), lasting a few seconds. A node whose row
@@ -20,7 +21,8 @@ from sqlalchemy import Connection, delete, func, select, update
 from sqlalchemy.dialects import postgresql
 
 from pbem.store.database import NONE, Database
-from pbem.store.schema import games, inbox, nodes, outbox, spool
+from pbem.store.rows import LeaseRow
+from pbem.store.schema import games, inbox, leases, nodes, outbox, spool
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,55 @@ class Backlog:
 
 
 class Nodes(Database):
-    """Heartbeats and reaping (only on a shared store)."""
+    """The worker lease (SQLite), heartbeats and reaping (a shared store)."""
+
+    # -- leases: one worker per store ------------------------------------------------
+
+    def take_lease(
+        self,
+        name: str,
+        holder: str,
+        pid: int,
+        host: str,
+        wall: float,
+        seconds: float,
+        dead: Callable[[int, str], bool],
+    ) -> LeaseRow | None:
+        """Take or renew the lease ``name`` for ``holder`` until ``wall +
+        seconds``. Another holder's lease is taken over when it has lapsed or
+        ``dead(pid, host)`` says its process is gone. Returns None when the
+        lease is ours, else the live holder's row."""
+        with self.tx() as conn:
+            r = conn.execute(select(leases).where(leases.c.name == name)).first()
+            if r is not None and r.holder != holder and r.until >= wall and not dead(r.pid, r.host):
+                return LeaseRow.of(r)
+            values = {"holder": holder, "pid": pid, "host": host, "until": wall + seconds}
+            if r is None:
+                conn.execute(leases.insert().values(name=name, since=wall, **values))
+            elif r.holder == holder:
+                conn.execute(update(leases).where(leases.c.name == name).values(**values))
+            else:  # taken over: the claims of the worker gone are free again
+                conn.execute(
+                    update(leases).where(leases.c.name == name).values(since=wall, **values)
+                )
+                for table in (inbox, outbox):
+                    conn.execute(
+                        update(table)
+                        .where(table.c.claimed_by == r.holder)
+                        .values(claimed_by=None, lease_until=None)
+                    )
+        return None
+
+    def release_lease(self, name: str, holder: str) -> None:
+        with self.tx() as conn:
+            conn.execute(delete(leases).where(leases.c.name == name, leases.c.holder == holder))
+
+    def lease_of(self, name: str) -> LeaseRow | None:
+        with self.tx(write=False) as conn:
+            r = conn.execute(select(leases).where(leases.c.name == name)).first()
+        return None if r is None else LeaseRow.of(r)
+
+    # -- nodes: several workers on a shared store ----------------------------------
 
     def beat_node(
         self,

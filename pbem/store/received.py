@@ -1,6 +1,6 @@
 """Received mail: the spool the SMTP side writes before its 250, the inbox
-the worker reads, the worker's claims on mails (exactly-once processing),
-and the leases that keep one worker per store."""
+the worker reads, and the worker's claims on mails (exactly-once
+processing). The leases and nodes that hold claims: nodes.py."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from sqlalchemy import Connection, bindparam, case, delete, func, or_, select, u
 from sqlalchemy.dialects import postgresql
 
 from pbem.store.database import NONE, Database, Hot
-from pbem.store.rows import ClaimLost, InboxRow, LeaseRow, StoreError
-from pbem.store.schema import RECEIVED, inbox, leases, outbox, spool
+from pbem.store.rows import ClaimLost, InboxRow, StoreError
+from pbem.store.schema import RECEIVED, inbox, spool
 
 _P = bindparam
 SPOOL_BY_SHA = Hot(select(spool.c.id).where(spool.c.sha256 == _P("sha256")))
@@ -84,7 +84,7 @@ def _spooled(m: dict[str, Any]) -> dict[str, Any]:
 
 
 class ReceivedMail(Database):
-    """The spool, the inbox, claims and leases."""
+    """The spool, the inbox and claims."""
 
     # -- the spool ----------------------------------------------------------------
 
@@ -412,52 +412,6 @@ class ReceivedMail(Database):
             if state:
                 q = q.where(inbox.c.state == state)
             return [InboxRow.of(r) for r in conn.execute(q).all()]
-
-    # -- leases: one worker per store ------------------------------------------------
-
-    def take_lease(
-        self,
-        name: str,
-        holder: str,
-        pid: int,
-        host: str,
-        wall: float,
-        seconds: float,
-        dead: Callable[[int, str], bool],
-    ) -> LeaseRow | None:
-        """Take or renew the lease ``name`` for ``holder`` until ``wall +
-        seconds``. Another holder's lease is taken over when it has lapsed or
-        ``dead(pid, host)`` says its process is gone. Returns None when the
-        lease is ours, else the live holder's row."""
-        with self.tx() as conn:
-            r = conn.execute(select(leases).where(leases.c.name == name)).first()
-            if r is not None and r.holder != holder and r.until >= wall and not dead(r.pid, r.host):
-                return LeaseRow.of(r)
-            values = {"holder": holder, "pid": pid, "host": host, "until": wall + seconds}
-            if r is None:
-                conn.execute(leases.insert().values(name=name, since=wall, **values))
-            elif r.holder == holder:
-                conn.execute(update(leases).where(leases.c.name == name).values(**values))
-            else:  # taken over: the claims of the worker gone are free again
-                conn.execute(
-                    update(leases).where(leases.c.name == name).values(since=wall, **values)
-                )
-                for table in (inbox, outbox):
-                    conn.execute(
-                        update(table)
-                        .where(table.c.claimed_by == r.holder)
-                        .values(claimed_by=None, lease_until=None)
-                    )
-        return None
-
-    def release_lease(self, name: str, holder: str) -> None:
-        with self.tx() as conn:
-            conn.execute(delete(leases).where(leases.c.name == name, leases.c.holder == holder))
-
-    def lease_of(self, name: str) -> LeaseRow | None:
-        with self.tx(write=False) as conn:
-            r = conn.execute(select(leases).where(leases.c.name == name)).first()
-        return None if r is None else LeaseRow.of(r)
 
 
 class SpoolWriter:

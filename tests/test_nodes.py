@@ -1,0 +1,471 @@
+"""Several server nodes on one real PostgreSQL: real `pbem serve` processes,
+a real SMTP client spreading mail over their ports, one node killed with
+SIGKILL under load and restarted; deadlines that fall at the same moment on
+three nodes awake; a node's database connection cut mid-transaction."""
+
+from __future__ import annotations
+
+import collections
+import email
+import email.policy
+import json
+import os
+import queue
+import re
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select, update
+
+from pbem.store import Store
+from pbem.store.schema import games, inbox, outbox, spool, submissions, turns
+from tests.mailharness import GAMES_YAML, free_port, wait_for
+from tests.pgserver import PostgresServer, need_postgres
+
+ANN = "ann@example.org"
+ALPHA = "alpha@judge.example"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def pg():
+    server = PostgresServer(need_postgres()).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def database(pg: PostgresServer, name: str, url: str | None = None) -> str:
+    """A new, empty database (the first node to start migrates it)."""
+    pg.sql(f"CREATE DATABASE {name}")
+    return url or pg.url(name)
+
+
+def games_yaml(root: Path, storage: str, games: str | None = None) -> None:
+    text = GAMES_YAML.replace("storage: var/pbem.sqlite", f"storage: {storage}")
+    # thousands of receipts to one player in a day
+    text = text.replace("idle_timeout: 5}", "idle_timeout: 5, replies_per_day: 100000}")
+    if games is not None:
+        text = text.split("games:\n")[0] + "games:\n" + games
+    (root / "games.yaml").write_text(text)
+
+
+class Node:
+    """`pbem serve` in its own process, its output in a log file; killed
+    when its test ends, passed or failed."""
+
+    started: list[Node] = []
+
+    def __init__(self, root: Path, port: int | None = None) -> None:
+        self.root = root
+        self.port = port or free_port()
+        self.log = root / f"node-{self.port}-{time.monotonic_ns()}.log"
+        with open(self.log, "w") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "pbem.cli", "serve", "games.yaml", "--port",
+                 str(self.port), "--quiet"],
+                cwd=root,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            )  # fmt: skip
+        Node.started.append(self)
+        wait_for(
+            lambda: "listening" in self.output() or self.proc.poll() is not None,
+            60,
+            "the node to start",
+        )
+        assert "listening" in self.output(), self.output()
+
+    def output(self) -> str:
+        return self.log.read_text()
+
+    def kill(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(30)
+
+
+@pytest.fixture(autouse=True)
+def _no_orphans():
+    yield
+    while Node.started:
+        proc = Node.started.pop().proc
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def start_nodes(root: Path, count: int) -> list[Node]:
+    """``count`` nodes started at once."""
+    nodes: list[Node | None] = [None] * count
+
+    def one(i: int) -> None:
+        nodes[i] = Node(root)
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert all(nodes), "a node did not start"
+    return nodes  # type: ignore[return-value]
+
+
+def password(store: Store, address: str = ANN, game: str = "alpha") -> str:
+    for row in store.outbox_rows("password", address):
+        body = email.message_from_bytes(row.message, policy=email.policy.default)
+        text = body.get_body(("plain",)).get_content()
+        if str(body["Subject"]).endswith(f" for {game}"):
+            return re.search(r"PASSWORD (\S+)", text)[1]
+    raise AssertionError(f"no password mail to {address} for {game}")
+
+
+def orders_mail(pw: str, tag: str) -> bytes:
+    return (
+        f"From: {ANN}\r\nTo: {ALPHA}\r\nSubject: {tag}\r\nMessage-ID: <{tag}@example.org>"
+        f"\r\n\r\nPASSWORD {pw}\r\nSol x Alnitak\r\n"
+    ).encode()
+
+
+class Client:
+    """A sending MTA with several MX hosts: mails from a queue over a few
+    connections, each spread over the nodes' ports; a mail whose node does
+    not answer 250 (refused, cut, 4xx) is tried again on the next node."""
+
+    def __init__(self, ports: list[int], connections: int = 6) -> None:
+        self.ports = ports
+        self.connections = connections
+        self.accepted: dict[str, int] = {}  # tag -> the port that said 250
+        self.failures = collections.Counter()  # what came back instead
+        self.sent = 0
+        self._lock = threading.Lock()
+
+    def send_all(self, mails: list[tuple[str, bytes]]) -> None:
+        todo: queue.Queue = queue.Queue()
+        for m in mails:
+            todo.put(m)
+        threads = [
+            threading.Thread(target=self._run, args=(todo, i), daemon=True)
+            for i in range(self.connections)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(300)
+
+    def _run(self, todo: queue.Queue, index: int) -> None:
+        turn = index
+        conn: smtplib.SMTP | None = None
+        while True:
+            try:
+                tag, raw = todo.get_nowait()
+            except queue.Empty:
+                break
+            for _ in range(60):
+                port = self.ports[turn % len(self.ports)]
+                try:
+                    if conn is None:
+                        conn = smtplib.SMTP("127.0.0.1", port, timeout=20)
+                    conn.sendmail(ANN, [ALPHA], raw)
+                    with self._lock:
+                        self.accepted[tag] = port
+                        self.sent += 1
+                    turn += 1  # the next mail goes to the next node
+                    break
+                except (OSError, smtplib.SMTPException) as exc:
+                    with self._lock:
+                        self.failures[type(exc).__name__ + _code(exc)] += 1
+                    if conn is not None:
+                        try:
+                            conn.close()
+                        except OSError:
+                            pass
+                    conn = None
+                    turn += 1
+                    time.sleep(0.05)
+            else:
+                raise AssertionError(f"{tag} was never accepted")
+            if conn is not None and self.sent % 25 == index:
+                conn.quit()  # connections come and go, as an MTA's do
+                conn = None
+        if conn is not None:
+            try:
+                conn.quit()
+            except (OSError, smtplib.SMTPException):
+                pass
+
+
+def _code(exc: Exception) -> str:
+    code = getattr(exc, "smtp_code", None)
+    if code is None and getattr(exc, "recipients", None):
+        code = next(iter(exc.recipients.values()))[0]
+    return f" {code}" if code else ""
+
+
+def drained(store: Store) -> bool:
+    states = store.mail_states()
+    backlog = store.backlog(time.time(), datetime.now(UTC))
+    return not states.get("new") and backlog.to_send == 0 and backlog.spooled == 0
+
+
+def assert_each_once(store: Store, tags: set[str]) -> None:
+    """Every mail applied once and answered once; copies recorded as
+    duplicates, never processed."""
+    with store.tx(write=False) as conn:
+        rows = conn.execute(select(inbox.c.id, inbox.c.message_id, inbox.c.state)).all()
+        answered = conn.execute(
+            select(outbox.c.inbox_id, outbox.c.status, outbox.c.message).where(
+                outbox.c.kind == "receipt"
+            )
+        ).all()
+        orders = (
+            conn.execute(select(submissions.c.seq).where(submissions.c.game == "alpha"))
+            .scalars()
+            .all()
+        )
+    by_tag = collections.defaultdict(list)
+    for r in rows:
+        by_tag[r.message_id.strip("<>").split("@")[0]].append(r)
+    assert set(by_tag) == tags, set(by_tag) ^ tags
+    applied = {}
+    for tag, copies in by_tag.items():
+        states = sorted(c.state for c in copies)
+        assert states == ["applied"] + ["duplicate"] * (len(copies) - 1), (tag, states)
+        applied[tag] = next(c.id for c in copies if c.state == "applied")
+    receipts = collections.Counter(r.inbox_id for r in answered)
+    assert set(receipts) == set(applied.values())
+    assert max(receipts.values()) == 1, "a mail answered twice"
+    assert {r.status for r in answered} == {"sent"}
+    assert sorted(orders) == sorted(applied.values())  # each mail's orders stored once
+    # the receipts' received numbers: one global order, none twice
+    numbers = [_number(r.message) for r in answered]
+    assert len(set(numbers)) == len(numbers) == len(tags)
+
+
+def _number(raw: bytes) -> int:
+    text = email.message_from_bytes(raw, policy=email.policy.default)
+    body = text.get_body(("plain",)).get_content()
+    return int(re.search(r"received as #(\d+)", body)[1])
+
+
+def test_three_nodes_2000_mails_one_killed_and_restarted(pg, tmp_path):
+    games_yaml(tmp_path, database(pg, "three"))
+    nodes = [Node(tmp_path) for _ in range(3)]
+    store = Store(pg.url("three"))
+    try:
+        _three_nodes(tmp_path, nodes, store)
+    finally:
+        store.close()
+
+
+def _three_nodes(tmp_path: Path, nodes: list[Node], store: Store) -> None:
+    t0 = time.monotonic()
+    pw = password(store)
+    mails = [(f"m{i:04d}", orders_mail(pw, f"m{i:04d}")) for i in range(2000)]
+    client = Client([n.port for n in nodes])
+    killer_done = threading.Event()
+
+    def kill_and_restart() -> None:
+        wait_for(lambda: client.sent >= 600, 120, "600 mails accepted")
+        victim = nodes[1]
+        victim.kill()  # SIGKILL: the worker child dies with it
+        wait_for(lambda: client.sent >= 1200, 120, "1,200 mails accepted")
+        nodes[1] = Node(tmp_path, victim.port)
+        killer_done.set()
+
+    killer = threading.Thread(target=kill_and_restart, daemon=True)
+    killer.start()
+    client.send_all(mails)
+    print("sent", time.monotonic() - t0)
+    killer.join(120)
+    assert killer_done.is_set()
+    assert len(client.accepted) == 2000
+    assert client.failures, "the killed node refused or cut nothing"
+    wait_for(lambda: drained(store), 120, "every mail processed and answered")
+    print("drained", time.monotonic() - t0)
+    time.sleep(1.5)  # nothing more comes
+    assert_each_once(store, {tag for tag, _ in mails})
+    # the mail was spread: every node accepted some
+    assert set(client.accepted.values()) == {n.port for n in nodes}
+    # the dead node's row is gone; three live ones remain
+    live = store.node_rows(time.time())
+    assert len([r for r in live if r.until >= time.time()]) == 3
+    out = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "nodes", "--config", "games.yaml"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    ).stdout  # fmt: skip
+    assert "3 nodes alive" in out, out
+    assert out.count("alive, heartbeat") == 3, out
+    assert "0 mails to process" in out, out
+
+
+def storm_games(count: int) -> str:
+    """``count`` Office Wars games of two players, deadlines far off (the
+    test sets them)."""
+    return "".join(
+        f"  - name: s{i:02d}\n    game: officewars\n    map: six\n"
+        f'    deadline: "0 0 1 1 *"\n    timezone: UTC\n    players:\n'
+        f"      - {{name: ann, email: a{i}@example.org}}\n"
+        f"      - {{name: bob, email: b{i}@example.org}}\n"
+        for i in range(count)
+    )
+
+
+def test_fifty_deadlines_at_once_on_three_nodes_each_turn_once(pg, tmp_path):
+    games_yaml(tmp_path, database(pg, "storm"), storm_games(50))
+    started = time.monotonic()
+    Node(tmp_path).stop()  # sets the games up (passwords, start mails)
+    print("set up", time.monotonic() - started)
+    store = Store(pg.url("storm"))
+    try:
+        # the deadlines of all fifty fall at the same moment, a few seconds
+        # on: the three nodes' schedulers read them as they start (a node
+        # that starts late finds the turns due and resolves them at once)
+        due = datetime.now(UTC) + timedelta(seconds=8)
+        with store.tx() as conn:
+            assert conn.execute(update(games).values(deadline=due)).rowcount == 50
+        nodes = start_nodes(tmp_path, 3)
+        print("awake", (datetime.now(UTC) - due).total_seconds())
+        wait_for(lambda: _resolved(store) == 50, 120, "fifty turns resolved")
+        wait_for(lambda: drained(store), 60, "every report sent")
+        time.sleep(2)  # the nodes' schedulers have all woken by now
+        with store.tx(write=False) as conn:
+            records = conn.execute(
+                select(turns.c.game, turns.c.turn, turns.c.result).where(
+                    turns.c.result.is_not(None)
+                )
+            ).all()
+            reports = conn.execute(
+                select(outbox.c.to_addr, outbox.c.status, outbox.c.message).where(
+                    outbox.c.kind == "report"
+                )
+            ).all()
+            state = {g.name: g.turn for g in conn.execute(select(games.c.name, games.c.turn))}
+        assert sorted(r.game for r in records) == sorted(state)  # one record a game
+        assert all(json.loads(r.result)["why"] == "deadline" for r in records)
+        assert set(state.values()) == {2}  # each game moved on exactly one turn
+        to = collections.Counter(r.to_addr for r in reports)
+        players = {f"{p}{i}@example.org" for i in range(50) for p in "ab"}
+        assert set(to) == players and set(to.values()) == {1}, to.most_common(3)
+        assert {r.status for r in reports} == {"sent"}
+        done = store.node_rows(time.time())
+        assert sum(r.turns for r in done) == 50, [(r.holder, r.turns) for r in done]
+        for n in nodes:
+            n.stop()
+    finally:
+        store.close()
+
+
+def _resolved(store: Store) -> int:
+    with store.tx(write=False) as conn:
+        return len(conn.execute(select(turns.c.game).where(turns.c.result.is_not(None))).all())
+
+
+class Proxy:
+    """A TCP relay between a node and PostgreSQL that cuts the connection
+    the moment the node sends a statement holding ``marker``: the statement
+    reaches the server (its transaction has begun and written), its COMMIT
+    never does. Then it relays as before."""
+
+    def __init__(self, port: int) -> None:
+        self.upstream = port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.marker: bytes | None = None
+        self.cuts = 0
+        self._lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def arm(self, marker: bytes) -> None:
+        with self._lock:
+            self.marker, self.cuts = marker, 0
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self.upstream))
+            threading.Thread(target=self._pump, args=(client, server, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, False), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, watch: bool) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+                if watch and self.marker is not None and self.marker in data:
+                    with self._lock:
+                        if self.marker is None:
+                            continue
+                        self.marker = None
+                        self.cuts += 1
+                    time.sleep(0.05)  # the server has read it and run it
+                    break
+        except OSError:
+            pass
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def test_a_cut_database_connection_answers_451_and_writes_nothing_half(pg, tmp_path):
+    database(pg, "cut")
+    proxy = Proxy(pg.port)
+    games_yaml(tmp_path, f"postgresql://pbem@127.0.0.1:{proxy.port}/cut")
+    node = Node(tmp_path)
+    store = Store(pg.url("cut"))
+    try:
+        pw = password(store)
+        # cut while the SMTP side spools the mail, before its COMMIT
+        proxy.arm(b"INSERT INTO spool")
+        first = orders_mail(pw, "cut-1")
+        with smtplib.SMTP("127.0.0.1", node.port, timeout=20) as s:
+            with pytest.raises(smtplib.SMTPDataError) as refused:
+                s.sendmail(ANN, [ALPHA], first)
+        assert proxy.cuts == 1
+        assert refused.value.smtp_code == 451, refused.value
+        with store.tx(write=False) as conn:
+            spooled = conn.execute(select(spool.c.id)).all()
+            kept = conn.execute(select(inbox.c.id)).all()
+        assert spooled == [] and kept == []  # nothing of it was kept
+        # the sender tries again: a fresh connection, 250
+        with smtplib.SMTP("127.0.0.1", node.port, timeout=20) as s:
+            s.sendmail(ANN, [ALPHA], first)
+        wait_for(lambda: drained(store), 60, "the mail processed")
+        # cut while the worker finishes a mail, before its COMMIT
+        proxy.arm(b"UPDATE inbox SET state")
+        with smtplib.SMTP("127.0.0.1", node.port, timeout=20) as s:
+            s.sendmail(ANN, [ALPHA], orders_mail(pw, "cut-2"))
+        wait_for(lambda: proxy.cuts == 1, 30, "the worker's connection cut")
+        wait_for(lambda: drained(store), 60, "the mail processed after the cut")
+        time.sleep(1)
+        assert_each_once(store, {"cut-1", "cut-2"})
+        out = node.output()
+        assert "storing 1 mail(s) failed: consuming input failed" in out, out
+        assert "worker failed; trying again shortly" in out, out  # then did it once
+        node.stop()
+    finally:
+        store.close()
+        proxy.close()
