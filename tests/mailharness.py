@@ -1,5 +1,6 @@
 """A real pbem mail server on 127.0.0.1 for tests: real aiosmtpd, a real
-SQLite file, a Maildir for outbound mail, and a clock the test moves."""
+SQLite file (or, given a ``storage`` URL, a real PostgreSQL database), a
+Maildir for outbound mail, and a clock the test moves."""
 
 from __future__ import annotations
 
@@ -134,13 +135,83 @@ def _copy_set_up(root: Path, games_yaml: str, start: datetime | None) -> None:
             shutil.copytree(entry, root / entry.name)
 
 
+# The same for a PostgreSQL database: set up once per games.yaml, moment
+# and server in a database of its own, which each later test's database is
+# copied from (CREATE DATABASE ... TEMPLATE). A database set up once in this
+# process (a restart of the server on it) is never touched again.
+_PG_SET_UP: dict[tuple[str, datetime | None, str], str | None] = {}
+_PG_READY: set[str] = set()
+
+
+def with_storage(games_yaml: str, storage: str) -> str:
+    """``games_yaml`` with the server's storage set to ``storage``."""
+    changed, found = re.subn(
+        r"^(\s+storage:).*$", lambda m: f"{m[1]} {storage}", games_yaml, count=1, flags=re.M
+    )
+    assert found, "this games.yaml names no storage to replace"
+    return changed
+
+
+def _pg_admin(url: str, *statements: str) -> None:
+    """Run statements outside a transaction in the server's own database."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    u = make_url(url)
+    with psycopg.connect(
+        host=u.host, port=u.port, user=u.username, dbname="postgres", autocommit=True
+    ) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
+def _pg_set_up(url: str, games_yaml: str, start: datetime | None) -> None:
+    """Give the database at ``url`` (new and migrated) the games of
+    ``games_yaml`` as open_app sets them up, from a copy made once."""
+    if url in _PG_READY:
+        return  # a restart: the database is the test's own now
+    _PG_READY.add(url)
+    server, name = url.rsplit("/", 1)
+    key = (games_yaml.replace(url, "<storage>"), start, server)
+    if key in _PG_SET_UP:
+        made = _PG_SET_UP[key]
+        if made is not None:
+            _pg_admin(
+                url,
+                f"DROP DATABASE {name} WITH (FORCE)",
+                f"CREATE DATABASE {name} TEMPLATE {made}",
+            )
+        return
+    with tempfile.TemporaryDirectory(prefix="pbem-set-up-") as folder:
+        (Path(folder) / "games.yaml").write_text(games_yaml)
+        try:
+            app = open_app(Path(folder) / "games.yaml", clock=FakeClock(start))
+        except Exception:
+            _PG_SET_UP[key] = None  # the test itself meets the error
+            return
+        app.store.close()
+    made = _PG_SET_UP[key] = f"setup_{len(_PG_SET_UP)}_{name}"
+    _pg_admin(url, f"CREATE DATABASE {made} TEMPLATE {name}")
+
+
 class Harness(LocalServer):
     def __init__(
-        self, root: Path, games_yaml: str = GAMES_YAML, start: datetime | None = None
+        self,
+        root: Path,
+        games_yaml: str = GAMES_YAML,
+        start: datetime | None = None,
+        storage: str | None = None,
     ) -> None:
+        """``storage``: a database URL the server keeps everything in,
+        instead of the SQLite file ``games_yaml`` names."""
         self.root = root
+        if storage is not None:
+            games_yaml = with_storage(games_yaml, storage)
         (root / "games.yaml").write_text(games_yaml)
-        _copy_set_up(root, games_yaml, start)
+        if storage is None:
+            _copy_set_up(root, games_yaml, start)
+        else:
+            _pg_set_up(storage, games_yaml, start)
         super().__init__(root / "games.yaml", start)
 
     # -- sending -------------------------------------------------------------
