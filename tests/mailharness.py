@@ -18,11 +18,30 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
+import pytest
+from sqlalchemy import Integer, func, select, text
+
 from pbem.cli.local import LocalServer, wait_for
 from pbem.lifecycle.opening import open_app
+from pbem.store.schema import metadata, settings
 from pbem.turns.clock import FakeClock
 
-__all__ = ["GAMES_YAML", "SERVER_YAML", "Harness", "free_port", "wait_for"]
+__all__ = [
+    "BACKENDS",
+    "GAMES_YAML",
+    "SERVER_YAML",
+    "Harness",
+    "free_port",
+    "on_both_backends",
+    "run_command",
+    "wait_for",
+]
+
+# Where a test server keeps everything: an SQLite file, or PostgreSQL. A
+# test marked on_both_backends runs on each, its server given the
+# ``storage`` fixture (tests/conftest.py): None, or a database URL.
+BACKENDS = ("sqlite", "postgresql")
+on_both_backends = pytest.mark.parametrize("storage", BACKENDS, indirect=True)
 
 # a test server's own part of games.yaml (UTC, any free port, storage and
 # mail under the test's folder): a test adds its games after it
@@ -135,12 +154,10 @@ def _copy_set_up(root: Path, games_yaml: str, start: datetime | None) -> None:
             shutil.copytree(entry, root / entry.name)
 
 
-# The same for a PostgreSQL database: set up once per games.yaml, moment
-# and server in a database of its own, which each later test's database is
-# copied from (CREATE DATABASE ... TEMPLATE). A database set up once in this
-# process (a restart of the server on it) is never touched again.
-_PG_SET_UP: dict[tuple[str, datetime | None, str], str | None] = {}
-_PG_READY: set[str] = set()
+# The same for a PostgreSQL database: set up once per games.yaml and
+# moment, its rows kept, and written into each later test's database (new
+# and empty) as they are. A database with rows is never touched (a restart).
+_PG_SET_UP: dict[tuple[str, datetime | None], dict[str, list[dict]] | None] = {}
 
 
 def with_storage(games_yaml: str, storage: str) -> str:
@@ -152,46 +169,72 @@ def with_storage(games_yaml: str, storage: str) -> str:
     return changed
 
 
-def _pg_admin(url: str, *statements: str) -> None:
-    """Run statements outside a transaction in the server's own database."""
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    u = make_url(url)
-    with psycopg.connect(
-        host=u.host, port=u.port, user=u.username, dbname="postgres", autocommit=True
-    ) as conn:
-        for statement in statements:
-            conn.execute(statement)
-
-
 def _pg_set_up(url: str, games_yaml: str, start: datetime | None) -> None:
-    """Give the database at ``url`` (new and migrated) the games of
-    ``games_yaml`` as open_app sets them up, from a copy made once."""
-    if url in _PG_READY:
-        return  # a restart: the database is the test's own now
-    _PG_READY.add(url)
-    server, name = url.rsplit("/", 1)
-    key = (games_yaml.replace(url, "<storage>"), start, server)
-    if key in _PG_SET_UP:
-        made = _PG_SET_UP[key]
-        if made is not None:
-            _pg_admin(
-                url,
-                f"DROP DATABASE {name} WITH (FORCE)",
-                f"CREATE DATABASE {name} TEMPLATE {made}",
-            )
-        return
+    """Give the database at ``url`` the games of ``games_yaml`` as open_app
+    sets them up at ``start``, from rows kept the first time."""
+    from pbem.store import Store
+
+    store = Store(url)
+    try:
+        with store.tx(write=False) as conn:
+            if conn.execute(select(func.count()).select_from(settings)).scalar():
+                return  # set up already: a restart
+        key = (games_yaml.replace(url, "<storage>"), start)
+        if key not in _PG_SET_UP:
+            _PG_SET_UP[key] = _first_set_up(store, games_yaml, start)
+        elif _PG_SET_UP[key] is not None:
+            _put_rows(store, _PG_SET_UP[key])
+    finally:
+        store.close()
+
+
+def _first_set_up(store: Any, games_yaml: str, start: datetime | None) -> dict | None:
+    """Set up by open_app (on the store's database); the rows it wrote."""
     with tempfile.TemporaryDirectory(prefix="pbem-set-up-") as folder:
         (Path(folder) / "games.yaml").write_text(games_yaml)
         try:
             app = open_app(Path(folder) / "games.yaml", clock=FakeClock(start))
         except Exception:
-            _PG_SET_UP[key] = None  # the test itself meets the error
-            return
+            return None  # the test itself meets the error
         app.store.close()
-    made = _PG_SET_UP[key] = f"setup_{len(_PG_SET_UP)}_{name}"
-    _pg_admin(url, f"CREATE DATABASE {made} TEMPLATE {name}")
+    with store.tx(write=False) as conn:
+        return {
+            t.name: [r._asdict() for r in conn.execute(select(t))] for t in metadata.sorted_tables
+        }
+
+
+def _put_rows(store: Any, rows: dict[str, list[dict]]) -> None:
+    """Write kept rows into an empty database, its numbering after them."""
+    with store.tx() as conn:
+        for table in metadata.sorted_tables:
+            if rows[table.name]:
+                conn.execute(table.insert(), rows[table.name])
+            key = list(table.primary_key.columns)
+            if rows[table.name] and len(key) == 1 and key[0].autoincrement is not False:
+                if isinstance(key[0].type, Integer):
+                    conn.execute(
+                        text(
+                            f"SELECT setval(pg_get_serial_sequence('{table.name}', "
+                            f"'{key[0].name}'), (SELECT max({key[0].name}) FROM {table.name}))"
+                        )
+                    )
+
+
+def run_command(*args: str) -> tuple[int, list[str]]:
+    """Run `pbem ARGS` in this process: its exit status, and what the
+    stores it left open warned. A command leaves the store it opened to the
+    process's end (a database server's connections close when it exits):
+    they are collected here, rather than warn in a later test."""
+    import gc
+    import warnings
+
+    from pbem.cli.main import main
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        status = main(list(args))
+        gc.collect()
+    return status, [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
 
 
 class Harness(LocalServer):
@@ -213,6 +256,7 @@ class Harness(LocalServer):
         else:
             _pg_set_up(storage, games_yaml, start)
         super().__init__(root / "games.yaml", start)
+        assert self.app.store.shared == (storage is not None), "not on the storage asked for"
 
     # -- sending -------------------------------------------------------------
 

@@ -17,7 +17,13 @@ import pytest
 from aiosmtpd.controller import Controller
 
 from pbem.mail import bounces
-from tests.mailharness import GAMES_YAML, Harness, free_port
+from tests.mailharness import (
+    GAMES_YAML,
+    Harness,
+    free_port,
+    on_both_backends,
+    run_command,
+)
 
 ANN, BOB, CID, DEE = "ann@example.org", "bob@example.org", "cid@example.org", "dee@example.org"
 GM = "gm@example.org"
@@ -88,8 +94,8 @@ def relayed_yaml(port: int, unreachable_after: int, extra: str = "") -> str:
 
 
 @pytest.fixture
-def judge_relayed(tmp_path, relay):
-    harness = Harness(tmp_path, relayed_yaml(relay.port, 2))
+def judge_relayed(tmp_path, relay, storage):
+    harness = Harness(tmp_path, relayed_yaml(relay.port, 2), storage=storage)
     try:
         yield harness
     finally:
@@ -242,6 +248,7 @@ def test_a_vacation_reply_to_the_return_path_is_no_failure(judge_relayed, relay)
 # -- unreachable, and the way back -----------------------------------------------------------
 
 
+@on_both_backends
 def test_too_many_failures_and_the_player_is_no_longer_mailed(judge_relayed, relay):
     judge = judge_relayed
     first, second = relay.return_paths(BOB)
@@ -271,6 +278,7 @@ def test_too_many_failures_and_the_player_is_no_longer_mailed(judge_relayed, rel
     assert relay.return_paths(CID)[2:]  # the others got the press
 
 
+@on_both_backends
 def test_the_players_next_authenticated_mail_brings_them_back(judge_relayed, relay):
     judge = judge_relayed
     for path in relay.return_paths(BOB):
@@ -288,16 +296,15 @@ def test_the_players_next_authenticated_mail_brings_them_back(judge_relayed, rel
     assert judge.app.store.unreachable_addresses() == []
 
 
+@on_both_backends
 def test_the_operator_brings_an_address_back(judge_relayed, relay, capsys):
-    from pbem.cli.main import main
-
     judge = judge_relayed
     for path in relay.return_paths(CID):
         bounce_to(judge, path, shipped("dsn_13.txt"))
     config = str(judge.root / "games.yaml")
-    assert main(["reachable", "--config", config]) == 0
+    assert run_command("reachable", "--config", config)[0] == 0
     assert f"{CID}  unreachable since" in capsys.readouterr().out
-    assert main(["reachable", CID.upper(), "--config", config]) == 0
+    assert run_command("reachable", CID.upper(), "--config", config)[0] == 0
     assert f"{CID} is mailed again" in capsys.readouterr().out
     assert judge.app.store.unreachable_addresses() == []
 

@@ -15,7 +15,7 @@ from pbem.lifecycle.opening import open_app
 from pbem.turns.clock import FakeClock
 from pbem.turns.deadlines import cron_after, next_deadline
 from pbem.turns.runner import TurnRunner
-from tests.mailharness import GAMES_YAML, Harness, wait_for
+from tests.mailharness import GAMES_YAML, Harness, on_both_backends, wait_for
 
 ALPHA = "alpha@judge.example"
 ANN, BOB, CID = "ann@example.org", "bob@example.org", "cid@example.org"
@@ -127,13 +127,14 @@ def test_after_a_late_turn_the_next_deadline_leaves_time_to_answer():
     assert next_deadline(cfg, now, missed) == datetime(2026, 11, 22, 11, 50, tzinfo=UTC)
 
 
-def test_a_restart_between_deadlines_resumes_the_schedule(tmp_path):
-    h = Harness(tmp_path)
+@on_both_backends
+def test_a_restart_between_deadlines_resumes_the_schedule(tmp_path, storage):
+    h = Harness(tmp_path, storage=storage)
     deadline = h.game().deadline
     h.advance(hours=2)
     now = h.clock.now()
     h.close()
-    h = Harness(tmp_path, start=now)
+    h = Harness(tmp_path, start=now, storage=storage)
     try:
         assert h.game().deadline == deadline  # from storage, not recomputed
         assert h.server.deadlines.jobs["deadline:alpha"] == deadline
@@ -165,8 +166,9 @@ def test_deadlines_missed_while_down_run_one_turn_on_start(tmp_path):
         h.close()
 
 
-def test_orders_one_second_before_the_deadline_count_and_after_are_too_late(tmp_path):
-    h = Harness(tmp_path)
+@on_both_backends
+def test_orders_one_second_before_the_deadline_count_and_after_are_too_late(tmp_path, storage):
+    h = Harness(tmp_path, storage=storage)
     try:
         deadline = h.game().deadline
         pw = h.password(ANN)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pbem.store import Store
-from tests.mailharness import GAMES_YAML, Harness, free_port, wait_for
+from tests.mailharness import GAMES_YAML, Harness, free_port, on_both_backends, wait_for
 
 ANN = "ann@example.org"
 ALPHA = "alpha@judge.example"
@@ -166,8 +166,9 @@ def test_sigkill_mid_processing_reprocesses_once(root):
         again.stop()
 
 
-def test_poison_mail_is_quarantined_and_others_flow(tmp_path):
-    judge = Harness(tmp_path)
+@on_both_backends
+def test_poison_mail_is_quarantined_and_others_flow(tmp_path, storage):
+    judge = Harness(tmp_path, storage=storage)
     try:
         judge.app.faults = frozenset({"poison"})
         pw = judge.password(ANN)

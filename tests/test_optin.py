@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from pbem.commands.confirm import digest
 from pbem.store.schema import confirmations
-from tests.mailharness import GAMES_YAML, Harness
+from tests.mailharness import GAMES_YAML, Harness, on_both_backends
 
 OPEN_GAME = """\
   - name: gamma
@@ -29,8 +29,8 @@ EVE = "eve@example.net"
 
 
 @pytest.fixture
-def judge(tmp_path):
-    harness = Harness(tmp_path, GAMES_YAML + OPEN_GAME)
+def judge(tmp_path, storage):
+    harness = Harness(tmp_path, GAMES_YAML + OPEN_GAME, storage=storage)
     try:
         yield harness
     finally:
@@ -57,6 +57,7 @@ def token_of(mail) -> str:
     return m[1]
 
 
+@on_both_backends
 def test_a_forged_join_changes_nothing_until_the_address_confirms(judge):
     # eve writes rob's address as the sender, through a real SMTP session
     judge.send(BOB, SERVER, "JOIN gamma as Bobby\n")
@@ -103,6 +104,7 @@ def test_confirmation_from_another_address_is_refused_and_the_token_still_works(
     assert "line 1: JOIN gamma: you play as rob (2 of 3 seats taken)" in judge.last(BOB)
 
 
+@on_both_backends
 def test_a_token_confirms_once(judge):
     judge.send(BOB, SERVER, "JOIN gamma\n")
     judge.confirm(BOB)

@@ -16,7 +16,7 @@ import pytest
 from pbem.config import ConfigError, parse_config
 from pbem.mail.calendar import Deadlines
 from pbem.mail.lists import unsubscribe_token
-from tests.mailharness import GAMES_YAML, Harness
+from tests.mailharness import GAMES_YAML, Harness, on_both_backends
 from tests.test_list_headers import WATCHER, YAML, check
 
 ALPHA = "alpha@judge.example"
@@ -24,8 +24,8 @@ ANN, FAN = "ann@example.org", "fan@example.org"
 
 
 @pytest.fixture
-def h(tmp_path):
-    harness = Harness(tmp_path, YAML)
+def h(tmp_path, storage):
+    harness = Harness(tmp_path, YAML, storage=storage)
     yield harness
     harness.close()
 
@@ -72,6 +72,7 @@ def told(h: Harness, to: str = WATCHER) -> list[EmailMessage]:
     return h.outbox("unsubscribed", to)
 
 
+@on_both_backends
 def test_by_mail_to_the_unsubscribe_address(h):
     next_turn(h)
     assert reports(h, WATCHER) == 1
@@ -131,6 +132,7 @@ def test_automatic_mail_never_unsubscribes(h):
     assert reports(h, WATCHER) == 2
 
 
+@on_both_backends
 def test_one_click_post_unsubscribes_once(h):
     next_turn(h)
     _, url = targets(h.report(WATCHER))
@@ -201,8 +203,9 @@ def test_a_watcher_leaves_and_may_come_back(h):
     assert reports(h, FAN) == 2 and reports(h, WATCHER) == 3
 
 
-def test_games_yaml_observer_stays_out_after_a_restart(tmp_path):
-    h = Harness(tmp_path, YAML)
+@on_both_backends
+def test_games_yaml_observer_stays_out_after_a_restart(tmp_path, storage):
+    h = Harness(tmp_path, YAML, storage=storage)
     try:
         next_turn(h)
         mailto, _ = targets(h.report(WATCHER))
@@ -210,7 +213,7 @@ def test_games_yaml_observer_stays_out_after_a_restart(tmp_path):
         assert len(told(h)) == 1
     finally:
         h.close()
-    h = Harness(tmp_path, YAML)  # the same storage, games.yaml still lists the observer
+    h = Harness(tmp_path, YAML, storage=storage)  # the same storage, still listed
     try:
         next_turn(h)
         assert reports(h, WATCHER) == 1

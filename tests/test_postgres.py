@@ -1,0 +1,107 @@
+"""PostgreSQL's own ways, on a real server (tests/conftest.py): the
+migrations down to nothing and back up again, the server's time zone,
+values SQLite takes that PostgreSQL refuses."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config as AlembicConfig
+from alembic.migration import MigrationContext
+from sqlalchemy import MetaData, inspect, select
+
+from pbem.store import MIGRATIONS, Store
+from pbem.store.schema import inbox, metadata, submissions
+from tests.mailharness import SERVER_YAML, run_command, with_storage
+
+
+def _alembic(store: Store, *steps: tuple[str, str]) -> None:
+    """Run alembic commands (("upgrade"|"downgrade", revision), ...)."""
+    cfg = AlembicConfig()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    for how, revision in steps:
+        with store.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            getattr(command, how)(cfg, revision)
+
+
+def _tables(store: Store) -> set[str]:
+    with store.engine.connect() as conn:
+        return set(inspect(conn).get_table_names())
+
+
+def test_every_migration_goes_down_and_up_again(store):
+    """From the newest schema down to nothing and up again, on both
+    backends: the schema the code uses, nothing left over."""
+    _alembic(store, ("downgrade", "base"))
+    assert _tables(store) == {"alembic_version"}
+    _alembic(store, ("upgrade", "head"))
+    with store.engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+    assert _tables(store) == set(metadata.tables) | {"alembic_version"}
+
+
+def test_migration_0008_keeps_the_mail_that_orders_point_at(store, request):
+    """0008 drops the inbox's unique sha256 while the outbox and the
+    submissions point at the inbox: up and down again, the mail and the
+    order that names it stay."""
+    if not store.shared:
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                reason="lead (pbem/store/database.py migrate): SQLite runs the migrations "
+                "in one transaction with foreign keys on, so 0008's rebuild of the inbox "
+                "fails (FOREIGN KEY constraint failed) once an order or an outbox row "
+                "points at a mail; run them with PRAGMA foreign_keys=OFF, outside it",
+            )
+        )
+    _alembic(store, ("downgrade", "0007"))
+    with store.engine.begin() as conn:
+        then = MetaData()  # the tables as 0007 left them
+        then.reflect(conn)
+        conn.execute(then.tables["inbox"].insert(), MAIL)
+        conn.execute(then.tables["games"].insert(), GAME)
+        conn.execute(then.tables["submissions"].insert(), SUBMISSION)
+    _alembic(store, ("upgrade", "0008"), ("downgrade", "0007"), ("upgrade", "head"))
+    with store.engine.connect() as conn:
+        assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+        assert conn.execute(select(inbox.c.id, inbox.c.raw, inbox.c.claims)).all() == [
+            (7, b"mail", 0)
+        ]
+        assert conn.execute(select(submissions.c.seq)).scalars().all() == [7]
+
+
+AT = datetime(2026, 1, 1, tzinfo=UTC)
+MAIL = {
+    "id": 7,
+    "received_at": AT,
+    "mail_from": "a@x",
+    "rcpt_to": "[]",
+    "raw": b"mail",
+    "sha256": "0" * 64,
+    "state": "new",
+    "attempts": 0,
+}
+GAME = {"name": "g", "kind": "k", "state": "{}", "turn": 1, "seed": 1, "status": "running",
+        "created_at": AT}  # fmt: skip
+SUBMISSION = {"game": "g", "turn": 1, "player": "p", "seq": 7, "text": "x", "received_at": AT}
+
+
+def test_a_command_closes_the_store_it_opened(tmp_path, store, request):
+    """`pbem reachable` (as every command) opens the store games.yaml
+    names: it leaves no connection open behind it."""
+    if store.shared:
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                reason="lead (pbem/cli/*): the commands never close the store open_app "
+                "opened; on PostgreSQL its connections are left to the garbage collector "
+                "(a ResourceWarning, an error in the tests, wherever it surfaces)",
+            )
+        )
+    storage = str(tmp_path / "db.sqlite") if not store.shared else store.url
+    (tmp_path / "games.yaml").write_text(with_storage(SERVER_YAML, storage))
+    assert run_command("reachable", "--config", str(tmp_path / "games.yaml")) == (0, [])
