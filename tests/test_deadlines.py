@@ -15,7 +15,7 @@ from pbem.lifecycle.opening import open_app
 from pbem.turns.clock import FakeClock
 from pbem.turns.deadlines import cron_after, next_deadline
 from pbem.turns.runner import TurnRunner
-from tests.mailharness import GAMES_YAML, Harness, on_both_backends, wait_for
+from tests.mailharness import GAMES_YAML, Harness, on_both_backends, wait_for, with_storage
 
 ALPHA = "alpha@judge.example"
 ANN, BOB, CID = "ann@example.org", "bob@example.org", "cid@example.org"
@@ -190,10 +190,11 @@ def test_orders_one_second_before_the_deadline_count_and_after_are_too_late(tmp_
         h.close()
 
 
-def test_a_deadline_and_ready_racing_make_one_turn(tmp_path):
+@on_both_backends
+def test_a_deadline_and_ready_racing_make_one_turn(tmp_path, storage):
     """Two runners on two connections, as two processes would be, both
     sure that turn 1 is due: exactly one resolves it; one set of reports."""
-    yaml = EARLY
+    yaml = EARLY if storage is None else with_storage(EARLY, storage)
     (tmp_path / "games.yaml").write_text(yaml)
     clock = FakeClock()
     apps = [open_app(tmp_path / "games.yaml", clock=clock) for _ in range(2)]

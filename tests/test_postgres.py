@@ -4,7 +4,7 @@ values SQLite takes that PostgreSQL refuses."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from alembic import command
@@ -13,9 +13,9 @@ from alembic.config import Config as AlembicConfig
 from alembic.migration import MigrationContext
 from sqlalchemy import MetaData, inspect, select
 
-from pbem.store import MIGRATIONS, Store
+from pbem.store import MIGRATIONS, Request, Store
 from pbem.store.schema import inbox, metadata, submissions
-from tests.mailharness import SERVER_YAML, run_command, with_storage
+from tests.mailharness import SERVER_YAML, Harness, run_command, with_storage
 
 
 def _alembic(store: Store, *steps: tuple[str, str]) -> None:
@@ -105,3 +105,63 @@ def test_a_command_closes_the_store_it_opened(tmp_path, store, request):
     storage = str(tmp_path / "db.sqlite") if not store.shared else store.url
     (tmp_path / "games.yaml").write_text(with_storage(SERVER_YAML, storage))
     assert run_command("reachable", "--config", str(tmp_path / "games.yaml")) == (0, [])
+
+
+def _in_new_york(postgres, url: str) -> None:
+    """The database's sessions keep the time of New York (a server whose
+    zone is the machine's, as a packaged PostgreSQL's is)."""
+    postgres.sql(f"ALTER DATABASE {url.rsplit('/', 1)[1]} SET timezone TO 'America/New_York'")
+
+
+def test_times_come_back_in_utc_whatever_the_servers_time_zone(postgres, pg_url):
+    """PostgreSQL hands a stored time back in its session's zone: every
+    time the store reads is in UTC, as the mails that print them say."""
+    _in_new_york(postgres, pg_url)
+    store = Store(pg_url)
+    at = datetime(2026, 11, 21, 23, 50, tzinfo=UTC)
+    with store.tx() as conn:
+        store.add_game(conn, "alpha", "officewars", "{}", 1, 7, at)
+        store.set_game(conn, "alpha", deadline=at, turn_started_at=at)
+        store.queue_mail(conn, "receipt", "ann@x", "<m@x>", b"m", at)
+        store.add_auth_failure(conn, "ann@x", "alpha", at)
+        store.add_reaction(conn, "alpha", "eve@x", "bravo", at)
+        store.mark_unreachable(conn, "bob@x", at)
+        store.ask_confirmation(conn, "t", "cid@x", [Request("WATCH", "alpha", "WATCH")], 1, at, at)
+    with store.tx(write=False) as conn:
+        game = store.game(conn, "alpha")
+        (asked,) = store.confirmations(conn, "t")
+        read = [
+            game.deadline,
+            game.turn_started_at,
+            game.created_at,
+            store.outbox_rows()[0].created_at,
+            store.outbox_rows()[0].next_attempt_at,
+            *store.auth_failure_times(conn, "ann@x", at),
+            store.last_reaction(conn, "alpha", "eve@x"),
+            store.unreachable_since(conn, "bob@x"),
+            store.unreachable_addresses()[0][1],
+            asked.asked_at,
+            asked.expires_at,
+        ]
+    store.close()
+    assert [(t, t.tzinfo) for t in read] == [(at, UTC)] * len(read)
+
+
+def test_a_late_order_is_told_the_deadline_in_utc(postgres, pg_url, tmp_path):
+    """The reply to orders after the deadline names it in UTC, on a
+    database server that keeps another zone."""
+    _in_new_york(postgres, pg_url)
+    judge = Harness(tmp_path, storage=pg_url)
+    try:
+        deadline = judge.game().deadline
+        assert deadline == datetime(2026, 11, 21, 23, 50, tzinfo=UTC)
+        judge.clock.set(deadline + timedelta(seconds=1))
+        judge.send("ann@example.org", "alpha@judge.example", "PASSWORD x\nSol holds\n")
+        judge.send(
+            "ann@example.org",
+            "alpha@judge.example",
+            f"PASSWORD {judge.password('ann@example.org')}\nSol holds\n",
+        )
+        assert "its deadline (2026-11-21 23:50:00 UTC)" in judge.last("ann@example.org")
+    finally:
+        judge.close()

@@ -19,10 +19,14 @@ class StoreError(Exception):
 
 
 def aware(value: datetime | None) -> datetime | None:
-    """SQLite gives back naive datetimes; everything stored is UTC."""
-    if value is None or value.tzinfo is not None:
-        return value
-    return value.replace(tzinfo=UTC)
+    """A stored time as the host reads it: in UTC, zone attached. SQLite
+    gives back naive datetimes (everything stored is UTC); PostgreSQL gives
+    them back in its session's zone, which is the server's unless set."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
 
 
 @dataclass(frozen=True)
