@@ -168,31 +168,23 @@ def _rows(conn, table) -> list[tuple]:
     return [tuple(plain(v) for v in row) for row in rows]
 
 
-def test_the_mail_path_writes_what_core_writes_on_sqlite(store, tmp_path):
-    """The statements every mail runs go, on SQLite, through the driver's
-    own cursor, on PostgreSQL through Core; both leave the rows the same
-    statements leave through Core on SQLite."""
+def test_the_mail_path_writes_what_core_writes(store, tmp_path):
+    """The statements every mail runs go through the driver's own cursor,
+    on SQLite and on PostgreSQL; both leave the rows the same statements
+    leave through Core on SQLite."""
     core = Store.at(tmp_path / "core.sqlite")
     core.migrate()
     core.hot_cursor = core.spool.hot_cursor = False
-    assert store.hot_cursor == (not store.shared)
+    assert store.hot_cursor
     ran, reference = _mail_path(store), _mail_path(core)
     assert ran == reference
     assert len(ran["inbox"]) == 3 and len(ran["outbox"]) == 2
     core.close()
 
 
-def test_spooling_tells_a_new_mail_from_a_copy(store, request):
+def test_spooling_tells_a_new_mail_from_a_copy(store):
     """Each mail spooled is new once: the same bytes again give the first
     copy's number, marked not new, in the same batch or a later one."""
-    if store.shared:
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="lead (pbem/store/received.py spool_mails): on PostgreSQL an "
-                "INSERT's rowcount through Core is -1, so every new mail is called a copy",
-            )
-        )
     at = datetime(2026, 1, 1, tzinfo=UTC)
     assert store.store_mails([_mail(1, at), _mail(2, at), _mail(1, at)]) == [
         (1, True),
