@@ -154,12 +154,10 @@ def _copy_set_up(root: Path, games_yaml: str, start: datetime | None) -> None:
             shutil.copytree(entry, root / entry.name)
 
 
-# The same for a PostgreSQL database: set up once per games.yaml and
-# moment, its rows kept, and written into each later test's database (new
-# and empty) as they are. A database with rows is never touched (a restart).
-_PG_SET_UP: dict[tuple[str, datetime | None], dict[str, list[dict]] | None] = {}
-
-
+# The same for a PostgreSQL database: the rows open_app wrote into the
+# SQLite file of that set-up are written into the test's database (new and
+# empty), so one set-up serves both backends. A database with rows is never
+# touched (a restart).
 def with_storage(games_yaml: str, storage: str) -> str:
     """``games_yaml`` with the server's storage set to ``storage``."""
     changed, found = re.subn(
@@ -170,54 +168,62 @@ def with_storage(games_yaml: str, storage: str) -> str:
 
 
 def _pg_set_up(url: str, games_yaml: str, start: datetime | None) -> None:
-    """Give the database at ``url`` the games of ``games_yaml`` as open_app
-    sets them up at ``start``, from rows kept the first time."""
+    """Give the database at ``url`` the games of ``games_yaml`` (naming an
+    SQLite file, as the tests' games.yaml do) as open_app sets them up at
+    ``start``. Does nothing if it has rows, or if that set-up cannot be
+    copied: the server's own start then sets the games up."""
     from pbem.store import Store
 
+    folder = _set_up_once(games_yaml, start)
+    files = [] if folder is None else sorted(folder.glob("**/*.sqlite"))
+    made = [f for f in files if not f.stem.endswith("-spool")]
     store = Store(url)
     try:
         with store.tx(write=False) as conn:
             if conn.execute(select(func.count()).select_from(settings)).scalar():
                 return  # set up already: a restart
-        key = (games_yaml.replace(url, "<storage>"), start)
-        if key not in _PG_SET_UP:
-            _PG_SET_UP[key] = _first_set_up(store, games_yaml, start)
-        elif _PG_SET_UP[key] is not None:
-            _put_rows(store, _PG_SET_UP[key])
+        if len(made) == 1:
+            _put_rows(store, _rows_of(made[0]))
     finally:
         store.close()
 
 
-def _first_set_up(store: Any, games_yaml: str, start: datetime | None) -> dict | None:
-    """Set up by open_app (on the store's database); the rows it wrote."""
-    with tempfile.TemporaryDirectory(prefix="pbem-set-up-") as folder:
-        (Path(folder) / "games.yaml").write_text(games_yaml)
-        try:
-            app = open_app(Path(folder) / "games.yaml", clock=FakeClock(start))
-        except Exception:
-            return None  # the test itself meets the error
-        app.store.close()
-    with store.tx(write=False) as conn:
-        return {
-            t.name: [r._asdict() for r in conn.execute(select(t))] for t in metadata.sorted_tables
-        }
+def _rows_of(path: Path) -> dict[str, list[dict]]:
+    """Every table's rows in an SQLite store, its times in UTC."""
+    from pbem.store import Store
+    from pbem.store.rows import aware
+
+    def plain(value: Any) -> Any:
+        return aware(value) if isinstance(value, datetime) else value
+
+    source = Store.at(path)
+    try:
+        with source.tx(write=False) as conn:
+            return {
+                t.name: [
+                    {k: plain(v) for k, v in r._asdict().items()} for r in conn.execute(select(t))
+                ]
+                for t in metadata.sorted_tables
+            }
+    finally:
+        source.close()
 
 
 def _put_rows(store: Any, rows: dict[str, list[dict]]) -> None:
-    """Write kept rows into an empty database, its numbering after them."""
+    """Write rows into an empty database, its numbering after them."""
     with store.tx() as conn:
         for table in metadata.sorted_tables:
-            if rows[table.name]:
-                conn.execute(table.insert(), rows[table.name])
+            if not rows[table.name]:
+                continue
+            conn.execute(table.insert(), rows[table.name])
             key = list(table.primary_key.columns)
-            if rows[table.name] and len(key) == 1 and key[0].autoincrement is not False:
-                if isinstance(key[0].type, Integer):
-                    conn.execute(
-                        text(
-                            f"SELECT setval(pg_get_serial_sequence('{table.name}', "
-                            f"'{key[0].name}'), (SELECT max({key[0].name}) FROM {table.name}))"
-                        )
+            if len(key) == 1 and isinstance(key[0].type, Integer):
+                conn.execute(
+                    text(
+                        f"SELECT setval(pg_get_serial_sequence('{table.name}', '{key[0].name}'), "
+                        f"(SELECT max({key[0].name}) FROM {table.name}))"
                     )
+                )
 
 
 def run_command(*args: str) -> tuple[int, list[str]]:
@@ -248,13 +254,12 @@ class Harness(LocalServer):
         """``storage``: a database URL the server keeps everything in,
         instead of the SQLite file ``games_yaml`` names."""
         self.root = root
-        if storage is not None:
-            games_yaml = with_storage(games_yaml, storage)
-        (root / "games.yaml").write_text(games_yaml)
         if storage is None:
             _copy_set_up(root, games_yaml, start)
         else:
             _pg_set_up(storage, games_yaml, start)
+            games_yaml = with_storage(games_yaml, storage)
+        (root / "games.yaml").write_text(games_yaml)
         super().__init__(root / "games.yaml", start)
         assert self.app.store.shared == (storage is not None), "not on the storage asked for"
 
