@@ -69,7 +69,11 @@ class Databases:
                 for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
             }
             version = conn.execute("SELECT version_num FROM alembic_version").fetchall()
-            settings = conn.execute("SELECT count(*) FROM pg_db_role_setting").fetchone()[0]
+            settings = conn.execute(
+                "SELECT count(*) FROM pg_db_role_setting s JOIN pg_database d"
+                " ON d.oid = s.setdatabase WHERE d.datname = %s",
+                (name,),
+            ).fetchone()[0]
             if tables != set(metadata.tables) | {"alembic_version"} or version != [(self.head,)]:
                 return False
             if settings:  # ALTER DATABASE ... SET: not as new

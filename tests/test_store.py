@@ -242,6 +242,9 @@ def test_players_are_found_by_address_in_any_case(store):
         bob = store.players(conn, "beta")[1]
         store.delete_player(conn, bob.id)
     with store.tx(write=False) as conn:
+        # in the order they were seated, however often a row was changed
+        found = store.players_by_email(conn, "ann@example.org")
+        assert [(p.game, p.name) for p in found] == [("alpha", "ann"), ("beta", "ann")]
         alpha = store.players(conn, "alpha")
         assert [(p.name, p.missed, p.token_version, p.timezone) for p in alpha] == [
             ("ann", 2, 1, "UTC"),
@@ -380,8 +383,14 @@ def test_settings_watchers_and_unsubscribes(store):
         assert store.watchers(conn, "alpha") == []
         assert store.watch(conn, "alpha", "kim@example.org", True)  # undoes the unsubscribe
         assert not store.watch(conn, "alpha", "zed@example.org", False)
+        for address in ("zed@example.org", "amy@example.org"):
+            store.watch(conn, "alpha", address, True)
     with store.tx(write=False) as conn:
-        assert store.watchers(conn, "alpha") == ["kim@example.org"]
+        assert store.watchers(conn, "alpha") == [
+            "amy@example.org",
+            "kim@example.org",
+            "zed@example.org",
+        ]
         assert store.unsubscribed(conn, "alpha") == {"eve@example.org"}
 
 

@@ -69,10 +69,9 @@ class AccountsAndScores(Database):
         return False
 
     def watchers(self, conn: Connection, game: str) -> list[str]:
-        return [
-            r[0]
-            for r in conn.execute(select(watchers.c.email).where(watchers.c.game == game)).all()
-        ]
+        """A game's observers by WATCH, by address (on every backend)."""
+        q = select(watchers.c.email).where(watchers.c.game == game).order_by(watchers.c.email)
+        return [r[0] for r in conn.execute(q).all()]
 
     def unsubscribe(self, conn: Connection, game: str, email: str, at: datetime) -> bool:
         """The observer ``email`` leaves ``game``'s mail (a WATCH undone,

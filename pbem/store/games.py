@@ -19,7 +19,11 @@ from pbem.store.schema import games, players, press, ready, reports, submissions
 _P = bindparam
 _GAME = select(games).where(games.c.name == _P("name"))
 _PLAYERS_OF = select(players).where(players.c.game == _P("game")).order_by(players.c.id)
-_PLAYERS_BY_EMAIL = select(players).where(func.lower(players.c.email) == _P("email"))
+# in the order seated: SQLite reads the table in that order, PostgreSQL in
+# whatever order its pages hold the rows (a changed row moves)
+_PLAYERS_BY_EMAIL = (
+    select(players).where(func.lower(players.c.email) == _P("email")).order_by(players.c.id)
+)
 SUBMISSION_ADD = Hot(
     submissions.insert(), columns=("game", "turn", "player", "seq", "text", "received_at")
 )

@@ -180,7 +180,9 @@ class OutgoingMail(Database):
         (outbox id, address)."""
         for mid in message_ids:
             r = conn.execute(
-                select(outbox.c.id, outbox.c.to_addr).where(outbox.c.message_id == mid)
+                select(outbox.c.id, outbox.c.to_addr)
+                .where(outbox.c.message_id == mid)
+                .order_by(outbox.c.id)
             ).first()
             if r is not None:
                 conn.execute(update(outbox).where(outbox.c.id == r.id).values(last_error=note))
