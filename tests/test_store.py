@@ -476,3 +476,31 @@ def test_permanent_bounces_make_an_address_unreachable(store):
         assert not store.counted_failures(conn, "p0@example.org")
         assert store.unreachable_among(conn, ["p0@example.org"]) == set()
     assert store.unreachable_addresses() == []
+
+
+def test_senders_racing_send_each_mail_once(store):
+    """Four senders (threads, each transaction on a connection of its own,
+    as several nodes' senders are) drain the outbox together: each mail is
+    claimed by one of them and marked sent once."""
+    import threading
+
+    ids = _queue(store, 120)
+    sent: dict[str, list[int]] = {}
+    start = threading.Barrier(4)
+
+    def sender(name: str) -> None:
+        start.wait()
+        mine = sent.setdefault(name, [])
+        while claimed := store.claim_due(name, AT, 7, wall=100.0, lease=600.0):
+            got = [r.id for r in claimed]
+            assert store.mark_sent_many(got, AT, holder=name) == len(got)
+            mine.extend(got)
+
+    threads = [threading.Thread(target=sender, args=(f"s{n}",)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert sorted(i for got in sent.values() for i in got) == ids
+    assert {r.status for r in store.outbox_rows()} == {"sent"}
+    assert all(r.attempts == 1 for r in store.outbox_rows())
