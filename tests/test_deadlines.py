@@ -1,6 +1,7 @@
 """Deadlines: the real scheduler, driven by a clock the tests move, over a
-real server and SQLite file. Storage holds every deadline; a turn runs once
-however it is triggered; mail after the deadline is too late."""
+real server and SQLite file (the tests marked on_both_backends: PostgreSQL
+too). Storage holds every deadline; a turn runs once however it is
+triggered; mail after the deadline is too late."""
 
 from __future__ import annotations
 

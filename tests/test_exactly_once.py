@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 from pbem.serving.lease import process_gone
 from pbem.store import ClaimLost, Store
 from pbem.store.schema import spool
-from tests.mailharness import GAMES_YAML, on_both_backends, wait_for
+from tests.mailharness import GAMES_YAML, wait_for
 from tests.test_mail_faults import ALPHA, ANN, Proc, free_port, orders_mail, password, store_of
 
 AT = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
@@ -100,11 +100,11 @@ def test_same_bytes_after_the_spool_forgot_them_are_a_duplicate(judge):
     assert "<third@example.org>" in receipts
 
 
-@on_both_backends
-def test_a_resent_mail_is_processed_once(judge):
+def test_a_resent_mail_is_processed_once(judge_both):
     """The same bytes again, at once and after two days (an MTA that lost
     the 250): answered 250 each time, processed and answered once; a copy
     the store keeps is recorded as a duplicate of the first."""
+    judge = judge_both
     pw = judge.password(ANN)
     first, second = orders_mail(pw, "first"), orders_mail(pw, "second")
     for raw in (first, first, second):

@@ -1,8 +1,8 @@
 """Double opt-in: JOIN, LEAVE, WATCH and UNWATCH act on the From address
 alone, which anyone can forge; so each waits until a reply from that
 address to the token mailed there confirms it. Real mail through a real
-SMTP session (tests/mailharness.py), a real SQLite file, the clock moved
-by the test."""
+SMTP session (tests/mailharness.py), a real SQLite file (or PostgreSQL:
+the tests marked on_both_backends), the clock moved by the test."""
 
 from __future__ import annotations
 
