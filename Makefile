@@ -48,9 +48,10 @@ lint: $(STAMP)
 	$(BIN)/ruff check pbem adjudicator tests bench
 	$(BIN)/ruff format --check pbem adjudicator tests bench
 
-bench: $(STAMP)
+bench: $(STAMP) postgresql
 	$(BIN)/python bench/officewars.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/nodes.py
 	$(BIN)/python bench/reports.py
 	$(BIN)/python bench/implosion.py
 	$(BIN)/python bench/territory.py
