@@ -408,8 +408,8 @@ def watch_storm(store, deadline: datetime, turn: int, games: int) -> tuple[float
                 f"  +{elapsed:.0f} s: {resolved} games resolved, {reports} reports queued, "
                 f"{reports - unsent} sent"
             )
-        if elapsed > 900:
-            raise SystemExit(f"bench: the storm was not over in 15 minutes ({resolved} resolved)")
+        if elapsed > 1800:
+            raise SystemExit(f"bench: the storm was not over in 30 minutes ({resolved} resolved)")
         time.sleep(0.2)
     return resolved_at, sent_at
 
