@@ -121,7 +121,7 @@ def nodes(folder: Path, ports: Sequence[int]) -> Iterator[list[subprocess.Popen]
             )
     try:
         for proc, port in zip(procs, ports, strict=True):
-            ingest.wait_listening(proc, port)
+            listening(proc, port)
         settle(procs)
         yield procs
     finally:
@@ -139,6 +139,21 @@ def nodes(folder: Path, ports: Sequence[int]) -> Iterator[list[subprocess.Popen]
             problems = [line for line in said if "Traceback" in line or "ERROR" in line]
             if problems or not any(line.startswith("pbem: stopped") for line in said):
                 print(f"  {log.name}, its last lines:\n    " + "\n    ".join(said[-8:]))
+
+
+def listening(proc: subprocess.Popen, port: int, limit: float = 300) -> None:
+    """Wait until a node listens (ingest.wait_listening gives a node 15 s:
+    one reading a games.yaml of a thousand games takes longer)."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        if proc.poll() is not None:
+            raise SystemExit(f"bench: a node exited ({proc.returncode}) before it listened")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"bench: no node listened on port {port} in {limit:.0f} s")
 
 
 def settle(procs: Sequence[subprocess.Popen], limit: float = 60) -> None:
