@@ -124,15 +124,15 @@ class App:
     def game_config(self, name: str) -> GameConfig | None:
         """A game of games.yaml, or a lobby opened from one (``terra-3`` of
         the lobby game ``terra``), with its own name."""
-        for g in self.config.games:
-            if g.name == name:
-                return g
+        found = self.config.by_name.get(name)
+        if found is not None:
+            return found
         base, dash, number = name.rpartition("-")
         if dash and number.isdigit() and not number.startswith("0"):
-            for g in self.config.games:
-                if g.name == base and g.lobby:
-                    seed = None if g.seed is None else g.seed + int(number)
-                    return replace(g, name=name, seed=seed)
+            g = self.config.by_name.get(base)
+            if g is not None and g.lobby:
+                seed = None if g.seed is None else g.seed + int(number)
+                return replace(g, name=name, seed=seed)
         return None
 
     def engine(self, kind: str) -> Game:

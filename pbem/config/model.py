@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -163,8 +164,17 @@ class Config:
     server: ServerConfig
     games: tuple[GameConfig, ...]
 
-    def game(self, name: str) -> GameConfig:
+    @cached_property
+    def by_name(self) -> Mapping[str, GameConfig]:
+        """The games by name (a judge may list a thousand: every mail and
+        every turn looks games up by name)."""
+        found: dict[str, GameConfig] = {}
         for g in self.games:
-            if g.name == name:
-                return g
-        raise KeyError(f"no game {name!r} in {self.path.name}")
+            found.setdefault(g.name, g)
+        return found
+
+    def game(self, name: str) -> GameConfig:
+        found = self.by_name.get(name)
+        if found is None:
+            raise KeyError(f"no game {name!r} in {self.path.name}")
+        return found

@@ -159,14 +159,18 @@ class _Game:
 
 
 class Deadlines:
-    """Every game's deadline and who may see it, read once from storage:
-    a turn's reports make one calendar per reader from the same reading."""
+    """Every game's deadline and who may see it, read from storage as
+    asked and kept: a turn's reports make one calendar per reader, and
+    each game is read once for all of them. Only the games an address may
+    read are looked at (a judge may host a thousand games; a player plays
+    a few)."""
 
     def __init__(self, app: App, conn: Connection) -> None:
         self.app = app
         self.conn = conn
-        self.games = [g for g in map(self._read, app.store.all_games(conn)) if g is not None]
+        self._games: dict[str, _Game | None] = {}
         self._phases: dict[str, str] = {}
+        self._lobby_games: dict[str, list[str]] = {}
 
     def _read(self, row: GameRow) -> _Game | None:
         """A game that has a deadline to show: running or paused, not on
@@ -183,13 +187,45 @@ class Deadlines:
             emails.append(cfg.master_email)
         return _Game(row, cfg, frozenset(e.lower() for e in emails))
 
+    def _game(self, name: str) -> _Game | None:
+        if name not in self._games:
+            row = self.app.store.game(self.conn, name)
+            self._games[name] = None if row is None else self._read(row)
+        return self._games[name]
+
+    def _candidates(self, me: str) -> set[str]:
+        """The games ``me`` (lower case) may read: those it has a seat in
+        or WATCHes, and those whose games.yaml entry lists it as observer
+        or master (a lobby's: every game opened from it). More than it
+        reads, never fewer: ``_read`` decides."""
+        store, conn = self.app.store, self.conn
+        names = {p.game for p in store.players_by_email(conn, me)}
+        names.update(store.watched_by(conn, me))
+        for cfg in self.app.config.games:
+            listed = [o.lower() for o in cfg.observers]
+            if me not in listed and (cfg.master_email or "").lower() != me:
+                continue
+            names.update(self._opened_from(cfg) if cfg.lobby else [cfg.name])
+        return names
+
+    def _opened_from(self, lobby: GameConfig) -> list[str]:
+        """The games opened from a lobby game (``terra-1``, ``terra-2``)."""
+        if lobby.name not in self._lobby_games:
+            prefix = f"{lobby.name}-"
+            self._lobby_games[lobby.name] = [
+                g.name for g in self.app.store.all_games(self.conn) if g.name.startswith(prefix)
+            ]
+        return self._lobby_games[lobby.name]
+
     def of(self, email: str) -> list[Deadline]:
-        """The deadlines of every game ``email`` plays, watches or masters."""
+        """The deadlines of every game ``email`` plays, watches or masters,
+        in the order of the games' names."""
         me = email.lower()
-        return [self.deadline(g) for g in self.games if me in g.readers]
+        found = (self._game(name) for name in sorted(self._candidates(me)))
+        return [self.deadline(g) for g in found if g is not None and me in g.readers]
 
     def named(self, name: str) -> _Game | None:
-        return next((g for g in self.games if g.row.name == name), None)
+        return self._game(name)
 
     def deadline(self, game: _Game) -> Deadline:
         """The event of a game's current turn."""

@@ -73,6 +73,11 @@ class AccountsAndScores(Database):
         q = select(watchers.c.email).where(watchers.c.game == game).order_by(watchers.c.email)
         return [r[0] for r in conn.execute(q).all()]
 
+    def watched_by(self, conn: Connection, email: str) -> list[str]:
+        """The games ``email`` WATCHes."""
+        q = select(watchers.c.game).where(watchers.c.email == email.lower())
+        return [r[0] for r in conn.execute(q).all()]
+
     def unsubscribe(self, conn: Connection, game: str, email: str, at: datetime) -> bool:
         """The observer ``email`` leaves ``game``'s mail (a WATCH undone,
         and games.yaml's listing overruled); False if it had left already."""
