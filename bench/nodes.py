@@ -8,7 +8,8 @@ survives a power cut, as SQLite's synchronous=FULL does). In one run:
 1. Mail: N order mails from one game's six players over C concurrent SMTP
    connections (bench/ingest.py's load generator; the connections spread
    round-robin over the nodes' ports), to one node on SQLite, then one,
-   two and three nodes on PostgreSQL, each on a fresh database. For each:
+   two and three nodes on PostgreSQL, each on a fresh database; three
+   rounds of the four, medians (the machine is shared). For each:
    mails per second accepted (each 250 answered after its commit, with
    p50/p95 from the end of DATA to the 250) and fully processed (applied,
    the receipt committed to the outbox), and the CPU the nodes and the
@@ -23,7 +24,7 @@ The games are set up once, outside the timing, by the server's own set-up
 (open_app, as `pbem serve` does on start) with two shortcuts that change
 nothing the storm reads: the players' passwords are hashed once per name
 (scrypt takes 55 ms; six thousand of them would take five minutes), and
-the start mails (a map picture each, half a second a game) are not
+the start mails (a map picture each: minutes for six thousand) are not
 composed; the password mails are marked sent, so the storm starts with an
 empty outbox. Then every game's deadline is set to the same whole minute,
 far enough ahead for the three nodes to start and build their deadline
@@ -491,7 +492,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("-n", type=int, default=3000, help="mails to send in each mail run")
     parser.add_argument("-c", type=int, default=12, help="concurrent SMTP connections")
-    parser.add_argument("-r", type=int, default=1, help="rounds of the mail runs")
+    parser.add_argument("-r", type=int, default=3, help="rounds of the mail runs")
     parser.add_argument("--games", type=int, default=STORM_GAMES, help="games in the storm")
     parser.add_argument("--nodes", type=int, default=3, help="nodes awake in the storm")
     parser.add_argument(
