@@ -112,6 +112,9 @@ class _Returned:
     def fetchone(self) -> Any:
         return self.cursor.fetchone()
 
+    def fetchall(self) -> list[Any]:
+        return list(self.cursor.fetchall())
+
     @property
     def lastrowid(self) -> int:
         return int(self.cursor.fetchone()[0])
@@ -126,6 +129,9 @@ class _CoreRan:
 
     def fetchone(self) -> Any:
         return self.result.first()
+
+    def fetchall(self) -> list[Any]:
+        return list(self.result.all())
 
     @property
     def lastrowid(self) -> int:

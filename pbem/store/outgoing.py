@@ -8,7 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
-from pbem.store.database import Database, Hot
+from pbem.store.database import NONE, Database, Hot
 from pbem.store.rows import ClaimLost, OutboxRow
 from pbem.store.schema import outbox, reply_counts
 
@@ -30,8 +30,13 @@ OUTBOX_ADD = Hot(
 _THIS_COUNT = (reply_counts.c.address == _P("to")) & (reply_counts.c.day == _P("on"))
 REPLY_COUNT = Hot(select(reply_counts.c.count).where(_THIS_COUNT))
 REPLY_COUNT_FIRST = Hot(reply_counts.insert(), columns=("address", "day", "count"))
-REPLY_COUNT_MORE = Hot(
-    update(reply_counts).where(_THIS_COUNT).values(count=reply_counts.c.count + 1)
+# one more reply, while under the cap: the day's count after it, or no row
+# (none counted yet that day, or the cap reached): one statement a reply
+REPLY_COUNT_BUMP = Hot(
+    update(reply_counts)
+    .where(_THIS_COUNT, reply_counts.c.count < _P("cap"))
+    .values(count=reply_counts.c.count + 1)
+    .returning(reply_counts.c.count)
 )
 
 
@@ -72,20 +77,23 @@ class OutgoingMail(Database):
         """Count one more reply to ``address`` on ``day`` (UTC, YYYY-MM-DD)
         and return how many that makes, or None (nothing counted) if
         ``cap`` replies went there that day already."""
-        count = self._replies(conn, address, day)
-        if (count or 0) >= cap:
-            return None
-        self._count_one(conn, address, day, first=count is None)
-        return (count or 0) + 1
+        bumped = self._bump(conn, address, day, cap)
+        if bumped is not None:
+            return bumped
+        if self._replies(conn, address, day) is not None or cap <= 0:
+            return None  # the cap is reached
+        self._first(conn, address, day)
+        return 1
 
     def take_reply(self, conn: Connection, address: str, day: str, cap: int) -> bool:
         """Count one more reply to ``address`` on ``day`` (UTC, YYYY-MM-DD),
         unless ``cap`` replies went there that day already: then False.
         (The first reply of a day always counts.)"""
-        count = self._replies(conn, address, day)
-        if count is not None and count >= cap:
-            return False
-        self._count_one(conn, address, day, first=count is None)
+        if self._bump(conn, address, day, cap) is not None:
+            return True
+        if self._replies(conn, address, day) is not None:
+            return False  # the cap is reached
+        self._first(conn, address, day)
         return True
 
     def _replies(self, conn: Connection, address: str, day: str) -> int | None:
@@ -93,11 +101,14 @@ class OutgoingMail(Database):
         row = self.run(conn, REPLY_COUNT, to=address, on=day).fetchone()
         return None if row is None else row[0]
 
-    def _count_one(self, conn: Connection, address: str, day: str, first: bool) -> None:
-        if first:
-            self.run(conn, REPLY_COUNT_FIRST, address=address, day=day, count=1)
-        else:
-            self.run(conn, REPLY_COUNT_MORE, to=address, on=day)
+    def _bump(self, conn: Connection, address: str, day: str, cap: int) -> int | None:
+        """One more reply counted if under ``cap``: the count it makes."""
+        # every row read, so SQLite finishes the statement before the commit
+        rows = self.run(conn, REPLY_COUNT_BUMP, to=address, on=day, cap=cap).fetchall()
+        return int(rows[0][0]) if rows else None
+
+    def _first(self, conn: Connection, address: str, day: str) -> None:
+        self.run(conn, REPLY_COUNT_FIRST, address=address, day=day, count=1)
 
     def last_outbox_id(self, conn: Connection) -> int:
         return conn.execute(select(func.max(outbox.c.id))).scalar() or 0
@@ -145,15 +156,19 @@ class OutgoingMail(Database):
             | (outbox.c.claimed_by == holder)
             | (outbox.c.lease_until < wall)
         )
-        with self.tx() as conn:
-            ids = list(
-                conn.execute(
-                    select(outbox.c.id)
-                    .where(outbox.c.status == "pending", outbox.c.next_attempt_at <= now, free)
-                    .order_by(outbox.c.id)
-                    .limit(limit)
-                ).scalars()
-            )
+        due = (
+            select(outbox.c.id)
+            .where(outbox.c.status == "pending", outbox.c.next_attempt_at <= now, free)
+            .order_by(outbox.c.id)
+            .limit(limit)
+        )
+        # on a shared store, senders never wait for the write lock: the rows
+        # they claim are locked for the claim alone, and rows another
+        # sender is claiming are skipped
+        with self.tx(lock=NONE) as conn:
+            if self.shared:
+                due = due.with_for_update(skip_locked=True)
+            ids = list(conn.execute(due).scalars())
             if not ids:
                 return []
             conn.execute(
@@ -196,8 +211,9 @@ class OutgoingMail(Database):
         self, outbox_ids: Sequence[int], at: datetime, holder: str | None = None
     ) -> int:
         """Mark mails sent that are still pending (and, with ``holder``,
-        still claimed by that sender); returns how many."""
-        with self.tx() as conn:
+        still claimed by that sender); returns how many. (Touches only
+        rows it names, each checked in the statement: no write lock.)"""
+        with self.tx(lock=NONE) as conn:
             q = update(outbox).where(
                 outbox.c.id.in_(list(outbox_ids)), outbox.c.status == "pending"
             )
@@ -210,7 +226,7 @@ class OutgoingMail(Database):
     def mark_retry(
         self, outbox_id: int, error: str, next_at: datetime, holder: str | None = None
     ) -> None:
-        with self.tx() as conn:
+        with self.tx(lock=NONE) as conn:
             q = update(outbox).where(outbox.c.id == outbox_id, outbox.c.status == "pending")
             if holder is not None:
                 q = q.where(outbox.c.claimed_by == holder)
