@@ -24,6 +24,7 @@ Exit status: 0 done, 2 bad input (every problem is printed), 1 a fault.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -63,6 +64,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for p in exc.problems:
             print(f"  {p}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (`pbem inbox | head`): nothing to say
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
+        return 0
     except OSError as exc:  # a file the user named cannot be read or written
         if exc.filename is None:
             raise

@@ -29,6 +29,7 @@ from pbem.lifecycle.opening import open_app
 from pbem.mail.outbox import Sender
 from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
 from pbem.serving.lease import RENEW, Lease, die_with_parent
+from pbem.store.database import shown
 from pbem.turns.runner import TurnRunner
 from pbem.turns.schedule import Deadlines
 
@@ -426,6 +427,12 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
         out = app.config.server.outbound
         if not out.host:
             print(f"  replies land in {out.maildir}/new/", flush=True)
+        if app.store.shared:
+            print(
+                f"  storage {shown(app.store.url)}: one node of several "
+                "(`pbem nodes` lists them)",
+                flush=True,
+            )
         if server.web is not None:
             public = app.config.server.web.url if app.config.server.web else None
             print(

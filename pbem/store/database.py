@@ -50,9 +50,11 @@ def shown(url: str) -> str:
     from sqlalchemy.engine import make_url
 
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        text = make_url(url).render_as_string(hide_password=True)
     except Exception:
         return "(a database URL that cannot be read)"
+    # as games.yaml writes it: the driver is pbem's business
+    return text.replace("postgresql+psycopg://", "postgresql://", 1)
 
 
 class Hot:
