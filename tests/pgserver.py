@@ -61,6 +61,9 @@ class PostgresServer:
         self.log = self.root / "server.log"
         self._names = itertools.count(1)
         self.as_root = os.geteuid() == 0
+        # whose server it is: a test process killed before it could stop
+        # its server leaves it to the next one to remove (stop_orphans)
+        (self.root / "owner.pid").write_text(str(os.getpid()))
         if self.as_root:
             shutil.chown(self.root, "postgres", "postgres")
 
@@ -71,6 +74,7 @@ class PostgresServer:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
 
     def start(self) -> PostgresServer:
+        stop_orphans(self.bin)
         made = self._run(
             "initdb", "-D", str(self.data), "-U", "pbem", "--auth=trust", "-E", "UTF8",
             "--locale=C", "--no-sync",
@@ -136,3 +140,23 @@ class PostgresServer:
     def stop(self) -> None:
         self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def stop_orphans(bin_dir: Path) -> None:
+    """Stop and remove the servers of test processes that are gone."""
+    for owner in Path("/var/tmp").glob("pbem-pg-*/owner.pid"):
+        try:
+            pid = int(owner.read_text())
+            os.kill(pid, 0)
+            continue  # its test process is still running
+        except ProcessLookupError:
+            pass
+        except (ValueError, OSError):
+            continue
+        data = owner.parent / "data"
+        if data.exists():
+            cmd = [str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"]
+            if os.geteuid() == 0:
+                cmd = ["runuser", "-u", "postgres", "--", *cmd]
+            subprocess.run(cmd, capture_output=True, timeout=60, check=False)
+        shutil.rmtree(owner.parent, ignore_errors=True)
