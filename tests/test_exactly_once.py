@@ -189,9 +189,7 @@ def test_a_second_server_waits_for_the_live_worker_and_says_which(root):
             second.stop()
 
 
-def test_a_lapsed_or_dead_holder_is_taken_over(tmp_path):
-    store = Store.at(tmp_path / "db.sqlite")
-    store.migrate()
+def test_a_lapsed_or_dead_holder_is_taken_over(store):
     host = socket.gethostname()
     now = time.time()
     assert store.take_lease("worker", "A", 1, host, now, 10, lambda p, h: False) is None
@@ -200,4 +198,3 @@ def test_a_lapsed_or_dead_holder_is_taken_over(tmp_path):
     assert store.take_lease("worker", "B", 2, host, now + 1, 10, lambda p, h: p == 1) is None
     assert store.take_lease("worker", "A", 1, host, now + 2, 10, lambda p, h: False) is not None
     assert store.take_lease("worker", "C", 3, host, now + 12, 10, lambda p, h: False) is None
-    store.close()
