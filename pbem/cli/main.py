@@ -24,34 +24,36 @@ Exit status: 0 done, 2 bad input (every problem is printed), 1 a fault.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
 
-from adjudicator import GAMES
-from adjudicator.base import GameError
-from pbem.cli.errors import FIRST, MAPMAKER, POSITIONS, InputError
-from pbem.cli.files import cmd_adjudicate, cmd_check, cmd_demo, cmd_genmap, cmd_maps, cmd_preview
-from pbem.cli.keys import add_command as add_dkim_key
-from pbem.cli.operate import (
-    cmd_inbox,
-    cmd_master,
-    cmd_new_token,
-    cmd_nodes,
-    cmd_play,
-    cmd_rank,
-    cmd_reachable,
-    cmd_report,
-    cmd_retry,
-    cmd_seat,
-    cmd_serve,
-)
-from pbem.config import ConfigError
-from pbem.words import plural
+# Only what every run needs is imported here: a command's module (and with
+# it the storage, the mail rooms, the games) is imported when that command
+# runs. `pbem serve`'s worker process imports this module again before it
+# starts (multiprocessing's spawn), and needs none of the other commands.
+
+Command = Callable[[argparse.Namespace, TextIO], Any]
+
+
+def _at(module: str, name: str) -> Command:
+    """The command ``name`` of ``pbem.cli.<module>``, imported when it runs."""
+
+    def run(args: argparse.Namespace, out: TextIO) -> Any:
+        return getattr(importlib.import_module(f"pbem.cli.{module}"), name)(args, out)
+
+    run.__name__ = run.__qualname__ = name
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from adjudicator.base import GameError
+    from pbem.cli.errors import InputError
+    from pbem.config import ConfigError
+    from pbem.words import plural
+
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -96,9 +98,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _file_commands(sub: Any) -> None:
     """Commands on files, no server needed."""
+    from adjudicator import GAMES
+    from pbem.cli.errors import MAPMAKER
+
     p = _command(sub, "check", help="check games.yaml")
     p.add_argument("file", nargs="?", default="games.yaml")
-    p.set_defaults(run=cmd_check)
+    p.set_defaults(run=_at("files", "cmd_check"))
 
     _adjudicate_command(sub)
 
@@ -115,7 +120,7 @@ def _file_commands(sub: Any) -> None:
     p.add_argument(
         "--players", type=int, help="players in the drawn start (default: as many as it takes)"
     )
-    p.set_defaults(run=cmd_maps)
+    p.set_defaults(run=_at("files", "cmd_maps"))
 
     p = _command(sub, "genmap", help=f"write a random connected {MAPMAKER.title} map")
     p.add_argument(
@@ -127,17 +132,19 @@ def _file_commands(sub: Any) -> None:
     p.add_argument("--players", type=int, required=True)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", help="file to write (default: standard output)")
-    p.set_defaults(run=cmd_genmap)
+    p.set_defaults(run=_at("files", "cmd_genmap"))
 
 
 def _server_commands(sub: Any) -> None:
     """Running the server, and commands on its storage and mail."""
+    from pbem.cli.keys import add_command as add_dkim_key
+
     p = _command(sub, "serve", help="run the mail server (SMTP in, mail out)")
     p.add_argument("file", nargs="?", default="games.yaml")
     p.add_argument("--host", help="listen on this address (default: games.yaml)")
     p.add_argument("--port", type=int, help="listen on this port (default: games.yaml)")
     p.add_argument("--quiet", action="store_true", help="log warnings only")
-    p.set_defaults(run=cmd_serve)
+    p.set_defaults(run=_at("operate", "cmd_serve"))
 
     add_dkim_key(sub, _command)
 
@@ -156,12 +163,12 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("--config", default="games.yaml")
     p.add_argument("--port", type=int, help="the server's port (default: games.yaml)")
     p.add_argument("--wait", type=float, default=20.0, help="seconds to wait for the receipt")
-    p.set_defaults(run=cmd_play)
+    p.set_defaults(run=_at("operate", "cmd_play"))
 
     p = _command(sub, "retry", help="process a quarantined mail again")
     p.add_argument("message", type=int, help="the mail's number (#N in the alert)")
     p.add_argument("--config", default="games.yaml")
-    p.set_defaults(run=cmd_retry)
+    p.set_defaults(run=_at("operate", "cmd_retry"))
 
     p = _command(sub, "seat", help="seat a player in a game open for players")
     p.add_argument("game")
@@ -169,22 +176,22 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("email")
     p.add_argument("--timezone")
     p.add_argument("--config", default="games.yaml")
-    p.set_defaults(run=cmd_seat)
+    p.set_defaults(run=_at("operate", "cmd_seat"))
 
     p = _command(sub, "new-token", help="revoke a player's reply addresses")
     p.add_argument("game")
     p.add_argument("player")
     p.add_argument("--config", default="games.yaml")
-    p.set_defaults(run=cmd_new_token)
+    p.set_defaults(run=_at("operate", "cmd_new_token"))
 
     p = _command(sub, "inbox", help="list stored mail and its state")
     p.add_argument("--config", default="games.yaml")
     p.add_argument("--state", help="only mail in this state (new, applied, refused, ...)")
-    p.set_defaults(run=cmd_inbox)
+    p.set_defaults(run=_at("operate", "cmd_inbox"))
 
     p = _command(sub, "nodes", help="the server nodes on this store, their claims, the backlog")
     p.add_argument("--config", default="games.yaml")
-    p.set_defaults(run=cmd_nodes)
+    p.set_defaults(run=_at("operate", "cmd_nodes"))
 
     p = _command(
         sub,
@@ -194,7 +201,7 @@ def _server_commands(sub: Any) -> None:
     )
     p.add_argument("address", nargs="?")
     p.add_argument("--config", default="games.yaml")
-    p.set_defaults(run=cmd_reachable)
+    p.set_defaults(run=_at("operate", "cmd_reachable"))
 
 
 def _master_commands(sub: Any) -> None:
@@ -215,11 +222,11 @@ def _master_commands(sub: Any) -> None:
         "args", nargs="*", help="extend: a duration; replace: PLAYER EMAIL; remove: PLAYER"
     )
     p.add_argument("--config", default="games.yaml")
-    p.set_defaults(run=cmd_master)
+    p.set_defaults(run=_at("operate", "cmd_master"))
 
     p = _command(sub, "rank", help="the scoreboard: players with points, best first")
     p.add_argument("--config", default="games.yaml")
-    p.set_defaults(run=cmd_rank)
+    p.set_defaults(run=_at("operate", "cmd_rank"))
 
     p = _command(
         sub, "report", help="print a kept turn report (with --out, write its map picture too)"
@@ -240,14 +247,14 @@ def _master_commands(sub: Any) -> None:
         "--out", help="a folder to write the map picture into (map-GAME-TURN.png and .svg)"
     )
     p.add_argument("--config", default="games.yaml")
-    p.set_defaults(run=cmd_report)
+    p.set_defaults(run=_at("operate", "cmd_report"))
 
 
 def _trying_commands(sub: Any) -> None:
     """Trying the games out: a turn of each, a whole game by mail."""
     p = _command(sub, "preview", help="play one offline turn of every game in games.yaml")
     p.add_argument("file", nargs="?", default="games.yaml")
-    p.set_defaults(run=cmd_preview)
+    p.set_defaults(run=_at("files", "cmd_preview"))
 
     p = _command(
         sub,
@@ -259,11 +266,14 @@ def _trying_commands(sub: Any) -> None:
     )
     p.add_argument("--dir", help="where to keep the demo's files (default: a new temporary folder)")
     p.add_argument("--seed", type=int, default=7)
-    p.set_defaults(run=cmd_demo)
+    p.set_defaults(run=_at("files", "cmd_demo"))
 
 
 def _adjudicate_command(sub: Any) -> None:
     """pbem adjudicate: one turn from files."""
+    from adjudicator import GAMES
+    from pbem.cli.errors import FIRST, POSITIONS
+
     p = _command(
         sub,
         "adjudicate",
@@ -301,4 +311,4 @@ def _adjudicate_command(sub: Any) -> None:
         action="store_true",
         help="refuse to adjudicate if any order line is refused (exit 2)",
     )
-    p.set_defaults(run=cmd_adjudicate)
+    p.set_defaults(run=_at("files", "cmd_adjudicate"))
