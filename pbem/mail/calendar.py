@@ -31,15 +31,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
-import icalendar
 from sqlalchemy import Connection
 
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.mail import lists
 from pbem.store import GameRow
+
+if TYPE_CHECKING:  # imported where a calendar is made: a server start needs none
+    import icalendar
 
 FILENAME = "deadlines.ics"
 MIME = "text/calendar"
@@ -73,6 +76,8 @@ def event_uid(game: GameRow, turn: int, domain: str) -> str:
 
 def calendar(deadlines: Sequence[Deadline], *, domain: str, now: datetime) -> bytes:
     """The calendar of ``deadlines`` as iCalendar bytes (CRLF lines)."""
+    import icalendar
+
     cal = icalendar.Calendar()
     cal.add("prodid", f"-//pbem//deadlines {domain}//EN")
     cal.add("version", "2.0")
@@ -101,6 +106,8 @@ def shared_calendar(deadlines: tuple[Deadline, ...], domain: str, now: datetime)
 
 def event(d: Deadline, now: datetime) -> icalendar.Event:
     """One deadline as a VEVENT, with its alarm."""
+    import icalendar
+
     start = d.at.astimezone(ZoneInfo(d.zone))
     ev = icalendar.Event()
     ev.add("uid", d.uid)
@@ -121,6 +128,8 @@ def event(d: Deadline, now: datetime) -> icalendar.Event:
 
 def alarm(d: Deadline) -> icalendar.Alarm:
     """A reminder an hour before the deadline."""
+    import icalendar
+
     al = icalendar.Alarm()
     al.add("action", "DISPLAY")
     al.add("trigger", -ALARM)

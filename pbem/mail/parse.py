@@ -25,8 +25,6 @@ from email.headerregistry import Address
 from email.message import Message
 from typing import Any
 
-from flufl.bounce import all_failures
-
 from pbem.mail.body import body_text, split_lines
 from pbem.mail.parsed import MAX_DEPTH, MAX_HEADERS, MAX_PARTS, PARSE_SECONDS, ParsedMail
 
@@ -364,6 +362,8 @@ def read_failures(text: bytes, out: ParsedMail) -> None:
     failed for good and those delayed; and, when the library names no
     address, the Action fields of the DSN itself. Never raises: a detector
     that fails on a mangled bounce leaves the bounce unread."""
+    from flufl.bounce import all_failures  # imported by the first bounce read
+
     try:
         msg = email.message_from_bytes(text)  # the detectors expect the classic policy
         temporary, permanent = all_failures(msg)
