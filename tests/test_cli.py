@@ -344,6 +344,39 @@ def test_every_subcommand_help_says_what_it_does(capsys):
         assert first and not first.startswith(("positional", "options")), (name, text)
 
 
+def test_each_command_s_group_is_named_and_a_run_parses_as_with_every_command(capsys):
+    """A run that names its command builds only that command's group of
+    the parser: the groups name exactly the commands they add, each
+    command's --help is the same either way, and `pbem serve` loads no
+    game's rules for its parser."""
+    import argparse
+    import subprocess
+    import sys
+
+    from pbem.cli.main import GROUPS, _parser
+
+    def commands(parser: argparse.ArgumentParser) -> set[str]:
+        return set(next(a for a in parser._actions if isinstance(a.choices, dict)).choices)
+
+    every = commands(_parser())
+    assert set().union(*(names for _, names in GROUPS)) == every
+    for add, names in GROUPS:
+        sub = argparse.ArgumentParser().add_subparsers()
+        add(sub)
+        assert set(sub.choices) == names, add.__name__
+        for name in names:
+            whole, alone = (p._subparsers._group_actions[0].choices[name] for p in
+                            (_parser(), _parser(name)))  # fmt: skip
+            assert alone.format_help() == whole.format_help(), name
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys; from pbem.cli.main import _parser; "
+         "_parser('serve'); print(sorted(m for m in sys.modules if m.count('.') == 1 "
+         "and m.startswith('adjudicator.')))"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert "officewars" not in loaded and "empire" not in loaded, loaded
+
+
 def test_a_busy_port_is_named_with_how_to_choose_another(capsys, tmp_path):
     import socket
 

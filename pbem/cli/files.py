@@ -14,7 +14,8 @@ import yaml
 from adjudicator import GAMES
 from adjudicator.base import Game, OrderSheet, Rng, TurnResult, turn_seed
 from pbem.cli import demo
-from pbem.cli.errors import FIRST, MAPMAKER, POSITIONS, InputError
+from pbem.cli.defaults import FIRST, MAPMAKER, POSITIONS
+from pbem.cli.errors import InputError
 from pbem.config import load_config
 from pbem.lifecycle.seats import with_seat
 from pbem.lifecycle.start import first_state

@@ -52,16 +52,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     from adjudicator.base import GameError
     from pbem.cli.errors import InputError
     from pbem.config import ConfigError
-    from pbem.words import plural
 
-    parser = _parser()
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = _parser(argv[0] if argv else None).parse_args(argv)
     try:
         return int(args.run(args, sys.stdout) or 0)
     except (InputError, GameError) as exc:
         print(f"pbem: {exc}", file=sys.stderr)
         return 2
     except ConfigError as exc:
+        from pbem.words import plural
+
         print(f"pbem: {plural(len(exc.problems), 'problem')}:", file=sys.stderr)
         for p in exc.problems:
             print(f"  {p}", file=sys.stderr)
@@ -85,21 +86,23 @@ def _command(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:
     return sub.add_parser(name, **kwargs)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser: every command; or, for a run that names
+    its command, only that command's group (a group's help and choices may
+    need every game's rules, which `pbem serve` and the server commands do
+    not)."""
     parser = argparse.ArgumentParser(prog="pbem", description="A play-by-email game server.")
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
-
-    _file_commands(sub)
-    _server_commands(sub)
-    _master_commands(sub)
-    _trying_commands(sub)
+    named = [add for add, names in GROUPS if command in names]
+    for add in named or [add for add, _ in GROUPS]:
+        add(sub)
     return parser
 
 
 def _file_commands(sub: Any) -> None:
     """Commands on files, no server needed."""
     from adjudicator import GAMES
-    from pbem.cli.errors import MAPMAKER
+    from pbem.cli.defaults import MAPMAKER
 
     p = _command(sub, "check", help="check games.yaml")
     p.add_argument("file", nargs="?", default="games.yaml")
@@ -272,7 +275,7 @@ def _trying_commands(sub: Any) -> None:
 def _adjudicate_command(sub: Any) -> None:
     """pbem adjudicate: one turn from files."""
     from adjudicator import GAMES
-    from pbem.cli.errors import FIRST, POSITIONS
+    from pbem.cli.defaults import FIRST, POSITIONS
 
     p = _command(
         sub,
@@ -312,3 +315,16 @@ def _adjudicate_command(sub: Any) -> None:
         help="refuse to adjudicate if any order line is refused (exit 2)",
     )
     p.set_defaults(run=_at("files", "cmd_adjudicate"))
+
+
+# Each group of commands and the commands it adds (tests/test_cli.py checks
+# the names against the parsers the groups make).
+GROUPS: tuple[tuple[Callable[[Any], None], frozenset[str]], ...] = (
+    (_file_commands, frozenset({"check", "adjudicate", "maps", "genmap"})),
+    (
+        _server_commands,
+        frozenset("serve dkim-key play retry seat new-token inbox nodes reachable".split()),
+    ),
+    (_master_commands, frozenset({"master", "rank", "report"})),
+    (_trying_commands, frozenset({"preview", "demo"})),
+)
