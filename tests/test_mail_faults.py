@@ -8,12 +8,20 @@ import smtplib
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from pbem.store import Store
-from tests.mailharness import GAMES_YAML, Harness, free_port, on_both_backends, wait_for
+from tests.mailharness import (
+    GAMES_YAML,
+    Harness,
+    _copy_set_up,
+    free_port,
+    on_both_backends,
+    wait_for,
+)
 
 ANN = "ann@example.org"
 ALPHA = "alpha@judge.example"
@@ -86,6 +94,20 @@ def root(tmp_path):
     return tmp_path
 
 
+# when this module's tests set their game up: the servers they start run on
+# the real clock, a few seconds or minutes later
+SET_UP_AT = datetime.now(UTC).replace(microsecond=0)
+
+
+def set_up(root: Path) -> None:
+    """The game as a first start of `pbem serve` leaves it (seats taken, the
+    passwords in the outbox), made once a test process by the real
+    open_app and copied: a test whose subject is a later start needs no
+    server started and stopped before it."""
+    _copy_set_up(root, GAMES_YAML, SET_UP_AT)
+    assert (root / "var" / "pbem.sqlite").is_file()
+
+
 def store_of(root: Path) -> Store:
     return Store.at(root / "var" / "pbem.sqlite")
 
@@ -119,8 +141,7 @@ def receipts(store: Store) -> list:
 @pytest.mark.parametrize("fault", ["after_commit", "before_commit"])
 def test_sigkill_around_the_commit_then_resend(root, fault):
     port = free_port()
-    first = Proc(root, port)  # sets up the game and mails the passwords
-    first.stop()
+    set_up(root)
     pw = password(store_of(root))
     raw = orders_mail(pw, f"kill-{fault}")
 
@@ -147,7 +168,7 @@ def test_sigkill_around_the_commit_then_resend(root, fault):
 
 def test_sigkill_mid_processing_reprocesses_once(root):
     port = free_port()
-    Proc(root, port).stop()
+    set_up(root)
     pw = password(store_of(root))
     dying = Proc(root, port, "during_process")
     try:
@@ -294,8 +315,7 @@ def test_a_real_server_process_resolves_a_deadline_when_the_scheduler_fires(root
     from pbem.store.schema import games
 
     port = free_port()
-    first = Proc(root, port)  # sets up the game
-    first.stop()
+    set_up(root)
     store = store_of(root)
     # far enough ahead that the server is surely up (and the turn not run)
     # first, even on a busy machine
