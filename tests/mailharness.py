@@ -228,9 +228,8 @@ def _put_rows(store: Any, rows: dict[str, list[dict]]) -> None:
 
 def run_command(*args: str) -> tuple[int, list[str]]:
     """Run `pbem ARGS` in this process: its exit status, and what the
-    stores it left open warned. A command leaves the store it opened to the
-    process's end (a database server's connections close when it exits):
-    they are collected here, rather than warn in a later test."""
+    stores it left open warned (a command closes the stores it opens: it
+    should be nothing; collected here, rather than warn in a later test)."""
     import gc
     import warnings
 

@@ -6,26 +6,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
-from alembic import command
 from alembic.autogenerate import compare_metadata
-from alembic.config import Config as AlembicConfig
 from alembic.migration import MigrationContext
 from sqlalchemy import MetaData, inspect, select
 
-from pbem.store import MIGRATIONS, Request, Store
+from pbem.store import Request, Store
 from pbem.store.schema import inbox, metadata, submissions
 from tests.mailharness import SERVER_YAML, Harness, run_command, with_storage
 
 
 def _alembic(store: Store, *steps: tuple[str, str]) -> None:
-    """Run alembic commands (("upgrade"|"downgrade", revision), ...)."""
-    cfg = AlembicConfig()
-    cfg.set_main_option("script_location", str(MIGRATIONS))
+    """Run the migrations ("upgrade"|"downgrade", revision), step by step."""
     for how, revision in steps:
-        with store.engine.begin() as conn:
-            cfg.attributes["connection"] = conn
-            getattr(command, how)(cfg, revision)
+        store.alembic(how, revision)
 
 
 def _tables(store: Store) -> set[str]:
@@ -44,20 +37,10 @@ def test_every_migration_goes_down_and_up_again(store):
     assert _tables(store) == set(metadata.tables) | {"alembic_version"}
 
 
-def test_migration_0008_keeps_the_mail_that_orders_point_at(store, request):
+def test_migration_0008_keeps_the_mail_that_orders_point_at(store):
     """0008 drops the inbox's unique sha256 while the outbox and the
     submissions point at the inbox: up and down again, the mail and the
     order that names it stay."""
-    if not store.shared:
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="lead (pbem/store/database.py migrate): SQLite runs the migrations "
-                "in one transaction with foreign keys on, so 0008's rebuild of the inbox "
-                "fails (FOREIGN KEY constraint failed) once an order or an outbox row "
-                "points at a mail; run them with PRAGMA foreign_keys=OFF, outside it",
-            )
-        )
     _alembic(store, ("downgrade", "0007"))
     with store.engine.begin() as conn:
         then = MetaData()  # the tables as 0007 left them
@@ -90,18 +73,9 @@ GAME = {"name": "g", "kind": "k", "state": "{}", "turn": 1, "seed": 1, "status":
 SUBMISSION = {"game": "g", "turn": 1, "player": "p", "seq": 7, "text": "x", "received_at": AT}
 
 
-def test_a_command_closes_the_store_it_opened(tmp_path, store, request):
+def test_a_command_closes_the_store_it_opened(tmp_path, store):
     """`pbem reachable` (as every command) opens the store games.yaml
     names: it leaves no connection open behind it."""
-    if store.shared:
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="lead (pbem/cli/*): the commands never close the store open_app "
-                "opened; on PostgreSQL its connections are left to the garbage collector "
-                "(a ResourceWarning, an error in the tests, wherever it surfaces)",
-            )
-        )
     storage = str(tmp_path / "db.sqlite") if not store.shared else store.url
     (tmp_path / "games.yaml").write_text(with_storage(SERVER_YAML, storage))
     assert run_command("reachable", "--config", str(tmp_path / "games.yaml")) == (0, [])

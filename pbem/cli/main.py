@@ -56,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser(argv[0] if argv else None).parse_args(argv)
     try:
-        return int(args.run(args, sys.stdout) or 0)
+        return _run(args)
     except (InputError, GameError) as exc:
         print(f"pbem: {exc}", file=sys.stderr)
         return 2
@@ -75,6 +75,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"pbem: {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command, then every store it opened closed."""
+    from pbem.lifecycle.closing import closing_stores
+
+    with closing_stores():
+        return int(args.run(args, sys.stdout) or 0)
 
 
 def _command(sub: Any, name: str, **kwargs: Any) -> argparse.ArgumentParser:

@@ -9,6 +9,7 @@ from pathlib import Path
 from pbem.app import App
 from pbem.config import load_config
 from pbem.faults import die, from_environment
+from pbem.lifecycle.closing import opened
 from pbem.lifecycle.seats import add_player
 from pbem.lifecycle.start import start_game
 from pbem.mail import auth
@@ -22,7 +23,9 @@ def open_app(
 ) -> App:
     """Load games.yaml, open and migrate storage, set up new games."""
     config = load_config(config_path)
-    store = store or Store.open(config.server.storage)
+    if store is None:
+        store = Store.open(config.server.storage)
+        opened(store)  # a command closes it when it ends (closing.py)
     store.migrate()
     secret = store.setting("reply_secret", auth.new_secret)
     assert secret is not None

@@ -429,8 +429,7 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
             print(f"  replies land in {out.maildir}/new/", flush=True)
         if app.store.shared:
             print(
-                f"  storage {shown(app.store.url)}: one node of several "
-                "(`pbem nodes` lists them)",
+                f"  storage {shown(app.store.url)}: one node of several (`pbem nodes` lists them)",
                 flush=True,
             )
         if server.web is not None:

@@ -224,17 +224,37 @@ class Database:
     def migrate(self) -> None:
         """Bring the schema to the newest migration (the spool's too: a
         spool file has the same schema, and uses its spool table)."""
-        cfg = AlembicConfig()
-        cfg.set_main_option("script_location", str(MIGRATIONS))
-        with self.engine.begin() as conn:
-            if not self._sqlite:
-                # several nodes starting at once: one migrates (PostgreSQL's
-                # DDL is transactional), the others wait, then find it done
-                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, "head")
+        self.alembic("upgrade", "head")
         if self.spool is not self:
             self.spool.migrate()
+
+    def alembic(self, how: str, revision: str) -> None:
+        """Run the migrations up (``how`` "upgrade") or down ("downgrade")
+        to ``revision``, in one transaction.
+
+        On PostgreSQL under the write lock: several nodes starting at once,
+        one migrates (its DDL is transactional), the others wait, then find
+        it done. On SQLite with foreign keys off meanwhile: SQLite changes a
+        table by building a new one and dropping the old, and rows pointing
+        at the old one (orders at their mail) would stop the drop; they are
+        checked once the new table has taken the old one's name."""
+        cfg = AlembicConfig()
+        cfg.set_main_option("script_location", str(MIGRATIONS))
+        with self.engine.connect() as conn:
+            raw = conn.connection.driver_connection
+            if self._sqlite:  # only outside a transaction does SQLite take it
+                raw.execute("PRAGMA foreign_keys=OFF")
+            try:
+                with conn.begin():
+                    if not self._sqlite:
+                        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+                    cfg.attributes["connection"] = conn
+                    getattr(command, how)(cfg, revision)
+                    if self._sqlite and conn.exec_driver_sql("PRAGMA foreign_key_check").first():
+                        raise StoreError(f"{how} to {revision} left rows pointing nowhere")
+            finally:
+                if self._sqlite:
+                    raw.execute("PRAGMA foreign_keys=ON")
 
     def close(self) -> None:
         self.engine.dispose()
