@@ -169,7 +169,12 @@ class Database:
             connect_args=(
                 {"timeout": 0 if wait_in_python else 30, "check_same_thread": False}
                 if sqlite
-                else {"connect_timeout": 10, "application_name": application_name()}
+                else {
+                    "connect_timeout": 10,
+                    "application_name": application_name(),
+                    # times come back in UTC, whatever the server's own zone
+                    "options": "-c timezone=UTC",
+                }
             ),
         )
         # run Hot statements on the driver's own cursor (see Hot); a
