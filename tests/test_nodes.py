@@ -28,20 +28,17 @@ from sqlalchemy import select, update
 from pbem.store import Store
 from pbem.store.schema import games, inbox, outbox, spool, submissions, turns
 from tests.mailharness import GAMES_YAML, free_port, wait_for
-from tests.pgserver import PostgresServer, need_postgres
+from tests.pgserver import PostgresServer
 
 ANN = "ann@example.org"
 ALPHA = "alpha@judge.example"
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def pg():
-    server = PostgresServer(need_postgres()).start()
-    try:
-        yield server
-    finally:
-        server.stop()
+@pytest.fixture
+def pg(postgres):
+    """This test process's PostgreSQL server (tests/conftest.py)."""
+    return postgres
 
 
 def database(pg: PostgresServer, name: str, url: str | None = None) -> str:
