@@ -322,11 +322,19 @@ STORM_GAME = """\
   - name: g{i:04d}
     game: officewars
     map: six
-    deadline: "0 * * * *"
+    deadline: "0 {hour} * * *"
     seed: {i}
     players:
 {players}
 """
+
+
+def far_hour() -> int:
+    """A daily deadline hour twelve hours away: the storm's deadline is set
+    by hand, and the turn after it falls at this hour, never during the
+    storm (an hourly cron would resolve a second turn if the storm ran
+    past the hour)."""
+    return (datetime.now(UTC).hour + 12) % 24
 
 
 def storm_yaml(folder: Path, storage: str, port: int, games: int) -> None:
@@ -336,7 +344,7 @@ def storm_yaml(folder: Path, storage: str, port: int, games: int) -> None:
             f"      - {{name: p{j}, email: p{j}.g{i:04d}@example.org}}"
             for j in range(STORM_PLAYERS)
         )
-        text += STORM_GAME.format(i=i, players=players)
+        text += STORM_GAME.format(i=i, players=players, hour=far_hour())
     (folder / "games.yaml").write_text(text)
 
 
