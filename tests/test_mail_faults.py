@@ -3,10 +3,7 @@ fault points, then restarted; a poison mail; storage failing."""
 
 from __future__ import annotations
 
-import os
 import smtplib
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,58 +19,11 @@ from tests.mailharness import (
     on_both_backends,
     wait_for,
 )
+from tests.serveproc import Serve as Proc
+from tests.serveproc import kill_all
 
 ANN = "ann@example.org"
 ALPHA = "alpha@judge.example"
-
-
-class Proc:
-    """`pbem serve` in its own process, its output in a log file. Every one
-    started is killed when its test ends, passed or failed (_no_orphans)."""
-
-    started: list[Proc] = []
-
-    def __init__(self, root: Path, port: int, fault: str = "") -> None:
-        env = dict(os.environ, PBEM_FAULT=fault)
-        self.log = root / f"serve-{time.monotonic_ns()}.log"
-        with open(self.log, "w") as out:
-            self.proc = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "pbem.cli",
-                    "serve",
-                    str(root / "games.yaml"),
-                    "--port",
-                    str(port),
-                    "--quiet",
-                ],
-                cwd=root,
-                env=env,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        Proc.started.append(self)
-        wait_for(
-            lambda: "listening" in self.output() or self.proc.poll() is not None,
-            30,
-            "the server to start",
-        )
-        assert "listening" in self.output(), self.output()
-
-    def output(self) -> str:
-        return self.log.read_text()
-
-    def wait_dead(self, timeout: float = 20) -> int:
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            raise AssertionError(f"the server did not die:\n{self.output()}") from None
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(30)
 
 
 @pytest.fixture(autouse=True)
@@ -81,11 +31,7 @@ def _no_orphans():
     """A test that fails half-way (a timeout on a loaded machine) leaves no
     server running after it: its worker ends with it."""
     yield
-    while Proc.started:
-        proc = Proc.started.pop().proc
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+    kill_all()
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ import json
 import os
 import queue
 import re
-import signal
 import smtplib
 import socket
 import subprocess
@@ -27,8 +26,9 @@ from sqlalchemy import select, update
 
 from pbem.store import Store
 from pbem.store.schema import games, inbox, outbox, spool, submissions, turns
-from tests.mailharness import GAMES_YAML, free_port, wait_for
+from tests.mailharness import GAMES_YAML, wait_for
 from tests.pgserver import PostgresServer
+from tests.serveproc import Serve, kill_all
 
 ANN = "ann@example.org"
 ALPHA = "alpha@judge.example"
@@ -56,54 +56,13 @@ def games_yaml(root: Path, storage: str, games: str | None = None) -> None:
     (root / "games.yaml").write_text(text)
 
 
-class Node:
-    """`pbem serve` in its own process, its output in a log file; killed
-    when its test ends, passed or failed."""
-
-    started: list[Node] = []
-
-    def __init__(self, root: Path, port: int | None = None) -> None:
-        self.root = root
-        self.port = port or free_port()
-        self.log = root / f"node-{self.port}-{time.monotonic_ns()}.log"
-        with open(self.log, "w") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "pbem.cli", "serve", "games.yaml", "--port",
-                 str(self.port), "--quiet"],
-                cwd=root,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=dict(os.environ, PYTHONPATH=str(ROOT)),
-            )  # fmt: skip
-        Node.started.append(self)
-        wait_for(
-            lambda: "listening" in self.output() or self.proc.poll() is not None,
-            60,
-            "the node to start",
-        )
-        assert "listening" in self.output(), self.output()
-
-    def output(self) -> str:
-        return self.log.read_text()
-
-    def kill(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(30)
+Node = Serve  # a node: `pbem serve` on the shared storage
 
 
 @pytest.fixture(autouse=True)
 def _no_orphans():
     yield
-    while Node.started:
-        proc = Node.started.pop().proc
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
+    kill_all()
 
 
 def start_nodes(root: Path, count: int) -> list[Node]:
