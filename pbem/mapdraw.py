@@ -1,5 +1,5 @@
 """The map picture of a turn report, as SVG and as PNG: see pbem/pictures/."""
 
-from pbem.pictures import Scene, picture, to_png, to_svg
+from pbem.pictures import Scene, picture, rendered, to_png, to_svg
 
-__all__ = ["Scene", "picture", "to_png", "to_svg"]
+__all__ = ["Scene", "picture", "rendered", "to_png", "to_svg"]

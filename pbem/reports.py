@@ -32,7 +32,7 @@ from pbem.lifecycle.seats import with_seat
 from pbem.mail import lists
 from pbem.mail.calendar import FILENAME, MIME, Deadlines, merged, ran_early, shared_calendar
 from pbem.mail.compose import compose_report
-from pbem.mapdraw import picture, to_png, to_svg
+from pbem.mapdraw import rendered
 from pbem.store import GameRow, PlayerRow, ReportRow
 from pbem.turns.localtime import local
 from pbem.words import say, templates
@@ -292,11 +292,8 @@ def write_reports(
         data["calendar"] = FILENAME if ics else None
         text, html = render(game.kind, data)
         seen = result.for_viewer(reader.viewer)
-        pic = picture(game.kind, engine.view(result.state, reader.viewer), seen.results)
-        key = repr(pic)
-        if key not in pictures:
-            pictures[key] = (to_svg(pic), to_png(pic))
-        svg, png = pictures[key]
+        view = engine.view(result.state, reader.viewer)
+        svg, png = rendered(game.kind, view, seen.results, pictures)
         subject = (
             f"[{cfg.name}] {info['phase']} "
             + ("results" if kind == "turn" else f"{kind} report")

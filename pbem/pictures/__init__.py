@@ -27,4 +27,19 @@ def picture(kind: str, view: View, results: Sequence[OrderResult]) -> Scene:
     return scene
 
 
-__all__ = ["Scene", "picture", "to_png", "to_svg"]
+def rendered(
+    kind: str, view: View, results: Sequence[OrderResult], done: dict[str, tuple[str, bytes]]
+) -> tuple[str, bytes]:
+    """The map of ``view`` with ``results``, as SVG and PNG, drawn once
+    for all the readers who see the same map (``done``: one turn's
+    pictures so far, by the map before its names are placed, which is
+    what costs most)."""
+    scene = GAMES[kind].picture(view, results)
+    key = repr(scene)
+    if key not in done:
+        place_names(scene)
+        done[key] = (to_svg(scene), to_png(scene))
+    return done[key]
+
+
+__all__ = ["Scene", "picture", "rendered", "to_png", "to_svg"]
