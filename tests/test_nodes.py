@@ -35,16 +35,10 @@ ALPHA = "alpha@judge.example"
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def pg(postgres):
-    """This test process's PostgreSQL server (tests/conftest.py)."""
-    return postgres
-
-
-def database(pg: PostgresServer, name: str, url: str | None = None) -> str:
+def database(postgres: PostgresServer, name: str, url: str | None = None) -> str:
     """A new, empty database (the first node to start migrates it)."""
-    pg.sql(f"CREATE DATABASE {name}")
-    return url or pg.url(name)
+    postgres.sql(f"CREATE DATABASE {name}")
+    return url or postgres.url(name)
 
 
 def games_yaml(root: Path, storage: str, games: str | None = None) -> None:
@@ -218,10 +212,10 @@ def _number(raw: bytes) -> int:
     return int(re.search(r"received as #(\d+)", body)[1])
 
 
-def test_three_nodes_2000_mails_one_killed_and_restarted(pg, tmp_path):
-    games_yaml(tmp_path, database(pg, "three"))
+def test_three_nodes_2000_mails_one_killed_and_restarted(postgres, tmp_path):
+    games_yaml(tmp_path, database(postgres, "three"))
     nodes = [Node(tmp_path) for _ in range(3)]
-    store = Store(pg.url("three"))
+    store = Store(postgres.url("three"))
     try:
         _three_nodes(tmp_path, nodes, store)
     finally:
@@ -229,7 +223,6 @@ def test_three_nodes_2000_mails_one_killed_and_restarted(pg, tmp_path):
 
 
 def _three_nodes(tmp_path: Path, nodes: list[Node], store: Store) -> None:
-    t0 = time.monotonic()
     pw = password(store)
     mails = [(f"m{i:04d}", orders_mail(pw, f"m{i:04d}")) for i in range(2000)]
     client = Client([n.port for n in nodes])
@@ -246,13 +239,11 @@ def _three_nodes(tmp_path: Path, nodes: list[Node], store: Store) -> None:
     killer = threading.Thread(target=kill_and_restart, daemon=True)
     killer.start()
     client.send_all(mails)
-    print("sent", time.monotonic() - t0)
     killer.join(120)
     assert killer_done.is_set()
     assert len(client.accepted) == 2000
     assert client.failures, "the killed node refused or cut nothing"
     wait_for(lambda: drained(store), 120, "every mail processed and answered")
-    print("drained", time.monotonic() - t0)
     time.sleep(1.5)  # nothing more comes
     assert_each_once(store, {tag for tag, _ in mails})
     # the mail was spread: every node accepted some
@@ -282,12 +273,10 @@ def storm_games(count: int) -> str:
     )
 
 
-def test_fifty_deadlines_at_once_on_three_nodes_each_turn_once(pg, tmp_path):
-    games_yaml(tmp_path, database(pg, "storm"), storm_games(50))
-    started = time.monotonic()
+def test_fifty_deadlines_at_once_on_three_nodes_each_turn_once(postgres, tmp_path):
+    games_yaml(tmp_path, database(postgres, "storm"), storm_games(50))
     Node(tmp_path).stop()  # sets the games up (passwords, start mails)
-    print("set up", time.monotonic() - started)
-    store = Store(pg.url("storm"))
+    store = Store(postgres.url("storm"))
     try:
         # the deadlines of all fifty fall at the same moment, a few seconds
         # on: the three nodes' schedulers read them as they start (a node
@@ -296,7 +285,6 @@ def test_fifty_deadlines_at_once_on_three_nodes_each_turn_once(pg, tmp_path):
         with store.tx() as conn:
             assert conn.execute(update(games).values(deadline=due)).rowcount == 50
         nodes = start_nodes(tmp_path, 3)
-        print("awake", (datetime.now(UTC) - due).total_seconds())
         wait_for(lambda: _resolved(store) == 50, 120, "fifty turns resolved")
         wait_for(lambda: drained(store), 60, "every report sent")
         time.sleep(2)  # the nodes' schedulers have all woken by now
@@ -386,12 +374,12 @@ class Proxy:
         self.listener.close()
 
 
-def test_a_cut_database_connection_answers_451_and_writes_nothing_half(pg, tmp_path):
-    database(pg, "cut")
-    proxy = Proxy(pg.port)
+def test_a_cut_database_connection_answers_451_and_writes_nothing_half(postgres, tmp_path):
+    database(postgres, "cut")
+    proxy = Proxy(postgres.port)
     games_yaml(tmp_path, f"postgresql://pbem@127.0.0.1:{proxy.port}/cut")
     node = Node(tmp_path)
-    store = Store(pg.url("cut"))
+    store = Store(postgres.url("cut"))
     try:
         pw = password(store)
         # cut while the SMTP side spools the mail, before its COMMIT

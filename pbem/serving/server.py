@@ -103,8 +103,8 @@ class ThreadWorker:
     """Mail worker and sender as threads of this process (tests, small
     servers, and anything that needs the app's own clock)."""
 
-    def __init__(self, app: App, listen: str | None = None) -> None:
-        self.lease = Lease(app.store, listen=listen)
+    def __init__(self, app: App) -> None:
+        self.lease = Lease(app.store)
         self.processor = Processor(app, self.lease.holder)
         self.runner = TurnRunner(app)
         self._sender = Sender(app, self.lease.holder)

@@ -12,6 +12,7 @@ from alembic import command
 from alembic.config import Config as AlembicConfig
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.expression import Executable
 
@@ -312,7 +313,7 @@ def storage_problem(storage: str | Path, timeout: float = 5.0) -> str | None:
         url = engine_url(str(storage))
         args = {} if url.startswith("sqlite") else {"connect_timeout": max(1, int(timeout))}
         try:
-            probe = create_engine(url, connect_args=args, poolclass=_no_pool())
+            probe = create_engine(url, connect_args=args, poolclass=NullPool)
         except Exception as exc:  # a URL SQLAlchemy cannot read, a driver missing
             return f"{shown(str(storage))} cannot be used: {exc}"
         try:
@@ -337,12 +338,6 @@ def storage_problem(storage: str | Path, timeout: float = 5.0) -> str | None:
         what = "is a folder" if path.is_dir() else "cannot be read and written"
         return f"cannot keep {path}: it {what}"
     return None
-
-
-def _no_pool() -> Any:
-    from sqlalchemy.pool import NullPool
-
-    return NullPool
 
 
 def application_name() -> str:

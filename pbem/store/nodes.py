@@ -82,12 +82,7 @@ class Nodes(Database):
                 conn.execute(
                     update(leases).where(leases.c.name == name).values(since=wall, **values)
                 )
-                for table in (inbox, outbox):
-                    conn.execute(
-                        update(table)
-                        .where(table.c.claimed_by == r.holder)
-                        .values(claimed_by=None, lease_until=None)
-                    )
+                self._free_claims(conn, r.holder)
         return None
 
     def release_lease(self, name: str, holder: str) -> None:
@@ -152,6 +147,10 @@ class Nodes(Database):
 
     def _free(self, conn: Connection, holder: str) -> None:
         conn.execute(delete(nodes).where(nodes.c.holder == holder))
+        self._free_claims(conn, holder)
+
+    def _free_claims(self, conn: Connection, holder: str) -> None:
+        """The claims of a worker gone, on mail and outgoing mail: free."""
         for table in (inbox, outbox):
             conn.execute(
                 update(table)
