@@ -36,7 +36,7 @@ postgresql:
 
 run: $(STAMP)
 	$(BIN)/pbem check games.yaml
-	$(BIN)/pbem serve games.yaml $(if $(PORT),--port $(PORT))
+	$(BIN)/pbem serve games.yaml $(if $(PORT),--port $(PORT)) $(if $(WEBPORT),--web-port $(WEBPORT))
 
 # Two processes share the tests (pytest-xdist); the few that assert how
 # fast something happens (marked serial) run afterwards, alone.

@@ -93,6 +93,7 @@ def shipped_yaml(port: int | str = 0) -> str:
     """The shipped games.yaml for a copy elsewhere: on ``port``, its
     scenarios' positions named where they are (they are relative to it)."""
     text = SHIPPED.read_text().replace("port: 2525", f"port: {port}")
+    text = text.replace("port: 8080", "port: 0")  # the web pages: any free port
     return text.replace("position: scenarios/", f"position: {SHIPPED.parent}/scenarios/")
 
 

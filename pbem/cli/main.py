@@ -154,6 +154,9 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("file", nargs="?", default="games.yaml")
     p.add_argument("--host", help="listen on this address (default: games.yaml)")
     p.add_argument("--port", type=int, help="listen on this port (default: games.yaml)")
+    p.add_argument(
+        "--web-port", type=int, help="the web pages' port, if games.yaml has web (default: its)"
+    )
     p.add_argument("--quiet", action="store_true", help="log warnings only")
     p.set_defaults(run=_at("operate", "cmd_serve"))
 

@@ -50,6 +50,12 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
             port=app.config.server.port if args.port is None else args.port,
         )
         app.config = dataclasses.replace(app.config, server=server)
+    web = app.config.server.web
+    if web is not None and args.web_port is not None:
+        server = dataclasses.replace(
+            app.config.server, web=dataclasses.replace(web, port=args.web_port)
+        )
+        app.config = dataclasses.replace(app.config, server=server)
     serve(app)
     return 0
 

@@ -71,6 +71,8 @@ class WebConfig:
     host: str = "127.0.0.1"
     port: int = 8025
     url: str | None = None  # https://judge.example/ (a proxy in front); None: no links
+    rate: int = 20  # requests a second from one address, on average (0: no limit)
+    burst: int = 60  # requests at once from one address
 
 
 @dataclass(frozen=True)

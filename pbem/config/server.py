@@ -156,7 +156,7 @@ def _web(c: Checker, raw: dict) -> WebConfig | None:
     if raw.get("web") is None:
         return None
     web = c.mapping(raw, "web", "server web")
-    c.keys(web, ("listen", "url"), "server web")
+    c.keys(web, ("listen", "url", "rate", "burst"), "server web")
     listen = c.mapping(web, "listen", "web listen")
     c.keys(listen, ("host", "port"), "web listen")
     url = c.string(
@@ -171,6 +171,10 @@ def _web(c: Checker, raw: dict) -> WebConfig | None:
         host=c.string(listen, "host", "web listen host") or "127.0.0.1",
         port=c.integer(listen, "port", "web listen port (0: any free port)", 8025, 0, 65535),
         url=url,
+        rate=c.integer(
+            web, "rate", "web rate (requests a second per address; 0: no limit)", 20, 0, 100_000
+        ),
+        burst=c.integer(web, "burst", "web burst (requests at once per address)", 60, 1, 100_000),
     )
 
 

@@ -19,6 +19,8 @@ its own module:
 - ``confirmations``: commands waiting for the sender to confirm them;
 - ``bounces``: bounces received, permanent failures counted per address,
   addresses no longer mailed;
+- ``pages``: what the web pages read (a game's played turns, the cheap
+  versions that tell a kept page is still right);
 - ``nodes``: the server nodes sharing a database server (PostgreSQL):
   heartbeats, their claims, reaping a node gone, the backlog;
 - ``rows``: the frozen rows handed back, and ``ClaimLost``/``StoreError``.
@@ -49,6 +51,7 @@ from pbem.store.database import MIGRATIONS, Hot
 from pbem.store.games import GamesAndTurns
 from pbem.store.nodes import Backlog, NodeRow, Nodes
 from pbem.store.outgoing import OutgoingMail
+from pbem.store.pages import PagesRead
 from pbem.store.received import ReceivedMail, SpoolWriter
 from pbem.store.rows import (
     ClaimLost,
@@ -90,5 +93,6 @@ class Store(
     Confirmations,
     BouncesAndReach,
     Nodes,
+    PagesRead,
 ):
     """The database. Thread-safe: every call takes its own connection."""

@@ -22,14 +22,15 @@ async def in_thread(call: Callable[..., Any], *args: Any) -> Any:
     return await asyncio.to_thread(call, *args)
 
 
-def page(title: str, body_html: str, status: int = 200) -> web.Response:
-    """A small HTML page; ``body_html`` is already escaped by the caller."""
+def page(title: str, body_html: str, status: int = 200, root: str = "../") -> web.Response:
+    """A small HTML page; ``body_html`` is already escaped by the caller.
+    ``root``: the way from the page's address to the site's root, for the
+    style sheet (no inline style: the pages' CSP allows none)."""
     text = (
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
         '<meta name=viewport content="width=device-width, initial-scale=1">'
         f"<title>{html.escape(title)}</title>"
-        "<style>body{font-family:sans-serif;max-width:36em;margin:2em auto;padding:0 1em;"
-        "line-height:1.5}button{font-size:1.1em;padding:.4em 1.2em}</style>"
+        f'<link rel="stylesheet" href="{html.escape(root)}static/site.css">'
         f"</head><body><main><h1>{html.escape(title)}</h1>\n{body_html}\n</main></body></html>\n"
     )
     return web.Response(text=text, status=status, content_type="text/html", charset="utf-8")

@@ -2,21 +2,28 @@
 
 Handlers reach the pbem context as ``request.app[PBEM]``; anything that
 touches storage runs in a thread (``in_thread``), so the SMTP server on the
-same loop never waits on it. Every answer carries the headers of a page
-that holds a secret in its address: nothing is cached or sent on as a
-referrer, nothing is loaded from elsewhere, and no page may be framed.
+same loop never waits on it. Every answer carries a Content-Security-Policy
+that lets a page load only this server's own script, style sheet and
+pictures, sends no referrer, may not be framed, and is not stored unless
+its handler says how (the game pages do: pages.py). Requests are limited
+per client address (limits.py). The static files (the style sheet, the
+countdown's script) are read once at start and served from memory.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 from aiohttp import web
 
 from pbem.app import App
-from pbem.web import unsubscribe
+from pbem.web import feeds, pages, unsubscribe
 from pbem.web.base import PBEM, WAKE
+from pbem.web.limits import Limiter
+from pbem.web.limits import middleware as limited
 
 log = logging.getLogger("pbem.web")
 
@@ -24,8 +31,8 @@ MAX_BODY = 64 * 1024  # a form's worth; more is refused with 413
 
 SAFE_HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
-        "base-uri 'none'; frame-ancestors 'none'"
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
@@ -49,12 +56,44 @@ async def safe_headers(request: web.Request, handler: Handler) -> web.StreamResp
     return response
 
 
+STATIC = Path(__file__).resolve().parent / "static"
+STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+
+
+def static_routes(web_app: web.Application) -> None:
+    """``/static/<file>``: the files of pbem/web/static/, from memory."""
+    for path in sorted(STATIC.iterdir()):
+        if path.suffix in STATIC_TYPES:
+            body = path.read_bytes()
+            etag = '"' + hashlib.sha256(body).hexdigest()[:24] + '"'
+
+            async def serve(
+                request: web.Request,
+                body: bytes = body,
+                etag: str = etag,
+                kind: str = STATIC_TYPES[path.suffix],
+            ) -> web.Response:
+                headers = {"ETag": etag, "Cache-Control": "public, max-age=3600"}
+                if etag in request.headers.get("If-None-Match", ""):
+                    return web.Response(status=304, headers=headers)
+                return web.Response(body=body, headers={**headers, "Content-Type": kind})
+
+            web_app.router.add_get(f"/static/{path.name}", serve)
+
+
 def application(app: App, wake: Callable[[], None] = lambda: None) -> web.Application:
     """The aiohttp application: every family's routes, the pbem context."""
-    web_app = web.Application(middlewares=[safe_headers], client_max_size=MAX_BODY)
+    web_config = app.config.server.web
+    middlewares = [safe_headers]
+    if web_config is not None and web_config.rate > 0:
+        middlewares.append(limited(Limiter(web_config.rate, web_config.burst)))
+    web_app = web.Application(middlewares=middlewares, client_max_size=MAX_BODY)
     web_app[PBEM] = app
     web_app[WAKE] = wake
     unsubscribe.add_routes(web_app)
+    pages.add_routes(web_app)
+    feeds.add_routes(web_app)
+    static_routes(web_app)
     return web_app
 
 
