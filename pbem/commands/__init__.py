@@ -11,7 +11,17 @@ tables of docs/mail.md (``python -m pbem.commands`` prints them) follow.
 
 from __future__ import annotations
 
-from pbem.commands import account, calendar, confirm, lobby, master, orders, press, syntax
+from pbem.commands import (
+    account,
+    calendar,
+    confirm,
+    lobby,
+    master,
+    orders,
+    press,
+    signin,
+    syntax,
+)
 from pbem.commands.context import Context, GameContext, GameReply, Worker
 from pbem.commands.parse import ReadMail, Section, subject_password
 from pbem.commands.parse import read_commands as _read_commands
@@ -26,6 +36,7 @@ REGISTRY = Registry(
         orders.family,
         account.family,
         calendar.family,
+        signin.family,
         press.family,
         master.family,
     )

@@ -29,7 +29,8 @@ from pbem.words import wrap
 
 # calendar: CALENDAR answers the From address, which anyone can write
 # confirm: the request to confirm a JOIN, LEAVE, WATCH or UNWATCH goes to the From address too
-CAPPED = frozenset({"receipt", "refusal", "alert", "digest", "calendar", "confirm"})
+# signin: SIGNIN's link, to the From address as well
+CAPPED = frozenset({"receipt", "refusal", "alert", "digest", "calendar", "confirm", "signin"})
 LAST_NOTE = (
     "\n\n--\nThis is the last reply this server sends to {to} today: further replies "
     "today are held; your orders are still being recorded. Everything held comes "

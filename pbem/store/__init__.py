@@ -21,6 +21,7 @@ its own module:
   addresses no longer mailed;
 - ``pages``: what the web pages read (a game's played turns, the cheap
   versions that tell a kept page is still right);
+- ``signin``: the web pages' single-use sign-in links and their sessions;
 - ``nodes``: the server nodes sharing a database server (PostgreSQL):
   heartbeats, their claims, reaping a node gone, the backlog;
 - ``rows``: the frozen rows handed back, and ``ClaimLost``/``StoreError``.
@@ -63,6 +64,7 @@ from pbem.store.rows import (
     ReportRow,
     StoreError,
 )
+from pbem.store.signin import SigninLink, SignIns
 
 __all__ = [
     "MIGRATIONS",
@@ -79,6 +81,7 @@ __all__ = [
     "PlayerRow",
     "ReportRow",
     "Request",
+    "SigninLink",
     "SpoolWriter",
     "Store",
     "StoreError",
@@ -94,5 +97,6 @@ class Store(
     BouncesAndReach,
     Nodes,
     PagesRead,
+    SignIns,
 ):
     """The database. Thread-safe: every call takes its own connection."""

@@ -352,3 +352,33 @@ unreachable = Table(
     Column("since", DateTime(timezone=True)),  # None: reachable again
     Column("counted_after", Integer, nullable=False, default=0, server_default="0"),
 )
+
+# sign-in links for the web pages (SIGNIN by mail): each mailed once to an
+# address that plays, watches or masters a game, used once, before it
+# expires; kept only as the SHA-256 of the token in the link
+signin_links = Table(
+    "signin_links",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("token", String(64), nullable=False, unique=True),  # sha256 hex of the token mailed
+    Column("address", String(254), nullable=False),  # lower case: who is signed in
+    Column("game", String(40)),  # the page the link leads to; None: the list of games
+    Column("asked_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("used_at", DateTime(timezone=True)),  # None: not used yet
+    Index("ix_signin_links_expires", "expires_at"),
+)
+
+# the web sessions those links start: the cookie holds the session's token,
+# the table its SHA-256 and the address it is scoped to
+signin_sessions = Table(
+    "signin_sessions",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("token", String(64), nullable=False, unique=True),  # sha256 hex of the cookie's
+    Column("address", String(254), nullable=False),  # lower case
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("ended_at", DateTime(timezone=True)),  # signed out; None: still on
+    Index("ix_signin_sessions_expires", "expires_at"),
+)

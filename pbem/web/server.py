@@ -20,7 +20,7 @@ from pathlib import Path
 from aiohttp import web
 
 from pbem.app import App
-from pbem.web import feeds, pages, unsubscribe
+from pbem.web import feeds, pages, signin, unsubscribe
 from pbem.web.base import PBEM, WAKE
 from pbem.web.limits import Limiter
 from pbem.web.limits import middleware as limited
@@ -94,6 +94,7 @@ def application(app: App, wake: Callable[[], None] = lambda: None) -> web.Applic
     pages.add_routes(web_app)
     feeds.add_routes(web_app)
     static_routes(web_app)
+    signin.add_routes(web_app)
     return web_app
 
 

@@ -1,0 +1,112 @@
+"""Signing in to the web pages (pbem/web/signin.py): the single-use links
+SIGNIN mails (pbem/commands/signin.py) and the sessions they start. Only
+the SHA-256 of a link's token, or of a session's cookie, is stored: a copy
+of the database signs nobody in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Connection, delete, select, update
+
+from pbem.store.database import Database
+from pbem.store.rows import aware
+from pbem.store.schema import signin_links, signin_sessions
+
+
+@dataclass(frozen=True)
+class SigninLink:
+    address: str
+    game: str | None
+    expires_at: datetime
+    used_at: datetime | None
+
+    def state(self, now: datetime) -> str:
+        """ "used", "expired" or "valid" at ``now``."""
+        if self.used_at is not None:
+            return "used"
+        return "expired" if now >= self.expires_at else "valid"
+
+
+class SignIns(Database):
+    """Sign-in links and web sessions."""
+
+    def add_signin_link(
+        self,
+        conn: Connection,
+        token_hash: str,
+        address: str,
+        game: str | None,
+        now: datetime,
+        expires: datetime,
+    ) -> None:
+        conn.execute(
+            signin_links.insert().values(
+                token=token_hash,
+                address=address.lower(),
+                game=game,
+                asked_at=now,
+                expires_at=expires,
+            )
+        )
+
+    def signin_link(self, conn: Connection, token_hash: str) -> SigninLink | None:
+        r = conn.execute(
+            select(signin_links).where(signin_links.c.token == token_hash)
+        ).one_or_none()
+        if r is None:
+            return None
+        return SigninLink(r.address, r.game, aware(r.expires_at), aware(r.used_at))  # type: ignore[arg-type]
+
+    def use_signin_link(self, conn: Connection, token_hash: str, now: datetime) -> bool:
+        """Mark a link used, if nobody has (its state is checked first, in
+        the same transaction); False when another request used it first."""
+        return (
+            conn.execute(
+                update(signin_links)
+                .where(signin_links.c.token == token_hash, signin_links.c.used_at.is_(None))
+                .values(used_at=now)
+            ).rowcount
+            == 1
+        )
+
+    def start_session(
+        self, conn: Connection, token_hash: str, address: str, now: datetime, expires: datetime
+    ) -> None:
+        conn.execute(
+            signin_sessions.insert().values(
+                token=token_hash, address=address.lower(), started_at=now, expires_at=expires
+            )
+        )
+
+    def session_address(self, conn: Connection, token_hash: str, now: datetime) -> str | None:
+        """The address a session is scoped to, while it is on (neither
+        ended nor expired)."""
+        r = conn.execute(
+            select(signin_sessions.c.address, signin_sessions.c.expires_at).where(
+                signin_sessions.c.token == token_hash, signin_sessions.c.ended_at.is_(None)
+            )
+        ).one_or_none()
+        if r is None or now >= aware(r.expires_at):  # type: ignore[operator]
+            return None
+        return r.address
+
+    def end_session(self, conn: Connection, token_hash: str, now: datetime) -> bool:
+        """Sign out: the cookie no longer signs in; False if it did not."""
+        return (
+            conn.execute(
+                update(signin_sessions)
+                .where(signin_sessions.c.token == token_hash, signin_sessions.c.ended_at.is_(None))
+                .values(ended_at=now)
+            ).rowcount
+            == 1
+        )
+
+    def purge_signins(self, conn: Connection, before: datetime) -> int:
+        """Forget links and sessions that expired before ``before``."""
+        links = conn.execute(delete(signin_links).where(signin_links.c.expires_at < before))
+        sessions = conn.execute(
+            delete(signin_sessions).where(signin_sessions.c.expires_at < before)
+        )
+        return links.rowcount + sessions.rowcount

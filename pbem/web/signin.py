@@ -1,0 +1,258 @@
+"""Signing in to the web pages with the link SIGNIN mails
+(pbem/commands/signin.py), and signing out.
+
+``GET /signin/<token>`` shows a page with one button and changes nothing
+(mail scanners and link previews fetch every link they see, and would use
+the link up); ``POST /signin/<token>`` uses the link, once, and starts a
+session: a cookie (HttpOnly, SameSite=Strict, Secure when the pages'
+address is https) that holds a random token whose SHA-256 the store keeps
+with the address it is scoped to. A link used, expired or unknown gets a
+page that says which, and how to get a new one. ``/signout`` ends the
+session and drops the cookie.
+
+A game's page asks :func:`viewer` whom it is for: the signed-in address's
+player in that game, or the observers. Nobody who did not sign in gets a
+cookie, and a request without one costs no look-up.
+"""
+
+from __future__ import annotations
+
+import html
+import secrets
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+from pbem.app import App
+from pbem.commands.signin import PATH, seats_of, token_hash
+from pbem.web.base import PBEM, in_thread, page
+
+COOKIE = "pbem_session"
+SESSION_LIFE = timedelta(days=30)
+OBSERVER = "observer"  # the view of a reader who is no player of the game (pbem/reports.py)
+
+# what to tell about a link that does not sign in: (status, title, text)
+REFUSED = {
+    "unknown": (
+        404,
+        "Unknown sign-in link",
+        "This link signs nobody in: it may be mistyped or cut short by a mail program.",
+    ),
+    "used": (
+        410,
+        "Sign-in link already used",
+        "This link has been used: each link signs in once.",
+    ),
+    "expired": (
+        410,
+        "Sign-in link expired",
+        "This link has expired: a link works for an hour after it is mailed.",
+    ),
+}
+AGAIN = (
+    "<p>For a new link, mail the line <code>SIGNIN</code> (or <code>SIGNIN game</code>) to the "
+    "server, from the address you play from. Anyone may read the game pages without signing "
+    'in: <a href="{home}">the games</a>.</p>'
+)
+
+
+def add_routes(web_app: web.Application) -> None:
+    web_app.router.add_get(f"/{PATH}{{token}}", ask)
+    web_app.router.add_post(f"/{PATH}{{token}}", act)
+    web_app.router.add_get("/signout", signout_page)
+    web_app.router.add_post("/signout", signout)
+
+
+# -- following the link ----------------------------------------------------------------
+
+
+def _refused(state: str, home: str) -> web.Response:
+    status, title, text = REFUSED[state]
+    return page(title, f"<p>{text}</p>\n" + AGAIN.format(home=home), status=status)
+
+
+async def ask(request: web.Request) -> web.Response:
+    """The page the link opens: who it signs in, and the button."""
+    app = request.app[PBEM]
+    hashed = token_hash(request.match_info["token"])
+
+    def look() -> tuple[str, str | None, str | None]:
+        with app.store.tx(write=False) as conn:
+            link = app.store.signin_link(conn, hashed)
+        if link is None:
+            return "unknown", None, None
+        return link.state(app.clock.now()), link.address, link.game
+
+    state, address, game = await in_thread(look)
+    if state != "valid":
+        return _refused(state, "../")
+    where = f"the page of <b>{html.escape(game)}</b>" if game else "the list of games"
+    return page(
+        "Sign in to the game pages",
+        f"<p>Press the button to sign this browser in as <b>{html.escape(address or '')}</b>: "
+        "each game you play then shows your own view, your orders of the phase being played "
+        f"included. You go on to {where}.</p>\n"
+        "<form method=post><button type=submit>Sign in</button></form>\n"
+        "<p>The link works once. Sign out with the button on any game page, or at "
+        '<a href="../signout">sign out</a>.</p>',
+    )
+
+
+def _use(app: App, hashed: str, session: str) -> tuple[str, str | None]:
+    """Use the link and start the session, in one transaction: (the
+    link's state, the game it leads to)."""
+    now = app.clock.now()
+    with app.store.tx() as conn:
+        link = app.store.signin_link(conn, hashed)
+        if link is None:
+            return "unknown", None
+        state = link.state(now)
+        if state == "valid" and not app.store.use_signin_link(conn, hashed, now):
+            state = "used"  # another request used it first
+        if state != "valid":
+            return state, None
+        app.store.start_session(conn, token_hash(session), link.address, now, now + SESSION_LIFE)
+        app.store.purge_signins(conn, now - timedelta(days=1))
+    return "valid", link.game
+
+
+async def act(request: web.Request) -> web.Response:
+    """The button: the link is used, the session starts, and the browser
+    goes on to the game's page (or the list) with its cookie."""
+    _same_site(request)
+    app = request.app[PBEM]
+    session = secrets.token_urlsafe(32)
+    state, game = await in_thread(_use, app, token_hash(request.match_info["token"]), session)
+    if state != "valid":
+        return _refused(state, "../")
+    # relative: right behind a proxy that serves the pages under a path of its own
+    response = web.Response(status=303, headers={"Location": f"../games/{game}" if game else "../"})
+    _set_cookie(app, response, session)
+    return response
+
+
+# -- the session -------------------------------------------------------------------------
+
+
+def _cookie_path(app: App) -> str:
+    web_config = app.config.server.web
+    path = urlsplit(web_config.url).path if web_config and web_config.url else "/"
+    return path if path.endswith("/") else path + "/"
+
+
+def _secure(app: App) -> bool:
+    web_config = app.config.server.web
+    return bool(web_config and web_config.url and web_config.url.startswith("https:"))
+
+
+def _set_cookie(app: App, response: web.StreamResponse, session: str) -> None:
+    response.set_cookie(
+        COOKIE,
+        session,
+        max_age=int(SESSION_LIFE.total_seconds()),
+        path=_cookie_path(app),
+        secure=_secure(app),
+        httponly=True,
+        samesite="Strict",
+    )
+
+
+def _same_site(request: web.Request) -> None:
+    """A form posted from another site (its browser says so) is refused:
+    nobody signs a reader in or out from elsewhere."""
+    site = request.headers.get("Sec-Fetch-Site")
+    origin = request.headers.get("Origin")
+    ours = {f"{request.scheme}://{request.host}"}
+    web_config = request.app[PBEM].config.server.web
+    if web_config and web_config.url:
+        parts = urlsplit(web_config.url)
+        ours.add(f"{parts.scheme}://{parts.netloc}")
+    if site == "cross-site" or (origin is not None and origin != "null" and origin not in ours):
+        raise web.HTTPForbidden(text="A sign-in form is sent from this server's own pages.\n")
+
+
+def session_token(request: web.Request) -> str | None:
+    value = request.cookies.get(COOKIE)
+    return value if value and len(value) <= 100 else None
+
+
+async def signed_in(request: web.Request) -> str | None:
+    """The address the request's session is scoped to; None without a
+    session (no look-up at all without a cookie) or with one ended."""
+    token = session_token(request)
+    if token is None:
+        return None
+    app = request.app[PBEM]
+
+    def look() -> str | None:
+        with app.store.tx(write=False) as conn:
+            return app.store.session_address(conn, token_hash(token), app.clock.now())
+
+    return await in_thread(look)
+
+
+def seat_in(app: App, address: str | None, game: str) -> str:
+    """Whose view of ``game`` the signed-in ``address`` reads: its player's
+    there, else the observers'. Storage: call in a thread."""
+    if address is None:
+        return OBSERVER
+    with app.store.tx(write=False) as conn:
+        return seats_of(app, conn, address).get(game, OBSERVER)
+
+
+async def viewer(request: web.Request, game: str) -> tuple[str, str | None]:
+    """(whose view of ``game`` this request reads, the signed-in address)."""
+    address = await signed_in(request)
+    if address is None:
+        return OBSERVER, None
+    return await in_thread(seat_in, request.app[PBEM], address, game), address
+
+
+def private(response: web.StreamResponse) -> web.StreamResponse:
+    """A signed-in reader's page: kept by no cache, and never served to
+    another reader by one (its contents depend on the cookie)."""
+    response.headers["Cache-Control"] = "private, no-store"
+    response.headers["Vary"] = "Cookie"
+    return response
+
+
+# -- signing out ---------------------------------------------------------------------------
+
+
+async def signout_page(request: web.Request) -> web.Response:
+    address = await signed_in(request)
+    if address is None:
+        return page(
+            "Not signed in",
+            '<p>This browser is not signed in. <a href="./">The games</a>.</p>',
+        )
+    return private(
+        page(
+            "Sign out",
+            f"<p>This browser is signed in as <b>{html.escape(address)}</b>.</p>\n"
+            '<form method=post action="signout"><button type=submit>Sign out</button></form>',
+        )
+    )  # type: ignore[return-value]
+
+
+async def signout(request: web.Request) -> web.Response:
+    """End the session (in the store: the cookie signs in nowhere after,
+    even kept by someone) and drop the cookie."""
+    _same_site(request)
+    app = request.app[PBEM]
+    token = session_token(request)
+    if token is not None:
+
+        def end() -> None:
+            with app.store.tx() as conn:
+                app.store.end_session(conn, token_hash(token), app.clock.now())
+
+        await in_thread(end)
+    response = page(
+        "Signed out",
+        "<p>This browser is signed out: the pages show what every reader sees. "
+        '<a href="./">The games</a>.</p>',
+    )
+    response.del_cookie(COOKIE, path=_cookie_path(app))
+    return response

@@ -1,0 +1,258 @@
+"""Signing in to the web pages: a player mails SIGNIN through the real SMTP
+server, the link comes back by mail, and the real aiohttp server of `pbem
+serve` answers it: a page with a button (a GET uses nothing up), the POST
+that uses the link once and sets the session cookie, the game's page in the
+player's own view, signing out. Used, expired, unknown and forged links
+are refused with a page that says why; only hashes are stored."""
+
+from __future__ import annotations
+
+import http.client
+import re
+from email.message import EmailMessage
+
+import pytest
+from sqlalchemy import select
+
+from pbem.commands.signin import token_hash
+from pbem.store.schema import signin_links, signin_sessions
+from tests.mailharness import GAMES_YAML, Harness
+
+ALPHA, JUDGE = "alpha@judge.example", "judge@judge.example"
+ANN, BOB, EVE = "ann@example.org", "bob@example.org", "eve@example.org"
+PUBLIC = "https://judge.example/pbem/"
+WEB = f"  web: {{listen: {{host: 127.0.0.1, port: 0}}, url: '{PUBLIC}'}}\n"
+YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1)
+
+
+@pytest.fixture
+def h(tmp_path):
+    harness = Harness(tmp_path, YAML)
+    yield harness
+    harness.close()
+
+
+class Answer:
+    def __init__(self, response: http.client.HTTPResponse) -> None:
+        self.status = response.status
+        self.headers = response.headers
+        self.body = response.read().decode()
+
+    def cookie(self) -> dict[str, str]:
+        """The Set-Cookie header's attributes, its name=value under "value"."""
+        raw = self.headers.get("Set-Cookie")
+        assert raw, f"no cookie set: {self.status} {dict(self.headers)}"
+        first, *rest = [p.strip() for p in raw.split(";")]
+        attributes = {"value": first}
+        for part in rest:
+            key, _, value = part.partition("=")
+            attributes[key.lower()] = value or "yes"
+        return attributes
+
+
+def call(h: Harness, method: str, path: str, cookie: str | None = None, **headers: str) -> Answer:
+    """One request to the server's web port, redirects not followed."""
+    conn = http.client.HTTPConnection("127.0.0.1", h.server.web.port, timeout=10)
+    try:
+        if cookie:
+            headers["Cookie"] = cookie
+        body = b"" if method == "POST" else None
+        if body is not None:
+            headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
+        conn.request(method, path, body=body, headers=headers)
+        return Answer(conn.getresponse())
+    finally:
+        conn.close()
+
+
+def ask_link(h: Harness, sender: str = ANN, line: str = "SIGNIN alpha") -> str:
+    """Mail SIGNIN from ``sender``; the path of the link mailed back to it."""
+    h.send(sender, JUDGE, f"{line}\n", subject="sign in")
+    mail = h.outbox("signin", sender)[-1]
+    found = re.search(re.escape(PUBLIC) + r"(signin/\S+)", h.text(mail))
+    assert found, h.text(mail)
+    return "/" + found[1]
+
+
+def sign_in(h: Harness, sender: str = ANN, line: str = "SIGNIN alpha") -> tuple[Answer, str]:
+    """Follow the link and press the button: the answer, and the cookie."""
+    path = ask_link(h, sender, line)
+    answer = call(h, "POST", path, Origin=f"http://127.0.0.1:{h.server.web.port}")
+    return answer, answer.cookie()["value"]
+
+
+def test_the_link_comes_by_mail_and_a_get_uses_nothing(h):
+    path = ask_link(h)
+    assert "SIGNIN: a sign-in link" in h.last(ANN), h.last(ANN)
+    mail: EmailMessage = h.outbox("signin", ANN)[-1]
+    assert mail["Auto-Submitted"] == "auto-replied"
+    assert "works once, within 60 minutes" in " ".join(h.text(mail).split())
+    for _ in range(3):  # a mail scanner's look, a preview, the reader's own
+        page = call(h, "GET", path)
+        assert page.status == 200, page.body
+        assert "ann@example.org" in page.body and "<form method=post>" in page.body
+        assert "Set-Cookie" not in page.headers
+        assert page.headers["Cache-Control"] == "no-store"
+        assert page.headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_the_button_signs_in_once_with_a_strict_cookie(h):
+    answer, cookie = sign_in(h)
+    assert answer.status == 303
+    assert answer.headers["Location"] == "../games/alpha"  # relative: right behind a proxy
+    attributes = answer.cookie()
+    assert attributes["httponly"] == "yes" and attributes["samesite"] == "Strict"
+    assert attributes["secure"] == "yes"  # the pages' address is https
+    assert attributes["path"] == "/pbem/"
+    assert int(attributes["max-age"]) == 30 * 24 * 3600
+    name, token = cookie.split("=", 1)
+    assert name == "pbem_session" and len(token) >= 40
+    with h.app.store.tx(write=False) as conn:
+        sessions = conn.execute(select(signin_sessions)).all()
+        links = conn.execute(select(signin_links)).all()
+    assert [(s.address, s.token) for s in sessions] == [(ANN, token_hash(token))]
+    assert [link.address for link in links] == [ANN] and links[0].used_at is not None
+    page = call(h, "GET", "/signout", cookie=cookie)
+    assert "signed in as <b>ann@example.org</b>" in page.body
+    assert page.headers["Cache-Control"] == "private, no-store"
+
+
+def test_a_link_used_or_expired_or_unknown_is_refused_with_a_clear_page(h):
+    path = ask_link(h)
+    assert call(h, "POST", path).status == 303
+    for method in ("GET", "POST"):
+        again = call(h, method, path)
+        assert again.status == 410 and "has been used" in again.body, again.body
+        assert "Set-Cookie" not in again.headers
+        assert "SIGNIN" in again.body  # how to get a new one
+    late = ask_link(h)
+    h.clock.advance(minutes=61)
+    for method in ("GET", "POST"):
+        answer = call(h, method, late)
+        assert answer.status == 410 and "has expired" in answer.body
+        assert "Set-Cookie" not in answer.headers
+    for forged in (
+        "/signin/x",
+        "/signin/" + "A" * 43,
+        path[:-1] + ("a" if path[-1] != "a" else "b"),
+    ):
+        answer = call(h, "POST", forged)
+        assert answer.status == 404 and "signs nobody in" in answer.body
+        assert "Set-Cookie" not in answer.headers
+
+
+def test_only_hashes_are_stored(h):
+    path = ask_link(h)
+    token = path.rsplit("/", 1)[1]
+    _, cookie = sign_in(h)
+    session = cookie.split("=", 1)[1]
+    database = (h.root / "var" / "pbem.sqlite").read_bytes()
+    wal = h.root / "var" / "pbem.sqlite-wal"
+    stored = database + (wal.read_bytes() if wal.exists() else b"")
+    assert token.encode() not in stored and session.encode() not in stored
+    assert token_hash(token).encode() in stored
+
+
+def test_a_link_only_for_a_player_and_only_to_their_own_address(h):
+    h.send(EVE, JUDGE, "SIGNIN alpha\n", subject="sign in")
+    assert "eve@example.org plays no game called 'alpha'" in h.last(EVE)
+    h.send(EVE, JUDGE, "SIGNIN\n", subject="sign in")
+    assert "plays no game here" in h.last(EVE)
+    h.send(ANN, JUDGE, "SIGNIN gamma\n", subject="sign in")
+    assert "plays no game called 'gamma'" in h.last(ANN)
+    assert h.outbox("signin") == []
+    # a forged From: the link goes to the address's owner, never to the forger
+    h.send(BOB, JUDGE, "SIGNIN alpha\n", subject="sign in", Reply_To=EVE)
+    assert [str(m["To"]) for m in h.outbox("signin")] == [BOB]
+    assert h.outbox("signin", EVE) == []
+
+
+def test_signin_without_a_game_leads_to_the_list(h):
+    answer, _ = sign_in(h, line="SIGNIN")
+    assert answer.headers["Location"] == "../"
+
+
+def test_signing_out_ends_the_session_in_the_store(h):
+    _, cookie = sign_in(h)
+    out = call(h, "POST", "/signout", cookie=cookie, Origin=f"http://127.0.0.1:{h.server.web.port}")
+    assert out.status == 200 and "signed out" in out.body
+    gone = out.cookie()
+    assert gone["value"] == 'pbem_session=""' and gone["max-age"] == "0"
+    # the cookie kept (copied before signing out) signs in nowhere any more
+    assert "not signed in" in call(h, "GET", "/signout", cookie=cookie).body
+
+
+def test_a_session_expires(h):
+    _, cookie = sign_in(h)
+    h.clock.advance(days=30, seconds=1)
+    assert "not signed in" in call(h, "GET", "/signout", cookie=cookie).body
+
+
+def test_forms_from_another_site_are_refused(h):
+    path = ask_link(h)
+    for headers in ({"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+        assert call(h, "POST", path, **headers).status == 403
+    assert call(h, "GET", path).status == 200  # not used up by the refused posts
+    _, cookie = sign_in(h)
+    refused = call(h, "POST", "/signout", cookie=cookie, Origin="https://evil.example")
+    assert refused.status == 403
+    assert "signed in as" in call(h, "GET", "/signout", cookie=cookie).body
+
+
+def test_two_presses_at_once_sign_in_once(h):
+    import threading
+
+    path = ask_link(h)
+    answers: list[Answer] = []
+    threads = [
+        threading.Thread(target=lambda: answers.append(call(h, "POST", path))) for _ in range(6)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(a.status for a in answers) == [303] + [410] * 5
+
+
+@pytest.mark.parametrize(
+    ("web", "secure", "path", "linked"),
+    [
+        ("  web: {listen: {host: 127.0.0.1, port: 0}}\n", False, "/", "http://127.0.0.1:"),
+        (
+            "  web: {listen: {host: 127.0.0.1, port: 0}, url: 'http://games.example/x'}\n",
+            False,
+            "/x/",
+            "http://games.example/x/signin/",
+        ),
+    ],
+)
+def test_the_link_and_cookie_follow_the_pages_address(tmp_path, web, secure, path, linked):
+    h = Harness(tmp_path, GAMES_YAML.replace("  limits:", web + "  limits:", 1))
+    try:
+        h.send(ANN, JUDGE, "SIGNIN alpha\n", subject="sign in")
+        text = h.text(h.outbox("signin", ANN)[-1])
+        assert linked in text, text
+        token = re.search(r"/signin/(\S+)", text)[1]
+        answer = call(h, "POST", f"/signin/{token}")
+        attributes = answer.cookie()
+        assert ("secure" in attributes) == secure and attributes["path"] == path
+    finally:
+        h.close()
+
+
+def test_no_web_pages_no_link(tmp_path):
+    h = Harness(tmp_path)
+    try:
+        h.send(ANN, JUDGE, "SIGNIN alpha\n", subject="sign in")
+        assert "this server has no web pages" in h.last(ANN)
+        assert h.outbox("signin") == []
+    finally:
+        h.close()
+
+
+def test_the_link_expires_an_hour_after_it_is_mailed(h):
+    path = ask_link(h)
+    h.clock.advance(minutes=59)
+    assert call(h, "GET", path).status == 200
+    h.clock.advance(minutes=1)
+    assert call(h, "GET", path).status == 410
