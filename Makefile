@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench check demo clean postgresql
+.PHONY: run test lint bench check demo clean postgresql chromium
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,15 +34,26 @@ postgresql:
 	$(if $(INITDB),,$(SUDO) apt-get update -qq)
 	$(if $(INITDB),,$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql)
 
+# The browser tests (tests/browser.py) drive a real headless Chromium through
+# Selenium: Debian's chromium and chromium-driver, installed once (Selenium
+# is told where both are and downloads nothing).
+CHROMEDRIVER := /usr/bin/chromedriver
+
+$(CHROMEDRIVER):
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium chromium-driver
+
+chromium: $(CHROMEDRIVER)
+
 run: $(STAMP)
 	$(BIN)/pbem check games.yaml
 	$(BIN)/pbem serve games.yaml $(if $(PORT),--port $(PORT)) $(if $(WEBPORT),--web-port $(WEBPORT))
 
 # Two processes share the tests (pytest-xdist); the few that assert how
 # fast something happens (marked serial) run afterwards, alone.
-test: $(STAMP) $(POSTFIX) postgresql
-	PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 $(BIN)/python -m pytest -n 2 -m 'not serial'
-	PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 $(BIN)/python -m pytest -p no:xdist -m serial
+test: $(STAMP) $(POSTFIX) postgresql $(CHROMEDRIVER)
+	PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 PBEM_NEED_BROWSER=1 $(BIN)/python -m pytest -n 2 -m 'not serial'
+	PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 PBEM_NEED_BROWSER=1 $(BIN)/python -m pytest -p no:xdist -m serial
 
 lint: $(STAMP)
 	$(BIN)/ruff check pbem adjudicator tests bench
@@ -51,6 +62,7 @@ lint: $(STAMP)
 bench: $(STAMP) postgresql
 	$(BIN)/python bench/officewars.py
 	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/web.py
 	$(BIN)/python bench/nodes.py
 	$(BIN)/python bench/reports.py
 	$(BIN)/python bench/implosion.py

@@ -1,0 +1,247 @@
+"""Web pages benchmark: prints its figures; run by `make bench`.
+
+Starts `pbem serve` (a real SQLite file, its web server on, one Office Wars
+game) in its own process and measures, each on a fresh server:
+
+- mail alone: bench/ingest.py's load (N order mails over C SMTP
+  connections), mails per second accepted (250 after the commit) and fully
+  processed (the receipt in the outbox);
+- a game's page (``/games/alpha``) under R concurrent readers (aiohttp
+  clients, keep-alive, in a process of their own) while the same mail load
+  flows: pages per second over the time the mail takes, their p50/p95, and
+  the mail rates beside those without readers;
+- the list of games (``/``) the same way;
+- each page under the readers alone, without mail, for reference.
+
+Targets (issue 21): at least 500 pages per second for each page with mail
+flowing, and the mail rates with readers at least 0.8 of those without.
+The readers, the mail client and the server share the machine's two
+cores, as they would on a small server with its readers elsewhere: every
+figure is a floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import ingest  # noqa: E402  (bench/ingest.py: its server, mails and load, not a copy)
+
+ROOT = Path(__file__).resolve().parent.parent
+WEB_YAML = "  web: {{listen: {{host: 127.0.0.1, port: {port}}}}}\n"
+PAGE_TARGET = 500
+MAIL_RATIO_TARGET = 0.8
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen
+    root: Path
+    smtp: int
+    web: int
+
+    @property
+    def db(self) -> Path:
+        return self.root / "var" / "pbem.sqlite"
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.web}{path}"
+
+
+def start(root: Path) -> Server:
+    """`pbem serve` on bench/ingest.py's games.yaml, with a web server."""
+    smtp, web = ingest.free_port(), ingest.free_port()
+    players = "\n".join(f"      - {{name: {p}, email: {p}@example.org}}" for p in ingest.PLAYERS)
+    yaml = ingest.GAMES.format(port=smtp, players=players, dkim=WEB_YAML.format(port=web))
+    (root / "games.yaml").write_text(yaml)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pbem.cli", "serve", "games.yaml", "--quiet"],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
+    ingest.wait_listening(proc, smtp)
+    ingest.wait_listening(proc, web)
+    return Server(proc, root, smtp, web)
+
+
+# -- the readers: a process of their own --------------------------------------------------
+
+
+async def _read(url: str, readers: int, rate: float, stop) -> dict:  # noqa: ANN001
+    """R readers reading ``url`` until ``stop``: flat out (``rate`` 0), or
+    together ``rate`` pages a second, each at its own steady pace (a page
+    late is not made up for)."""
+    import aiohttp
+
+    times: list[float] = []
+    failures: dict[str, int] = {}
+    connector = aiohttp.TCPConnector(limit=readers)
+    async with aiohttp.ClientSession(connector=connector) as session:
+
+        async def reader(i: int) -> None:
+            gap = readers / rate if rate else 0.0
+            due = time.perf_counter() + i / rate if rate else 0.0
+            while not stop.is_set():
+                if gap:
+                    await asyncio.sleep(max(0.0, due - time.perf_counter()))
+                    due = max(due + gap, time.perf_counter())
+                t0 = time.perf_counter()
+                try:
+                    async with session.get(url) as response:
+                        await response.read()
+                        status = response.status
+                except aiohttp.ClientError as error:
+                    status = type(error).__name__
+                if status == 200:
+                    times.append(time.perf_counter() - t0)
+                else:
+                    failures[str(status)] = failures.get(str(status), 0) + 1
+                    await asyncio.sleep(0.01)
+
+        async def stopper() -> None:
+            while not stop.is_set():
+                await asyncio.sleep(0.02)
+
+        tasks = [asyncio.create_task(reader(i)) for i in range(readers)]
+        await stopper()
+        await asyncio.gather(*tasks)
+    return {"times": times, "failures": failures}
+
+
+def _readers_main(url: str, readers: int, rate: float, stop, started, out) -> None:  # noqa: ANN001
+    started.set()
+    out.put(asyncio.run(_read(url, readers, rate, stop)))
+
+
+class Readers:
+    """R readers reading ``url`` over and over, in a process of their own,
+    until stopped: what they read, and how long each page took."""
+
+    def __init__(self, url: str, readers: int, rate: float = 0) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.stop_event, self.started, self.out = ctx.Event(), ctx.Event(), ctx.Queue()
+        self.proc = ctx.Process(
+            target=_readers_main,
+            args=(url, readers, rate, self.stop_event, self.started, self.out),
+            daemon=True,
+        )
+        self.proc.start()
+        self.started.wait(30)
+
+    def stop(self) -> dict:
+        self.stop_event.set()
+        result = self.out.get(timeout=60)
+        self.proc.join(30)
+        return result
+
+
+def pages_summary(name: str, result: dict, seconds: float) -> tuple[float, str]:
+    times = sorted(result["times"])
+    rate = len(times) / seconds
+    if not times:
+        return 0.0, f"{name}: no page read (failures: {result['failures']})"
+    p50, p95 = statistics.median(times) * 1000, times[int(len(times) * 0.95) - 1] * 1000
+    failed = f"; failures {result['failures']}" if result["failures"] else ""
+    return rate, (
+        f"{name}: {len(times)} pages in {seconds:.2f} s = {rate:,.0f} pages/s "
+        f"(target >= {PAGE_TARGET}); p50 {p50:.1f} ms, p95 {p95:.1f} ms{failed}"
+    )
+
+
+# -- the mail ------------------------------------------------------------------------------
+
+
+def mail(server: Server, n: int, conns: int) -> tuple[float, float]:
+    """Send N order mails, wait for every receipt: (accepted/s, processed/s)."""
+    mails = ingest.order_mails(ingest.passwords(server.db), n, f"web{time.monotonic_ns()}")
+    before = ingest.receipts(server.db)
+    started = time.perf_counter()
+    seconds, _ = asyncio.run(ingest.load(server.smtp, mails, conns))
+    while ingest.receipts(server.db) < before + n:
+        if time.perf_counter() - started > 600:
+            raise SystemExit("processing did not finish in 10 minutes")
+        time.sleep(0.05)
+    done = time.perf_counter() - started
+    return n / seconds, n / done
+
+
+def run(args: argparse.Namespace, path: str | None, with_mail: bool, rate: float = 0) -> dict:
+    """One fresh server: mail alone (``path`` None), readers of ``path``
+    alone, or both at once; readers flat out, or at ``rate`` together."""
+    with tempfile.TemporaryDirectory() as tmp:
+        server = start(Path(tmp))
+        result: dict = {}
+        try:
+            readers = Readers(server.url(path), args.readers, rate) if path else None
+            time.sleep(0.5 if readers else 0)  # connections open, the page kept
+            t0 = time.perf_counter()
+            if with_mail:
+                result["accepted"], result["processed"] = mail(server, args.n, args.c)
+            else:
+                time.sleep(args.seconds)
+            elapsed = time.perf_counter() - t0
+            if readers:
+                result["pages"] = readers.stop()
+                result["seconds"] = elapsed
+        finally:
+            ingest.stop(server.proc)
+        return result
+
+
+def with_mail(args: argparse.Namespace, name: str, path: str, alone: dict, rate: float) -> bool:
+    """Readers of ``path`` while the mail flows: the pages' figure, the
+    mail's beside its figure alone; whether both meet their targets."""
+    both = run(args, path, True, rate)
+    how = f"readers at {rate:,.0f} pages/s together" if rate else "readers flat out"
+    pages, line = pages_summary(f"{name} with mail flowing, {how}", both["pages"], both["seconds"])
+    print(line)
+    accepted = both["accepted"] / alone["accepted"]
+    processed = both["processed"] / alone["processed"]
+    print(
+        f"  mail meanwhile: {both['accepted']:,.0f} mails/s accepted ({accepted:.2f} of alone), "
+        f"{both['processed']:,.0f} mails/s processed ({processed:.2f} of alone; target >= "
+        f"{MAIL_RATIO_TARGET})"
+    )
+    return pages >= PAGE_TARGET * 0.98 and min(accepted, processed) >= MAIL_RATIO_TARGET
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("-n", type=int, default=3000, help="order mails a round")
+    parser.add_argument("-c", type=int, default=8, help="concurrent SMTP connections")
+    parser.add_argument("-r", "--readers", type=int, default=50, help="concurrent readers")
+    parser.add_argument("-s", "--seconds", type=float, default=5, help="readers alone: seconds")
+    args = parser.parse_args()
+    print(f"bench/web.py: {args.readers} readers, {args.n} order mails over {args.c} connections")
+    alone = run(args, None, True)
+    print(
+        f"mail alone: {alone['accepted']:,.0f} mails/s accepted, "
+        f"{alone['processed']:,.0f} mails/s fully processed"
+    )
+    met = True
+    for name, path in (("game page /games/alpha", "/games/alpha"), ("list of games /", "/")):
+        quiet = run(args, path, False)
+        print(
+            pages_summary(f"{name}, readers flat out, no mail", quiet["pages"], quiet["seconds"])[1]
+        )
+        # the target: 500 pages a second served while the mail keeps 0.8 of its rate
+        met &= with_mail(args, name, path, alone, PAGE_TARGET)
+        with_mail(args, name, path, alone, 0)  # and what the pages take from it flat out
+    print("targets met" if met else "targets NOT met")
+
+
+if __name__ == "__main__":
+    main()
