@@ -16,13 +16,22 @@ from sqlalchemy import select
 
 from pbem.commands.signin import token_hash
 from pbem.store.schema import signin_links, signin_sessions
-from tests.mailharness import GAMES_YAML, Harness
+from tests.mailharness import GAMES_YAML, Harness, wait_for
 
 ALPHA, JUDGE = "alpha@judge.example", "judge@judge.example"
-ANN, BOB, EVE = "ann@example.org", "bob@example.org", "eve@example.org"
+ANN, BOB, EVE = "ann@example.org", "bob@example.org", "zed@example.org"
 PUBLIC = "https://judge.example/pbem/"
 WEB = f"  web: {{listen: {{host: 127.0.0.1, port: 0}}, url: '{PUBLIC}'}}\n"
-YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1)
+PRIVATE = """\
+  - name: gamma
+    game: officewars
+    map: six
+    visibility: private
+    players:
+      - {name: eve, email: eve@example.org}
+      - {name: ann, email: ann@example.org}
+"""
+YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1) + PRIVATE
 
 
 @pytest.fixture
@@ -114,7 +123,7 @@ def test_the_button_signs_in_once_with_a_strict_cookie(h):
     assert [link.address for link in links] == [ANN] and links[0].used_at is not None
     page = call(h, "GET", "/signout", cookie=cookie)
     assert "signed in as <b>ann@example.org</b>" in page.body
-    assert page.headers["Cache-Control"] == "private, no-store"
+    assert page.headers["Cache-Control"] == "no-store"
 
 
 def test_a_link_used_or_expired_or_unknown_is_refused_with_a_clear_page(h):
@@ -155,11 +164,13 @@ def test_only_hashes_are_stored(h):
 
 def test_a_link_only_for_a_player_and_only_to_their_own_address(h):
     h.send(EVE, JUDGE, "SIGNIN alpha\n", subject="sign in")
-    assert "eve@example.org plays no game called 'alpha'" in h.last(EVE)
+    assert "zed@example.org plays no game called 'alpha'" in h.last(EVE)
     h.send(EVE, JUDGE, "SIGNIN\n", subject="sign in")
     assert "plays no game here" in h.last(EVE)
-    h.send(ANN, JUDGE, "SIGNIN gamma\n", subject="sign in")
-    assert "plays no game called 'gamma'" in h.last(ANN)
+    h.send(BOB, JUDGE, "SIGNIN gamma\n", subject="sign in")  # bob plays alpha, not gamma
+    assert "plays no game called 'gamma'" in h.last(BOB)
+    h.send(BOB, JUDGE, "SIGNIN alpha beta\n", subject="sign in")
+    assert "SIGNIN takes one game at most" in h.last(BOB)
     assert h.outbox("signin") == []
     # a forged From: the link goes to the address's owner, never to the forger
     h.send(BOB, JUDGE, "SIGNIN alpha\n", subject="sign in", Reply_To=EVE)
@@ -256,3 +267,58 @@ def test_the_link_expires_an_hour_after_it_is_mailed(h):
     assert call(h, "GET", path).status == 200
     h.clock.advance(minutes=1)
     assert call(h, "GET", path).status == 410
+
+
+def orders(h: Harness, sender: str, text: str, game: str = "alpha") -> None:
+    h.send(sender, f"{game}@judge.example", f"PASSWORD {h.password(sender, game)}\n{text}\n")
+
+
+def test_a_signed_in_player_sees_their_own_orders_and_nobody_else_does(h):
+    orders(h, ANN, "Sol attacks Alnitak")
+    orders(h, BOB, "Vega holds")
+    _, ann = sign_in(h)
+    mine = call(h, "GET", "/games/alpha", cookie=ann)
+    assert mine.status == 200
+    assert "signed in as <strong>ann</strong>" in mine.body
+    assert "Your orders for" in mine.body and "Sol attacks Alnitak" in mine.body
+    assert "Vega" not in mine.body.split('id="mine"')[1].split("</section>")[0]
+    assert mine.headers["Cache-Control"].startswith("private")
+    assert "Cookie" in mine.headers["Vary"]
+    assert 'action="../signout"' in mine.body  # the button that signs out
+    anyone = call(h, "GET", "/games/alpha")
+    assert anyone.status == 200 and "Alnitak" not in anyone.body.split("<figure>")[0]
+    assert "Your orders" not in anyone.body and "Sol attacks" not in anyone.body
+    assert "Set-Cookie" not in anyone.headers
+    _, bob = sign_in(h, BOB)
+    his = call(h, "GET", "/games/alpha", cookie=bob)
+    assert "signed in as <strong>bob</strong>" in his.body and "Sol attacks" not in his.body
+    # new orders show on her page within the second a page's version is kept
+    orders(h, ANN, "Sol attacks Barnard")
+    wait_for(
+        lambda: "Sol attacks Barnard" in call(h, "GET", "/games/alpha", cookie=ann).body,
+        3,
+        "the new orders on ann's page",
+    )
+
+
+def test_a_private_game_opens_to_its_signed_in_players_only(h):
+    assert call(h, "GET", "/games/gamma").status == 404
+    _, ann = sign_in(h, line="SIGNIN gamma")
+    page = call(h, "GET", "/games/gamma", cookie=ann)
+    assert page.status == 200 and "signed in as <strong>ann</strong>" in page.body
+    _, bob = sign_in(h, BOB)  # bob plays alpha, not gamma
+    assert call(h, "GET", "/games/gamma", cookie=bob).status == 404
+    # a game where she has no seat: the observers' view, as anyone's
+    beta = call(h, "GET", "/games/beta", cookie=bob)
+    assert beta.status == 200 and "signed in as" not in beta.body
+
+
+def test_after_signing_out_the_page_is_everyones_again(h):
+    orders(h, ANN, "Sol attacks Alnitak")
+    _, ann = sign_in(h)
+    assert "Sol attacks Alnitak" in call(h, "GET", "/games/alpha", cookie=ann).body
+    origin = f"http://127.0.0.1:{h.server.web.port}"
+    assert call(h, "POST", "/signout", cookie=ann, Origin=origin).status == 200
+    after = call(h, "GET", "/games/alpha", cookie=ann)
+    assert after.status == 200 and "Sol attacks" not in after.body
+    assert "signed in as" not in after.body

@@ -26,11 +26,12 @@ from aiohttp import web
 
 from pbem.app import App
 from pbem.commands.signin import PATH, seats_of, token_hash
+from pbem.reports import OBSERVER
 from pbem.web.base import PBEM, in_thread, page
+from pbem.web.pages import SEATS
 
 COOKIE = "pbem_session"
 SESSION_LIFE = timedelta(days=30)
-OBSERVER = "observer"  # the view of a reader who is no player of the game (pbem/reports.py)
 
 # what to tell about a link that does not sign in: (status, title, text)
 REFUSED = {
@@ -58,10 +59,24 @@ AGAIN = (
 
 
 def add_routes(web_app: web.Application) -> None:
+    """The sign-in's routes; the game pages (added before) learn from it
+    whose view a request reads."""
     web_app.router.add_get(f"/{PATH}{{token}}", ask)
     web_app.router.add_post(f"/{PATH}{{token}}", act)
     web_app.router.add_get("/signout", signout_page)
     web_app.router.add_post("/signout", signout)
+    web_app[SEATS].find = seat
+
+
+async def seat(request: web.Request, game: str) -> str | None:
+    """The player whose own view of ``game`` the request reads: the
+    signed-in address's seat in it; None (the observers' view) for anyone
+    else."""
+    address = await signed_in(request)
+    if address is None:
+        return None
+    found = await in_thread(seat_in, request.app[PBEM], address, game)
+    return None if found == OBSERVER else found
 
 
 # -- following the link ----------------------------------------------------------------
@@ -201,22 +216,6 @@ def seat_in(app: App, address: str | None, game: str) -> str:
         return seats_of(app, conn, address).get(game, OBSERVER)
 
 
-async def viewer(request: web.Request, game: str) -> tuple[str, str | None]:
-    """(whose view of ``game`` this request reads, the signed-in address)."""
-    address = await signed_in(request)
-    if address is None:
-        return OBSERVER, None
-    return await in_thread(seat_in, request.app[PBEM], address, game), address
-
-
-def private(response: web.StreamResponse) -> web.StreamResponse:
-    """A signed-in reader's page: kept by no cache, and never served to
-    another reader by one (its contents depend on the cookie)."""
-    response.headers["Cache-Control"] = "private, no-store"
-    response.headers["Vary"] = "Cookie"
-    return response
-
-
 # -- signing out ---------------------------------------------------------------------------
 
 
@@ -226,14 +225,14 @@ async def signout_page(request: web.Request) -> web.Response:
         return page(
             "Not signed in",
             '<p>This browser is not signed in. <a href="./">The games</a>.</p>',
+            root="./",
         )
-    return private(
-        page(
-            "Sign out",
-            f"<p>This browser is signed in as <b>{html.escape(address)}</b>.</p>\n"
-            '<form method=post action="signout"><button type=submit>Sign out</button></form>',
-        )
-    )  # type: ignore[return-value]
+    return page(
+        "Sign out",
+        f"<p>This browser is signed in as <b>{html.escape(address)}</b>.</p>\n"
+        '<form method=post action="signout"><button type=submit>Sign out</button></form>',
+        root="./",
+    )
 
 
 async def signout(request: web.Request) -> web.Response:
@@ -253,6 +252,7 @@ async def signout(request: web.Request) -> web.Response:
         "Signed out",
         "<p>This browser is signed out: the pages show what every reader sees. "
         '<a href="./">The games</a>.</p>',
+        root="./",
     )
     response.del_cookie(COOKIE, path=_cookie_path(app))
     return response
