@@ -57,7 +57,14 @@ async def safe_headers(request: web.Request, handler: Handler) -> web.StreamResp
 
 
 STATIC = Path(__file__).resolve().parent / "static"
-STATIC_TYPES = {".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+STATIC_TYPES = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml; charset=utf-8",
+}
+# what browsers ask for on every site without being told: answered, so no
+# reader's console shows a 404 for it
+ALIASES = {"favicon.svg": "/favicon.ico"}
 
 
 def static_routes(web_app: web.Application) -> None:
@@ -79,6 +86,8 @@ def static_routes(web_app: web.Application) -> None:
                 return web.Response(body=body, headers={**headers, "Content-Type": kind})
 
             web_app.router.add_get(f"/static/{path.name}", serve)
+            if path.name in ALIASES:
+                web_app.router.add_get(ALIASES[path.name], serve)
 
 
 def application(app: App, wake: Callable[[], None] = lambda: None) -> web.Application:
