@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench check demo clean postgresql chromium
+.PHONY: run test lint bench check demo clean postgresql chromium screenshots
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +73,11 @@ bench: $(STAMP) postgresql
 	$(BIN)/python bench/strategic_picture.py
 	-$(BIN)/pip install --quiet diplomacy  # for the comparison only; the bench runs without it
 	$(BIN)/python bench/empire.py
+
+# the README's pictures of the web pages (docs/screenshots/), taken by the
+# browser tests' Chromium
+screenshots: $(STAMP) $(CHROMEDRIVER)
+	$(BIN)/python docs/screenshots.py
 
 demo: $(STAMP)
 	$(BIN)/pbem demo

@@ -18,10 +18,13 @@ import os
 import shutil
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.mailharness import SERVER_YAML, Harness
 
 CHROMIUM = ("/usr/bin/chromium", "/usr/lib/chromium/chromium")
 DRIVER = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver")
@@ -170,8 +173,9 @@ class Browser:
             - self.width
         )
 
-    def screenshot(self, path: Path, full: bool = True) -> Path:
-        """The page as a PNG; ``full``: all of it, not only the window."""
+    def screenshot(self, path: Path, full: bool = True, tallest: int = 20000) -> Path:
+        """The page as a PNG; ``full``: all of it (down to ``tallest`` CSS
+        pixels), not only the window."""
         import base64
 
         if full:
@@ -180,7 +184,8 @@ class Browser:
             shot = self.driver.execute_cdp_cmd(
                 "Page.captureScreenshot",
                 {"format": "png", "captureBeyondViewport": True,
-                 "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"],
+                 "clip": {"x": 0, "y": 0, "width": size["width"],
+                          "height": min(size["height"], tallest),
                           "scale": 1}},
             )  # fmt: skip
             path.write_bytes(base64.b64decode(shot["data"]))
@@ -199,3 +204,62 @@ class Browser:
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what} at {self.url}")
             time.sleep(0.05)
+
+
+# -- a site to read: games in several phases -----------------------------------------------
+
+WATCHER = "watcher@example.org"
+WEB = "  web: {listen: {host: 127.0.0.1, port: 0}, rate: 0}\n"
+EMPIRE = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
+SITE = (
+    SERVER_YAML.replace("games:\n", WEB + "games:\n")
+    + f"""\
+  - name: alpha
+    game: officewars
+    map: six
+    deadline: "50 0,12 * * *"
+    timezone: Europe/Oslo
+    players:
+      - {{name: ann, email: ann@example.org}}
+      - {{name: bob, email: bob@example.org}}
+      - {{name: cid, email: cid@example.org}}
+    observers: [{WATCHER}]
+  - name: dip
+    game: empire
+    map: standard
+    deadline: "55 0,12 * * *"
+    timezone: Europe/Oslo
+    players:
+"""
+    + "".join(f"      - {{name: {n}, email: {n}@example.org}}\n" for n in EMPIRE)
+    + """\
+  - name: open
+    game: officewars
+    map: six
+    seats: 4
+    players:
+      - {name: dee, email: dee@example.org}
+"""
+)
+
+
+def orders(h: Harness, sender: str, text: str, game: str = "alpha") -> None:
+    h.send(sender, f"{game}@judge.example", f"PASSWORD {h.password(sender, game)}\n{text}\n")
+
+
+def played_site(root: Path) -> Harness:
+    """A server whose clock starts at the real time (the countdown in a
+    browser counts against the browser's own clock): alpha (Office Wars)
+    with two phases played, orders and press; dip (Empire) one phase
+    played; open waiting for players. The caller closes it."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    h = Harness(root, SITE, start=now)
+    orders(h, "ann@example.org", "Sol attacks Alnitak")
+    wanted = {"alpha": 3, "dip": 2}
+    while due := [h.game(g).deadline for g, turn in wanted.items() if h.game(g).turn < turn]:
+        h.clock.set(min(due))  # each turn on time, in the order of the deadlines
+        h.tick()
+    assert h.game().turn == 3 and h.game("dip").turn == 2
+    orders(h, "bob@example.org", "PRESS ALL\nHello <b>all</b> & good luck\nENDPRESS")
+    assert "Hello" in h.text(h.outbox("press", "ann@example.org")[-1])
+    return h

@@ -18,66 +18,15 @@ import pytest
 from PIL import Image
 
 from pbem.mail.lists import unsubscribe_token
-from tests.browser import DESKTOP, PHONE, Browser
-from tests.mailharness import SERVER_YAML, Harness
+from tests.browser import DESKTOP, PHONE, WATCHER, Browser, orders, played_site
+from tests.mailharness import Harness
 
-WATCHER = "watcher@example.org"
-WEB = "  web: {listen: {host: 127.0.0.1, port: 0}, rate: 0}\n"
-EMPIRE = ["austria", "england", "france", "germany", "italy", "russia", "turkey"]
-SITE = (
-    SERVER_YAML.replace("games:\n", WEB + "games:\n")
-    + f"""\
-  - name: alpha
-    game: officewars
-    map: six
-    deadline: "50 0,12 * * *"
-    timezone: Europe/Oslo
-    players:
-      - {{name: ann, email: ann@example.org}}
-      - {{name: bob, email: bob@example.org}}
-      - {{name: cid, email: cid@example.org}}
-    observers: [{WATCHER}]
-  - name: dip
-    game: empire
-    map: standard
-    deadline: "0 20 * * *"
-    timezone: America/New_York
-    players:
-"""
-    + "".join(f"      - {{name: {n}, email: {n}@example.org}}\n" for n in EMPIRE)
-    + """\
-  - name: open
-    game: officewars
-    map: six
-    seats: 4
-    players:
-      - {name: dee, email: dee@example.org}
-"""
-)
 PAGES = ("/", "/games/alpha", "/games/alpha/turns/1", "/games/alpha/turns/2", "/games/dip")
-
-
-def orders(h: Harness, sender: str, text: str, game: str = "alpha") -> None:
-    h.send(sender, f"{game}@judge.example", f"PASSWORD {h.password(sender, game)}\n{text}\n")
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """A server whose clock starts at the real time (the countdown in the
-    browser counts against the browser's own clock); alpha has two phases
-    played, dip one, open waits for players."""
-    now = datetime.now(UTC).replace(microsecond=0)
-    h = Harness(tmp_path_factory.mktemp("site"), SITE, start=now)
-    orders(h, "ann@example.org", "Sol attacks Alnitak")
-    h.clock.set(h.game("dip").deadline)  # within a day: alpha's two deadlines at most
-    h.tick()
-    while h.game().turn < 3:
-        h.clock.set(h.game().deadline)
-        h.tick()
-    assert h.game().turn == 3 and h.game("dip").turn == 2
-    press = "PRESS ALL\nHello <b>all</b> & good luck\nENDPRESS"
-    orders(h, "bob@example.org", press)
-    assert "Hello" in h.text(h.outbox("press", "ann@example.org")[-1])
+    h = played_site(tmp_path_factory.mktemp("site"))
     yield h
     h.close()
 
