@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from pbem.commands.signin import token_hash
 from pbem.store.schema import signin_links, signin_sessions
-from tests.mailharness import GAMES_YAML, Harness, wait_for
+from tests.mailharness import GAMES_YAML, Harness, on_both_backends, wait_for
 
 ALPHA, JUDGE = "alpha@judge.example", "judge@judge.example"
 ANN, BOB, EVE = "ann@example.org", "bob@example.org", "zed@example.org"
@@ -35,8 +35,8 @@ YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1) + PRIVATE
 
 
 @pytest.fixture
-def h(tmp_path):
-    harness = Harness(tmp_path, YAML)
+def h(tmp_path, storage):
+    harness = Harness(tmp_path, YAML, storage=storage)
     yield harness
     harness.close()
 
@@ -105,6 +105,7 @@ def test_the_link_comes_by_mail_and_a_get_uses_nothing(h):
         assert page.headers["Referrer-Policy"] == "no-referrer"
 
 
+@on_both_backends
 def test_the_button_signs_in_once_with_a_strict_cookie(h):
     answer, cookie = sign_in(h)
     assert answer.status == 303
@@ -126,6 +127,7 @@ def test_the_button_signs_in_once_with_a_strict_cookie(h):
     assert page.headers["Cache-Control"] == "no-store"
 
 
+@on_both_backends
 def test_a_link_used_or_expired_or_unknown_is_refused_with_a_clear_page(h):
     path = ask_link(h)
     assert call(h, "POST", path).status == 303
@@ -183,6 +185,7 @@ def test_signin_without_a_game_leads_to_the_list(h):
     assert answer.headers["Location"] == "../"
 
 
+@on_both_backends
 def test_signing_out_ends_the_session_in_the_store(h):
     _, cookie = sign_in(h)
     out = call(h, "POST", "/signout", cookie=cookie, Origin=f"http://127.0.0.1:{h.server.web.port}")
@@ -210,6 +213,7 @@ def test_forms_from_another_site_are_refused(h):
     assert "signed in as" in call(h, "GET", "/signout", cookie=cookie).body
 
 
+@on_both_backends
 def test_two_presses_at_once_sign_in_once(h):
     import threading
 
@@ -273,6 +277,7 @@ def orders(h: Harness, sender: str, text: str, game: str = "alpha") -> None:
     h.send(sender, f"{game}@judge.example", f"PASSWORD {h.password(sender, game)}\n{text}\n")
 
 
+@on_both_backends
 def test_a_signed_in_player_sees_their_own_orders_and_nobody_else_does(h):
     orders(h, ANN, "Sol attacks Alnitak")
     orders(h, BOB, "Vega holds")

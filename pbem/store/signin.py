@@ -12,7 +12,7 @@ from sqlalchemy import Connection, delete, select, update
 
 from pbem.store.database import Database
 from pbem.store.rows import aware
-from pbem.store.schema import signin_links, signin_sessions
+from pbem.store.schema import players, signin_links, signin_sessions
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,31 @@ class SignIns(Database):
         if r is None or now >= aware(r.expires_at):  # type: ignore[operator]
             return None
         return r.address
+
+    def session_seat(
+        self, conn: Connection, token_hash: str, game: str, now: datetime
+    ) -> tuple[str, str | None] | None:
+        """In one statement: the address a session that is on is scoped
+        to, and the name of its player in ``game`` (None: it plays no seat
+        there); None for no such session."""
+        seat = (
+            select(players.c.name)
+            .where(
+                players.c.game == game,
+                players.c.email == signin_sessions.c.address,
+                players.c.status != "removed",
+            )
+            .limit(1)
+            .scalar_subquery()
+        )
+        r = conn.execute(
+            select(signin_sessions.c.address, signin_sessions.c.expires_at, seat).where(
+                signin_sessions.c.token == token_hash, signin_sessions.c.ended_at.is_(None)
+            )
+        ).one_or_none()
+        if r is None or now >= aware(r[1]):  # type: ignore[operator]
+            return None
+        return r[0], r[2]
 
     def end_session(self, conn: Connection, token_hash: str, now: datetime) -> bool:
         """Sign out: the cookie no longer signs in; False if it did not."""

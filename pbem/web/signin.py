@@ -25,8 +25,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from pbem.app import App
-from pbem.commands.signin import PATH, seats_of, token_hash
-from pbem.reports import OBSERVER
+from pbem.commands.signin import PATH, token_hash
 from pbem.web.base import PBEM, in_thread, page
 from pbem.web.pages import SEATS
 
@@ -71,12 +70,20 @@ def add_routes(web_app: web.Application) -> None:
 async def seat(request: web.Request, game: str) -> str | None:
     """The player whose own view of ``game`` the request reads: the
     signed-in address's seat in it; None (the observers' view) for anyone
-    else."""
-    address = await signed_in(request)
-    if address is None:
+    else. No cookie: no look-up; one: one query."""
+    token = session_token(request)
+    if token is None:
         return None
-    found = await in_thread(seat_in, request.app[PBEM], address, game)
-    return None if found == OBSERVER else found
+    app = request.app[PBEM]
+
+    def look() -> str | None:
+        with app.store.tx(write=False) as conn:
+            found = app.store.session_seat(conn, token_hash(token), game, app.clock.now())
+        if found is None or found[1] is None or app.game_config(game) is None:
+            return None
+        return found[1]
+
+    return await in_thread(look)
 
 
 # -- following the link ----------------------------------------------------------------
@@ -205,15 +212,6 @@ async def signed_in(request: web.Request) -> str | None:
             return app.store.session_address(conn, token_hash(token), app.clock.now())
 
     return await in_thread(look)
-
-
-def seat_in(app: App, address: str | None, game: str) -> str:
-    """Whose view of ``game`` the signed-in ``address`` reads: its player's
-    there, else the observers'. Storage: call in a thread."""
-    if address is None:
-        return OBSERVER
-    with app.store.tx(write=False) as conn:
-        return seats_of(app, conn, address).get(game, OBSERVER)
 
 
 # -- signing out ---------------------------------------------------------------------------
