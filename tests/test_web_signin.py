@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.client
 import re
 from email.message import EmailMessage
+from urllib.parse import urlsplit
 
 import pytest
 from sqlalchemy import select
@@ -99,7 +100,7 @@ def test_the_link_comes_by_mail_and_a_get_uses_nothing(h):
     for _ in range(3):  # a mail scanner's look, a preview, the reader's own
         page = call(h, "GET", path)
         assert page.status == 200, page.body
-        assert "ann@example.org" in page.body and "<form method=post>" in page.body
+        assert "ann@example.org" in page.body and '<form method="post">' in page.body
         assert "Set-Cookie" not in page.headers
         assert page.headers["Cache-Control"] == "no-store"
         assert page.headers["Referrer-Policy"] == "no-referrer"
@@ -123,7 +124,7 @@ def test_the_button_signs_in_once_with_a_strict_cookie(h):
     assert [(s.address, s.token) for s in sessions] == [(ANN, token_hash(token))]
     assert [link.address for link in links] == [ANN] and links[0].used_at is not None
     page = call(h, "GET", "/signout", cookie=cookie)
-    assert "signed in as <b>ann@example.org</b>" in page.body
+    assert "signed in as <strong>ann@example.org</strong>" in page.body
     assert page.headers["Cache-Control"] == "no-store"
 
 
@@ -232,12 +233,13 @@ def test_two_presses_at_once_sign_in_once(h):
 @pytest.mark.parametrize(
     ("web", "secure", "path", "linked"),
     [
-        ("  web: {listen: {host: 127.0.0.1, port: 0}}\n", False, "/", "http://127.0.0.1:"),
+        # no public address: the one the web server took (any free port here)
+        ("  web: {listen: {host: 127.0.0.1, port: 0}}\n", False, "/", "http://127.0.0.1:{port}/"),
         (
             "  web: {listen: {host: 127.0.0.1, port: 0}, url: 'http://games.example/x'}\n",
             False,
             "/x/",
-            "http://games.example/x/signin/",
+            "http://games.example/x/",
         ),
     ],
 )
@@ -246,7 +248,7 @@ def test_the_link_and_cookie_follow_the_pages_address(tmp_path, web, secure, pat
     try:
         h.send(ANN, JUDGE, "SIGNIN alpha\n", subject="sign in")
         text = h.text(h.outbox("signin", ANN)[-1])
-        assert linked in text, text
+        assert linked.format(port=h.server.web.port) + "signin/" in text, text
         token = re.search(r"/signin/(\S+)", text)[1]
         answer = call(h, "POST", f"/signin/{token}")
         attributes = answer.cookie()
@@ -327,3 +329,44 @@ def test_after_signing_out_the_page_is_everyones_again(h):
     after = call(h, "GET", "/games/alpha", cookie=ann)
     assert after.status == 200 and "Sol attacks" not in after.body
     assert "signed in as" not in after.body
+
+
+def test_a_real_pbem_serve_links_to_the_port_its_web_server_took(tmp_path):
+    """`pbem serve` as a process: its worker, another process, writes the
+    mail; the link names the port the web server took (any free one here:
+    games.yaml says 0), and the link works."""
+    import email as email_lib
+    import smtplib
+
+    from tests.serveproc import Serve, kill_all
+
+    yaml = GAMES_YAML.replace("  limits:", "  web: {listen: {host: 127.0.0.1, port: 0}}\n  limits:")
+    (tmp_path / "games.yaml").write_text(yaml)
+    serve = Serve(tmp_path)
+    try:
+        with smtplib.SMTP("127.0.0.1", serve.port, timeout=10) as s:
+            s.sendmail(ANN, [JUDGE], f"From: {ANN}\r\nSubject: hi\r\n\r\nSIGNIN alpha\r\n".encode())
+        maildir = tmp_path / "var" / "mail" / "new"
+
+        def link() -> str | None:
+            for path in maildir.glob("*") if maildir.exists() else []:
+                mail = email_lib.message_from_bytes(
+                    path.read_bytes(), policy=email_lib.policy.default
+                )
+                if "sign in" in str(mail["Subject"]):
+                    return re.search(
+                        r"http://\S+/signin/\S+", mail.get_body(("plain",)).get_content()
+                    )[0]
+            return None
+
+        found = wait_for(link, 60, "the sign-in mail")
+        port = re.search(r"web: http://127\.0\.0\.1:(\d+)/", serve.output())[1]
+        assert found.startswith(f"http://127.0.0.1:{port}/signin/"), (found, serve.output())
+        conn = http.client.HTTPConnection("127.0.0.1", int(port), timeout=10)
+        conn.request("GET", urlsplit(found).path)
+        answer = conn.getresponse()
+        assert answer.status == 200 and b"ann@example.org" in answer.read()
+        conn.close()
+    finally:
+        serve.stop()
+        kill_all()

@@ -42,13 +42,15 @@ def seats_of(app: App, conn: Connection, address: str) -> dict[str, str]:
     }
 
 
-def web_address(app: App) -> str | None:
+def web_address(app: App, conn: Connection) -> str | None:
     """Where readers reach the web pages: games.yaml's ``web.url``, else
-    the address the server listens on; None when there are no pages."""
+    the address the web server said it listens on when it started (its
+    port may be the command line's, or any free one), else games.yaml's
+    ``listen``; None when there are no pages."""
     web = app.config.server.web
     if web is None:
         return None
-    base = web.url or f"http://{web.host}:{web.port}/"
+    base = web.url or app.store.web_address(conn) or f"http://{web.host}:{web.port}/"
     return base if base.endswith("/") else base + "/"
 
 
@@ -66,7 +68,7 @@ def web_address(app: App) -> str | None:
 )
 def signin_command(ctx: Context, use: Use) -> None:
     words = use.arg.replace(",", " ").split()
-    base = web_address(ctx.app)
+    base = web_address(ctx.app, ctx.conn)
     if base is None:
         ctx.say(f"line {use.line}: SIGNIN: this server has no web pages to sign in to")
         return

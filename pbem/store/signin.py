@@ -12,7 +12,9 @@ from sqlalchemy import Connection, delete, select, update
 
 from pbem.store.database import Database
 from pbem.store.rows import aware
-from pbem.store.schema import players, signin_links, signin_sessions
+from pbem.store.schema import players, settings, signin_links, signin_sessions
+
+WEB_ADDRESS = "web.address"  # settings: where the web server listens, as it started
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,19 @@ class SigninLink:
 
 class SignIns(Database):
     """Sign-in links and web sessions."""
+
+    def set_web_address(self, address: str) -> None:
+        """Where the web server listens now (its port taken, which games.yaml
+        or the command line may leave to the system): the links SIGNIN mails
+        lead there when games.yaml gives no public address."""
+        with self.tx() as conn:
+            conn.execute(delete(settings).where(settings.c.key == WEB_ADDRESS))
+            conn.execute(settings.insert().values(key=WEB_ADDRESS, value=address))
+
+    def web_address(self, conn: Connection) -> str | None:
+        return conn.execute(
+            select(settings.c.value).where(settings.c.key == WEB_ADDRESS)
+        ).scalar_one_or_none()
 
     def add_signin_link(
         self,

@@ -21,7 +21,7 @@ from aiohttp import web
 
 from pbem.app import App
 from pbem.web import feeds, pages, signin, unsubscribe
-from pbem.web.base import PBEM, WAKE
+from pbem.web.base import PBEM, WAKE, in_thread
 from pbem.web.limits import Limiter
 from pbem.web.limits import middleware as limited
 
@@ -107,6 +107,9 @@ def application(app: App, wake: Callable[[], None] = lambda: None) -> web.Applic
     return web_app
 
 
+WILDCARDS = ("", "0.0.0.0", "::")  # every address: none of them names the server
+
+
 class WebServer:
     """Started and stopped with the SMTP server (pbem/serving/server.py)."""
 
@@ -114,6 +117,7 @@ class WebServer:
         web_config = app.config.server.web
         assert web_config is not None
         self.host, self.port = web_config.host, web_config.port
+        self._app = app
         self._runner = web.AppRunner(application(app, wake), access_log=None)
 
     async def start(self) -> None:
@@ -122,6 +126,9 @@ class WebServer:
         await site.start()
         self.port = self._runner.addresses[0][1]  # the port taken (port 0: a free one)
         log.info("web server on http://%s:%s/", self.host, self.port)
+        if self.host not in WILDCARDS:  # the sign-in links lead here (pbem/commands/signin.py)
+            where = f"[{self.host}]" if ":" in self.host else self.host
+            await in_thread(self._app.store.set_web_address, f"http://{where}:{self.port}/")
 
     async def stop(self) -> None:
         await self._runner.cleanup()

@@ -17,17 +17,18 @@ cookie, and a request without one costs no look-up.
 
 from __future__ import annotations
 
-import html
 import secrets
 from datetime import timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
 from pbem.app import App
 from pbem.commands.signin import PATH, token_hash
-from pbem.web.base import PBEM, in_thread, page
-from pbem.web.pages import SEATS
+from pbem.web import render
+from pbem.web.base import PBEM, in_thread
+from pbem.web.pages import SEATS, site
 
 COOKIE = "pbem_session"
 SESSION_LIFE = timedelta(days=30)
@@ -50,11 +51,6 @@ REFUSED = {
         "This link has expired: a link works for an hour after it is mailed.",
     ),
 }
-AGAIN = (
-    "<p>For a new link, mail the line <code>SIGNIN</code> (or <code>SIGNIN game</code>) to the "
-    "server, from the address you play from. Anyone may read the game pages without signing "
-    'in: <a href="{home}">the games</a>.</p>'
-)
 
 
 def add_routes(web_app: web.Application) -> None:
@@ -89,9 +85,25 @@ async def seat(request: web.Request, game: str) -> str | None:
 # -- following the link ----------------------------------------------------------------
 
 
-def _refused(state: str, home: str) -> web.Response:
-    status, title, text = REFUSED[state]
-    return page(title, f"<p>{text}</p>\n" + AGAIN.format(home=home), status=status)
+def _page(
+    app: App, root: str, kind: str, heading: str, status: int = 200, **data: Any
+) -> web.Response:
+    """A page of templates/web/signin.html.j2, in the site's layout; never
+    kept by a cache (it is about one reader, or one link)."""
+    rendered = render.html(
+        "web/signin.html.j2",
+        {**site(app, root), "kind": kind, "heading": heading, **data},
+        "no-store",
+        status,
+    )
+    return web.Response(
+        body=rendered.body, status=status, content_type="text/html", charset="utf-8"
+    )
+
+
+def _refused(app: App, state: str) -> web.Response:
+    status, heading, text = REFUSED[state]
+    return _page(app, "../", "refused", heading, status, text=text)
 
 
 async def ask(request: web.Request) -> web.Response:
@@ -99,26 +111,17 @@ async def ask(request: web.Request) -> web.Response:
     app = request.app[PBEM]
     hashed = token_hash(request.match_info["token"])
 
-    def look() -> tuple[str, str | None, str | None]:
+    def look() -> web.Response:
         with app.store.tx(write=False) as conn:
             link = app.store.signin_link(conn, hashed)
-        if link is None:
-            return "unknown", None, None
-        return link.state(app.clock.now()), link.address, link.game
+        state = "unknown" if link is None else link.state(app.clock.now())
+        if link is None or state != "valid":
+            return _refused(app, state)
+        return _page(
+            app, "../", "ask", "Sign in to the game pages", address=link.address, game=link.game
+        )
 
-    state, address, game = await in_thread(look)
-    if state != "valid":
-        return _refused(state, "../")
-    where = f"the page of <b>{html.escape(game)}</b>" if game else "the list of games"
-    return page(
-        "Sign in to the game pages",
-        f"<p>Press the button to sign this browser in as <b>{html.escape(address or '')}</b>: "
-        "each game you play then shows your own view, your orders of the phase being played "
-        f"included. You go on to {where}.</p>\n"
-        "<form method=post><button type=submit>Sign in</button></form>\n"
-        "<p>The link works once. Sign out with the button on any game page, or at "
-        '<a href="../signout">sign out</a>.</p>',
-    )
+    return await in_thread(look)
 
 
 def _use(app: App, hashed: str, session: str) -> tuple[str, str | None]:
@@ -147,7 +150,7 @@ async def act(request: web.Request) -> web.Response:
     session = secrets.token_urlsafe(32)
     state, game = await in_thread(_use, app, token_hash(request.match_info["token"]), session)
     if state != "valid":
-        return _refused(state, "../")
+        return await in_thread(_refused, app, state)
     # relative: right behind a proxy that serves the pages under a path of its own
     response = web.Response(status=303, headers={"Location": f"../games/{game}" if game else "../"})
     _set_cookie(app, response, session)
@@ -199,38 +202,23 @@ def session_token(request: web.Request) -> str | None:
     return value if value and len(value) <= 100 else None
 
 
-async def signed_in(request: web.Request) -> str | None:
-    """The address the request's session is scoped to; None without a
-    session (no look-up at all without a cookie) or with one ended."""
-    token = session_token(request)
-    if token is None:
-        return None
-    app = request.app[PBEM]
-
-    def look() -> str | None:
-        with app.store.tx(write=False) as conn:
-            return app.store.session_address(conn, token_hash(token), app.clock.now())
-
-    return await in_thread(look)
-
-
 # -- signing out ---------------------------------------------------------------------------
 
 
 async def signout_page(request: web.Request) -> web.Response:
-    address = await signed_in(request)
-    if address is None:
-        return page(
-            "Not signed in",
-            '<p>This browser is not signed in. <a href="./">The games</a>.</p>',
-            root="./",
-        )
-    return page(
-        "Sign out",
-        f"<p>This browser is signed in as <b>{html.escape(address)}</b>.</p>\n"
-        '<form method=post action="signout"><button type=submit>Sign out</button></form>',
-        root="./",
-    )
+    app = request.app[PBEM]
+    token = session_token(request)
+
+    def look() -> web.Response:
+        address = None
+        if token is not None:
+            with app.store.tx(write=False) as conn:
+                address = app.store.session_address(conn, token_hash(token), app.clock.now())
+        if address is None:
+            return _page(app, "./", "not-signed-in", "Not signed in")
+        return _page(app, "./", "signed-in", "Sign out", address=address)
+
+    return await in_thread(look)
 
 
 async def signout(request: web.Request) -> web.Response:
@@ -239,18 +227,13 @@ async def signout(request: web.Request) -> web.Response:
     _same_site(request)
     app = request.app[PBEM]
     token = session_token(request)
-    if token is not None:
 
-        def end() -> None:
+    def end() -> web.Response:
+        if token is not None:
             with app.store.tx() as conn:
                 app.store.end_session(conn, token_hash(token), app.clock.now())
+        return _page(app, "./", "signed-out", "Signed out")
 
-        await in_thread(end)
-    response = page(
-        "Signed out",
-        "<p>This browser is signed out: the pages show what every reader sees. "
-        '<a href="./">The games</a>.</p>',
-        root="./",
-    )
+    response = await in_thread(end)
     response.del_cookie(COOKIE, path=_cookie_path(app))
     return response
