@@ -31,7 +31,16 @@ PRIVATE = """\
       - {name: eve, email: eve@example.org}
       - {name: ann, email: ann@example.org}
 """
-YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1) + PRIVATE
+OPEN = """\
+  - name: delta
+    game: officewars
+    map: six
+    seats: 3
+    players:
+      - {name: fay, email: fay@example.org}
+"""
+YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1) + PRIVATE + OPEN
+GM = "gm@example.org"
 
 
 @pytest.fixture
@@ -273,3 +282,50 @@ def test_too_many_requests_from_one_address(tmp_path):
         assert "Too many requests" in body and "Content-Security-Policy" in headers
     finally:
         h.close()
+
+
+def test_a_forming_game_shows_its_open_seats_and_how_to_join(h):
+    _, listing, _ = get(h, "/")
+    assert "fay" in listing and "2 seats open" in listing and "JOIN delta" in listing
+    status, body, _ = get(h, "/games/delta")
+    assert status == 200 and "Forming: waiting for players." in body
+    assert "<td>fay</td>" in body and "2 seats open" in body and "JOIN delta" in body
+    assert "<figure>" not in body and "countdown.js" not in body
+    assert get(h, "/games/delta/map.svg")[0] == 404
+
+
+def test_a_paused_game_and_a_finished_one(h):
+    h.send(GM, ALPHA, "PASSWORD gm-secret\nPAUSE\n")
+    _, body, _ = get(h, "/games/alpha")
+    assert "(paused by the game master)" in body and "countdown.js" not in body
+    _, listing, _ = get(h, "/")
+    assert "tick 1 (paused)" in listing
+    h.send(GM, ALPHA, "PASSWORD gm-secret\nRESUME\n")
+    next_turn(h)
+    h.send(GM, ALPHA, "PASSWORD gm-secret\nEND GAME\n")
+    assert h.game().status == "finished"
+    _, body, _ = get(h, "/games/alpha")
+    assert "Deadline" not in body and "countdown.js" not in body
+    assert 'href="../games/alpha/turns/1"' in body  # its history stays
+    _, listing, _ = get(h, "/")
+    assert "(over)" in listing
+    assert get(h, "/games/alpha/turns/1")[0] == 200
+    assert get(h, "/games/alpha/turns/2")[0] == 404
+
+
+def test_storage_is_asked_at_most_once_a_second_for_a_page(h):
+    web_app = h.server.web._runner.app
+    versions = web_app[pages.VERSIONS]
+    now = [1000.0]
+    versions.clock = lambda: now[0]
+    versions.fresh = 1.0
+    versions.forget()
+    reads = versions.reads
+    for _ in range(10):
+        assert get(h, "/games/alpha")[0] == 200
+    assert versions.reads == reads + 1  # one look, then none within the second
+    orders(h, ANN, "Sol attacks Alnitak")
+    assert cells(get(h, "/games/alpha")[1], "ann") == "rednot yet"  # up to a second old
+    now[0] += 1.0
+    assert cells(get(h, "/games/alpha")[1], "ann") == "redin"
+    assert versions.reads == reads + 2

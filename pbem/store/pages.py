@@ -60,7 +60,7 @@ _TURN = select(turns.c.state, turns.c.result, turns.c.started_at, turns.c.adjudi
 )
 _RECORDS = (
     select(turns.c.turn, turns.c.result, turns.c.adjudicated_at)
-    .where(turns.c.game == _P("game"), turns.c.result.is_not(None))
+    .where(turns.c.game == _P("game"), turns.c.turn > _P("after"), turns.c.result.is_not(None))
     .order_by(turns.c.turn)
 )
 
@@ -99,7 +99,10 @@ class PagesRead(Database):
             return None
         return PlayedTurn(r[0], r[1], aware(r[2]), aware(r[3]))  # type: ignore[arg-type]
 
-    def turn_records(self, conn: Connection, game: str) -> list[tuple[int, str, datetime]]:
-        """(turn, record JSON, when it ran) of every resolved turn, in order."""
-        rows = conn.execute(_RECORDS, {"game": game}).all()
+    def turn_records(
+        self, conn: Connection, game: str, after: int = -1
+    ) -> list[tuple[int, str, datetime]]:
+        """(turn, record JSON, when it ran) of every resolved turn after
+        ``after``, in order."""
+        rows = conn.execute(_RECORDS, {"game": game, "after": after}).all()
         return [(r[0], r[1], aware(r[2])) for r in rows]  # type: ignore[misc]

@@ -65,7 +65,7 @@ async def feed(request: web.Request) -> web.Response:
 def _entries(app: App, conn: Any, seen: views.Seen) -> list[dict[str, Any]]:
     """The newest played phases, newest first, as the viewer's report
     showed them: (turn, phase, when, HTML of what happened)."""
-    phases = app.store.turn_phases(conn, seen.row.name)
+    phases = history.phases_of(app, conn, seen.row)
     out = []
     for turn in sorted(phases, reverse=True)[:ENTRIES]:
         found = history.phase(app, conn, seen, turn)

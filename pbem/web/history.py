@@ -26,6 +26,7 @@ from sqlalchemy import Connection
 from adjudicator.base import Game, OrderMode, OrderSheet, TurnResult, turn_seed
 from pbem.app import App
 from pbem.reports import OBSERVER, Reader, context
+from pbem.store import GameRow
 from pbem.store.pages import PlayedTurn
 from pbem.turns.runner import combined
 from pbem.web import render, views
@@ -83,15 +84,20 @@ def _orders(
     return found, sheets
 
 
-def _as_then(app: App, conn: Connection, name: str, turn: int) -> list[Any]:
+def _as_then(app: App, conn: Connection, row: GameRow, turn: int) -> list[Any]:
     """The game's players with the turns they had missed before ``turn``
     (what its report counted), from the turns' records."""
     missed: dict[str, int] = {}
-    for number, text, _ in app.store.turn_records(conn, name):
+    for number, done in views.resolved(app, conn, row).items():
         if number < turn:
-            for who in json.loads(text).get("missed", []):
+            for who in done.missed:
                 missed[who] = missed.get(who, 0) + 1
-    return [replace(p, missed=missed.get(p.name, 0)) for p in app.store.players(conn, name)]
+    return [replace(p, missed=missed.get(p.name, 0)) for p in app.store.players(conn, row.name)]
+
+
+def phases_of(app: App, conn: Connection, row: GameRow) -> dict[int, str]:
+    """turn -> phase of every resolved turn."""
+    return {turn: done.phase for turn, done in views.resolved(app, conn, row).items()}
 
 
 def _moment(text: str | None) -> datetime | None:
@@ -114,7 +120,7 @@ def replay(
         return None
     before = engine.load_state(played.state)
     subs, sheets = _orders(app, conn, engine, before, name, turn, _cutoff(engine, record, ran))
-    seated = _as_then(app, conn, name, turn)
+    seated = _as_then(app, conn, seen.row, turn)
     wanted = json.loads(json.dumps(record.get("results", []), sort_keys=True))
     # the sheets of those seated then: every sender, or (one left since) the active
     for who in ({p.name for p in seated}, {p.name for p in seated if p.status == "active"}):
@@ -170,7 +176,7 @@ def phase(app: App, conn: Connection, seen: views.Seen, turn: int) -> Phase | No
         return stored
     before, result, info = replayed
     press = app.store.press_of(conn, seen.row.name, turn)
-    phases = app.store.turn_phases(conn, seen.row.name)
+    phases = phases_of(app, conn, seen.row)
     return Phase(seen, before, result, info, press, _next_deadline(app, conn, seen, turn, phases))
 
 
@@ -189,7 +195,7 @@ def played(
         if seen is None:
             return None
         found = phase(app, conn, seen, turn)
-        phases = app.store.turn_phases(conn, name)
+        phases = phases_of(app, conn, seen.row)
     if found is None:
         return None
     if isinstance(found, PlayedTurn):

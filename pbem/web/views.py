@@ -12,6 +12,8 @@ as "in" or "not yet" per seat; only a signed-in player sees their own.
 
 from __future__ import annotations
 
+import json
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -140,7 +142,7 @@ def game_page(app: App, conn: Connection, seen: Seen) -> dict[str, Any]:
         "server": app.config.server.address,
         "open": 0,
         "me": seen.me.name if seen.me else None,
-        "history": _history(app, conn, row.name),
+        "history": _history(app, conn, row),
         "press": [{"sender": s or "anonymous", "text": t} for s, t in _press(app, conn, row)],
         "deadline": when(row.deadline, cfg.timezone) if row.status == "running" else None,
         "zone": cfg.timezone,
@@ -233,7 +235,39 @@ def _outcome(engine: Game, state: Any) -> dict[str, Any] | None:
     }
 
 
-def _history(app: App, conn: Connection, name: str) -> list[dict[str, Any]]:
+def _history(app: App, conn: Connection, row: GameRow) -> list[dict[str, Any]]:
     """Every resolved phase, newest first: (turn, phase)."""
-    phases = app.store.turn_phases(conn, name)
-    return [{"turn": t, "phase": p} for t, p in sorted(phases.items(), reverse=True)]
+    done = resolved(app, conn, row)
+    return [{"turn": t, "phase": done[t].phase} for t in sorted(done, reverse=True)]
+
+
+# -- the resolved turns, read once each ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """What the pages need of a resolved turn's record, which never changes."""
+
+    phase: str
+    missed: tuple[str, ...]
+
+
+_RESOLVED: dict[tuple[str, datetime | None], dict[int, Resolved]] = {}
+_RESOLVED_LOCK = threading.Lock()
+
+
+def resolved(app: App, conn: Connection, row: GameRow) -> dict[int, Resolved]:
+    """Every resolved turn of the game: turn -> its phase and who missed
+    it. Each record is read from storage once per process (a game on a
+    clock has hundreds of ticks, and a record never changes); a later game
+    of the same name is another game (its creation time)."""
+    key = (row.name, row.created_at)
+    with _RESOLVED_LOCK:
+        known = dict(_RESOLVED.get(key, {}))
+    for turn, text, _ in app.store.turn_records(conn, row.name, max(known, default=-1)):
+        record = json.loads(text)
+        known[turn] = Resolved(record["phase"], tuple(record.get("missed", ())))
+    with _RESOLVED_LOCK:
+        if len(known) >= len(_RESOLVED.get(key, {})):
+            _RESOLVED[key] = known
+    return known
