@@ -7,14 +7,17 @@ player's own view through the seat hook."""
 
 from __future__ import annotations
 
+import json
 import re
 import urllib.error
 import urllib.request
 from xml.etree import ElementTree as ET
 
 import pytest
+from sqlalchemy import select, update
 
 import pbem.web.cache
+from pbem.store.schema import turns
 from pbem.web import pages
 from tests.mailharness import GAMES_YAML, Harness
 
@@ -265,6 +268,32 @@ def test_a_players_own_view_through_the_seat_hook(h):
     # a seat of another game sees this one as nobody does: not at all if private
     assert get(h, "/games/gamma", **{"X-Test-Seat": "cid"})[0] == 404
     assert get(h, "/games/gamma", **{"X-Test-Seat": "eve"})[0] == 200
+    next_turn(h)
+    status, played, headers = get(h, "/games/alpha/turns/1", **{"X-Test-Seat": "ann"})
+    assert status == 200 and "signed in as <strong>ann</strong>" in played
+    assert headers["Cache-Control"] == "private, no-cache"
+    _, public, headers = get(h, "/games/alpha/turns/1")
+    assert "signed in" not in public and headers["Cache-Control"].startswith("public")
+
+
+def test_a_phase_whose_replay_differs_from_its_record_shows_no_orders(h):
+    orders(h, ANN, "Sol attacks Alnitak")
+    next_turn(h)
+    with h.app.store.tx() as conn:  # the record says another result
+        text = conn.execute(
+            select(turns.c.result).where(turns.c.game == "alpha", turns.c.turn == 1)
+        ).scalar()
+        record = json.loads(text)
+        record["results"][0]["reason"] = "something else"
+        conn.execute(
+            update(turns)
+            .where(turns.c.game == "alpha", turns.c.turn == 1)
+            .values(result=json.dumps(record))
+        )
+    status, body, _ = get(h, "/games/alpha/turns/1")
+    assert status == 200 and "cannot be shown here" in body and "HISTORY alpha" in body
+    assert "Alnitak" not in body
+    assert get(h, "/games/alpha/turns/1/map.svg")[0] == 404
 
 
 LIMITED = YAML.replace(
