@@ -19,7 +19,7 @@ from sqlalchemy import select, update
 import pbem.web.cache
 from pbem.store.schema import turns
 from pbem.web import pages
-from tests.mailharness import GAMES_YAML, Harness
+from tests.mailharness import GAMES_YAML, Harness, on_both_backends
 
 ALPHA = "alpha@judge.example"
 ANN, BOB = "ann@example.org", "bob@example.org"
@@ -47,9 +47,9 @@ GM = "gm@example.org"
 
 
 @pytest.fixture
-def h(tmp_path, monkeypatch):
+def h(tmp_path, monkeypatch, storage):
     monkeypatch.setattr(pbem.web.cache, "VERSION_FRESH", 0.0)  # each request looks
-    harness = Harness(tmp_path, YAML)
+    harness = Harness(tmp_path, YAML, storage=storage)
     yield harness
     harness.close()
 
@@ -117,6 +117,7 @@ def test_the_current_map_is_the_reports_svg(h):
     assert headers["Cache-Control"] == "no-cache"
 
 
+@on_both_backends
 def test_a_played_phase_has_its_results_map_and_neighbours(h):
     orders(h, ANN, "Sol attacks Alnitak")
     next_turn(h)
@@ -151,6 +152,7 @@ def test_missed_turns_are_counted_as_the_report_counted_them(h):
     assert "turns missed: 2" in second
 
 
+@on_both_backends
 def test_a_conditional_get_of_an_unchanged_page_is_304(h):
     _, _, headers = get(h, "/games/alpha")
     status, body, again = get(h, "/games/alpha", **{"If-None-Match": headers["ETag"]})
