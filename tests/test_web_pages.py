@@ -7,8 +7,10 @@ player's own view through the seat hook."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import time
 import urllib.error
 import urllib.request
 from xml.etree import ElementTree as ET
@@ -19,6 +21,7 @@ from sqlalchemy import select, update
 import pbem.web.cache
 from pbem.store.schema import turns
 from pbem.web import pages
+from pbem.web.cache import Pages, Rendered
 from tests.mailharness import GAMES_YAML, Harness, on_both_backends
 
 ALPHA = "alpha@judge.example"
@@ -360,3 +363,49 @@ def test_storage_is_asked_at_most_once_a_second_for_a_page(h):
     now[0] += 1.0
     assert cells(get(h, "/games/alpha")[1], "ann") == "redin"
     assert versions.reads == reads + 2
+
+
+def test_press_to_some_players_stays_off_the_web(h):
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nPRESS bob\nmeet me at Alnitak\nENDPRESS\n")
+    assert "press sent to bob" in h.last(ANN)
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nPRESS ALL\nhello all\nENDPRESS\n")
+    _, body, _ = get(h, "/games/alpha")
+    assert "hello all" in body and "meet me" not in body
+    next_turn(h)
+    _, played, _ = get(h, "/games/alpha/turns/1")
+    _, feed, _ = get(h, "/games/alpha/feed.atom")
+    assert "hello all" in played and "meet me" not in played + feed
+
+
+# -- the memory the pages are kept in -------------------------------------------------
+
+
+def test_many_readers_of_a_missing_page_wait_for_one_rendering():
+    kept = Pages()
+
+    def make() -> Rendered:
+        time.sleep(0.05)
+        return Rendered(b"page", "text/plain", "no-cache")
+
+    async def readers() -> list[Rendered]:
+        return await asyncio.gather(*(kept.get(("p",), make) for _ in range(50)))
+
+    pages_read = asyncio.run(readers())
+    assert kept.renders == 1 and {p.body for p in pages_read} == {b"page"}
+
+
+def test_kept_pages_stay_within_their_bytes():
+    kept = Pages(size=100, budget=1000)
+
+    async def fill() -> None:
+        for n in range(20):
+            await kept.get(
+                n, lambda n=n: Rendered(bytes(300), "text/plain", "no-cache", etag=str(n))
+            )
+
+    asyncio.run(fill())
+    assert kept.bytes <= 1000 and kept.renders == 20
+    asyncio.run(kept.get(19, lambda: Rendered(b"x", "text/plain", "no-cache")))
+    assert kept.renders == 20  # the newest is still there
+    asyncio.run(kept.get(0, lambda: Rendered(b"x", "text/plain", "no-cache")))
+    assert kept.renders == 21  # the oldest was dropped

@@ -27,6 +27,8 @@ from pbem.web.base import in_thread
 
 VERSION_FRESH = 1.0  # seconds a version read from storage is trusted
 PAGES_KEPT = 2048  # rendered pages (and maps) kept, the least recently used dropped
+BYTES_KEPT = 64 * 1024 * 1024  # and no more than this many bytes of them
+VERSIONS_KEPT = 10_000  # games' versions remembered (asked-for names that are no game too)
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class Versions:
     def __init__(self, fresh: float | None = None, clock: Callable[[], float] = time.monotonic):
         self.fresh = VERSION_FRESH if fresh is None else fresh
         self.clock = clock
-        self._known: dict[Hashable, tuple[Any, float]] = {}
+        self._known: OrderedDict[Hashable, tuple[Any, float]] = OrderedDict()
         self._flights = _Flights()
         self.reads = 0  # how often storage was asked (the tests count them)
 
@@ -93,6 +95,9 @@ class Versions:
 
         version = await self._flights.once(key, counted)
         self._known[key] = (version, self.clock())
+        self._known.move_to_end(key)
+        while len(self._known) > VERSIONS_KEPT:
+            self._known.popitem(last=False)
         return version
 
     def forget(self) -> None:
@@ -100,10 +105,13 @@ class Versions:
 
 
 class Pages:
-    """Rendered pages by key, the least recently used dropped past ``size``."""
+    """Rendered pages by key, the least recently used dropped past ``size``
+    pages or ``budget`` bytes."""
 
-    def __init__(self, size: int = PAGES_KEPT) -> None:
+    def __init__(self, size: int = PAGES_KEPT, budget: int = BYTES_KEPT) -> None:
         self.size = size
+        self.budget = budget
+        self.bytes = 0
         self._pages: OrderedDict[Hashable, Rendered] = OrderedDict()
         self._flights = _Flights()
         self.renders = 0  # how many pages were rendered (the tests count them)
@@ -119,7 +127,10 @@ class Pages:
             return make()
 
         page = await self._flights.once(key, counted)
-        self._pages[key] = page
-        while len(self._pages) > self.size:
-            self._pages.popitem(last=False)
+        if key not in self._pages:
+            self._pages[key] = page
+            self.bytes += len(page.body)
+        while len(self._pages) > 1 and (len(self._pages) > self.size or self.bytes > self.budget):
+            _, dropped = self._pages.popitem(last=False)
+            self.bytes -= len(dropped.body)
         return page
