@@ -409,3 +409,23 @@ def test_kept_pages_stay_within_their_bytes():
     assert kept.renders == 20  # the newest is still there
     asyncio.run(kept.get(0, lambda: Rendered(b"x", "text/plain", "no-cache")))
     assert kept.renders == 21  # the oldest was dropped
+
+
+def test_two_servers_in_one_process_keep_their_own_history(tmp_path, monkeypatch):
+    """What a page keeps of a game's played turns is its server's: another
+    server of the same process with a game of the same name, made at the
+    same moment, has its own."""
+    monkeypatch.setattr(pbem.web.cache, "VERSION_FRESH", 0.0)
+    first = Harness(tmp_path / "one", YAML)
+    try:
+        next_turn(first)
+        next_turn(first)
+        assert 'href="../games/alpha/turns/2"' in get(first, "/games/alpha")[1]
+    finally:
+        first.close()
+    second = Harness(tmp_path / "two", YAML)
+    try:
+        _, body, _ = get(second, "/games/alpha")
+        assert "No phase has been played yet." in body and "/turns/" not in body
+    finally:
+        second.close()

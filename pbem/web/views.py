@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -252,22 +253,25 @@ class Resolved:
     missed: tuple[str, ...]
 
 
-_RESOLVED: dict[tuple[str, datetime | None], dict[int, Resolved]] = {}
+# per store (a process may open several: the tests do), by game
+_RESOLVED: weakref.WeakKeyDictionary[Any, dict[tuple[str, datetime | None], dict[int, Resolved]]]
+_RESOLVED = weakref.WeakKeyDictionary()
 _RESOLVED_LOCK = threading.Lock()
 
 
 def resolved(app: App, conn: Connection, row: GameRow) -> dict[int, Resolved]:
     """Every resolved turn of the game: turn -> its phase and who missed
-    it. Each record is read from storage once per process (a game on a
+    it. Each record is read from storage once per store (a game on a
     clock has hundreds of ticks, and a record never changes); a later game
     of the same name is another game (its creation time)."""
     key = (row.name, row.created_at)
     with _RESOLVED_LOCK:
-        known = dict(_RESOLVED.get(key, {}))
+        games = _RESOLVED.setdefault(app.store, {})
+        known = dict(games.get(key, {}))
     for turn, text, _ in app.store.turn_records(conn, row.name, max(known, default=-1)):
         record = json.loads(text)
         known[turn] = Resolved(record["phase"], tuple(record.get("missed", ())))
     with _RESOLVED_LOCK:
-        if len(known) >= len(_RESOLVED.get(key, {})):
-            _RESOLVED[key] = known
+        if len(known) >= len(games.get(key, {})):
+            games[key] = known
     return known
