@@ -113,6 +113,12 @@ def test_a_game_page_says_whose_orders_are_in_never_what(h):
     assert "Set-Cookie" not in headers
 
 
+def test_an_address_with_a_slash_at_the_end_goes_to_the_page(h):
+    status, body, _ = get(h, "/games/alpha/")
+    assert status == 200 and "<h1>alpha <small>Office Wars</small></h1>" in body
+    assert get(h, "/games/nosuch/")[0] == 404
+
+
 def test_the_current_map_is_the_reports_svg(h):
     status, svg, headers = get(h, "/games/alpha/map.svg")
     assert status == 200 and headers["Content-Type"] == "image/svg+xml; charset=utf-8"
@@ -429,3 +435,22 @@ def test_two_servers_in_one_process_keep_their_own_history(tmp_path, monkeypatch
         assert "No phase has been played yet." in body and "/turns/" not in body
     finally:
         second.close()
+
+
+def test_a_lobby_and_the_game_it_opened_say_to_join_the_lobby(tmp_path, monkeypatch):
+    from tests.test_territory_mail import PEOPLE, join
+    from tests.test_territory_mail import YAML as TERRA
+
+    monkeypatch.setattr(pbem.web.cache, "VERSION_FRESH", 0.0)
+    h = Harness(tmp_path, TERRA.replace("  limits:", WEB + "  limits:", 1))
+    try:
+        _, listing, _ = get(h, "/")
+        assert "<strong>terra</strong> (Territory): mail <code>JOIN terra</code>" in listing
+        join(h, PEOPLE[0])
+        _, listing, _ = get(h, "/")
+        assert "/games/terra-1" in listing and "5 seats open" in listing
+        assert "JOIN terra-1" not in listing
+        _, page, _ = get(h, "/games/terra-1")
+        assert "5 seats open" in page and "<code>JOIN terra</code>" in page
+    finally:
+        h.close()

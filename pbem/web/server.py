@@ -96,6 +96,8 @@ def application(app: App, wake: Callable[[], None] = lambda: None) -> web.Applic
     middlewares = [safe_headers]
     if web_config is not None and web_config.rate > 0:
         middlewares.append(limited(Limiter(web_config.rate, web_config.burst)))
+    # /games/alpha/ is /games/alpha (a redirect, only where no route answers)
+    middlewares.append(web.normalize_path_middleware(append_slash=False, remove_slash=True))
     web_app = web.Application(middlewares=middlewares, client_max_size=MAX_BODY)
     web_app[PBEM] = app
     web_app[WAKE] = wake

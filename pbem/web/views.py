@@ -62,6 +62,14 @@ def seen_game(app: App, conn: Connection, name: str, viewer: str = OBSERVER) -> 
     return Seen(row, cfg, app.engine(row.kind), viewer, me)
 
 
+def join_word(app: App, cfg: GameConfig) -> str:
+    """What a player JOINs to sit in a game: its name, or for a game a
+    lobby opened (``terra-2``) the lobby's (``terra``), which seats them."""
+    if cfg.lobby and cfg.name not in app.config.by_name:
+        return cfg.name.rpartition("-")[0]
+    return cfg.name
+
+
 def listed(app: App, cfg: GameConfig | None, row: GameRow, now: datetime) -> bool:
     """Whether a game is on the public list: not private, and not over
     for longer than it stays readable."""
@@ -118,6 +126,7 @@ def _list_entry(app: App, conn: Connection, row: GameRow, cfg: GameConfig) -> di
         "status": row.status,
         "players": [p.name for p in seated],
         "open": max(0, cfg.seats - len(seated)) if row.status == "forming" else 0,
+        "join": join_word(app, cfg),
         "deadline": when(row.deadline, cfg.timezone) if row.status == "running" else None,
         "address": app.game_address(row.name),
         "phase": None,
@@ -142,6 +151,7 @@ def game_page(app: App, conn: Connection, seen: Seen) -> dict[str, Any]:
         "address": app.game_address(row.name),
         "server": app.config.server.address,
         "open": 0,
+        "join": join_word(app, cfg),
         "me": seen.me.name if seen.me else None,
         "history": _history(app, conn, row),
         "press": [{"sender": s or "anonymous", "text": t} for s, t in _press(app, conn, row)],
