@@ -14,14 +14,16 @@ command: CR, LF, <, >, spaces and the like are refused.
 
 from __future__ import annotations
 
+import base64
 import binascii
 import email
 import email.policy
+import functools
 import re
+import secrets
 from collections.abc import Sequence
 from datetime import datetime
 from email.header import Header
-from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from typing import Any
 
@@ -130,8 +132,8 @@ def compose(
             b"Content-Transfer-Encoding: quoted-printable\r\n\r\n"
         )
         return message_id, head + body + (b"" if body.endswith(b"\r\n") else b"\r\n")
-    msg = _alternative(text, html)
-    return message_id, _head(head_lines) + msg.as_bytes(policy=email.policy.SMTP)
+    body = _alternative(text, html, _text_part(html, "html"))
+    return message_id, _head(head_lines) + _MIME + body
 
 
 def compose_report(
@@ -164,15 +166,12 @@ def compose_report(
         extra=extra,
         thread=thread,
     )
-    msg = _alternative(text, html)
-    html_part = msg.get_payload()[1]
     png, cid, filename = inline
-    html_part.add_related(png, "image", "png", cid=cid, filename=filename)
-    for data, mime, name, params in files:
-        maintype, _, subtype = mime.partition("/")
-        msg.add_attachment(data, maintype, subtype, filename=name, params=params)
-    # CRLF line ends: a relay reads a mail of bare LFs as one line too long
-    return message_id, _head(head_lines) + msg.as_bytes(policy=email.policy.SMTP)
+    picture = _file_part(png, "image/png", filename, {}, f"Content-ID: {cid}\r\n".encode("ascii"))
+    related = _multipart("related", [_text_part(html, "html"), picture])
+    parts = [_alternative(text, html, related)]
+    parts += [_file_part(data, mime, name, params) for data, mime, name, params in files]
+    return message_id, _head(head_lines) + _MIME + _multipart("mixed", parts)
 
 
 def _head(head_lines: Sequence[tuple[str, str]]) -> bytes:
@@ -187,13 +186,79 @@ def _crlf(value: str) -> str:
     return value.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "\r\n")
 
 
-def _alternative(text: str, html: str) -> EmailMessage:
-    """A multipart/alternative body of ``text`` and ``html`` (the mail's
-    headers are written apart: ``_head``)."""
-    msg = EmailMessage()
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
-    return msg
+# -- MIME bodies, written directly ------------------------------------------------------
+#
+# A report is composed once per reader: through the email package's message
+# objects that cost more than drawing its map. The parts are written here
+# instead, each as its own bytes (Content-* headers, a blank line, the body;
+# CRLF line ends: a relay reads a mail of bare LFs as one line too long).
+# Every boundary holds "=_", which neither quoted-printable nor base64 ever
+# writes, and a random token no text part contains (checked for the parts
+# left 7bit).
+
+_MIME = b"MIME-Version: 1.0\r\n"
+
+
+def _alternative(text: str, html: str, html_part: bytes) -> bytes:
+    """multipart/alternative: ``text``, then the HTML part as given."""
+    return _multipart("alternative", [_text_part(text, "plain"), html_part])
+
+
+def _multipart(subtype: str, parts: Sequence[bytes]) -> bytes:
+    """A multipart entity of ``parts`` (each: its headers and body)."""
+    while True:
+        boundary = f"=_{secrets.token_hex(12)}"
+        if not any(boundary.encode("ascii") in part for part in parts):
+            break  # pragma: no cover - a 96-bit token is never met again
+    mark = b"--" + boundary.encode("ascii")
+    out = [f'Content-Type: multipart/{subtype};\r\n boundary="{boundary}"\r\n\r\n'.encode()]
+    # the line end before a boundary belongs to the boundary (RFC 2046)
+    for part in parts:
+        out += [mark, b"\r\n", part, b"\r\n"]
+    out += [mark, b"--\r\n"]
+    return b"".join(out)
+
+
+def _text_part(text: str, subtype: str) -> bytes:
+    """A text part, UTF-8: 7bit when it is short-lined ASCII (readable as
+    it is), else quoted-printable."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.endswith("\n"):
+        text += "\n"
+    if text.isascii() and max(map(len, text.split("\n"))) <= 78:
+        cte, body = "7bit", text.encode("ascii")
+    else:
+        cte, body = "quoted-printable", binascii.b2a_qp(text.encode("utf-8"))
+    head = (
+        f'Content-Type: text/{subtype}; charset="utf-8"\r\nContent-Transfer-Encoding: {cte}\r\n\r\n'
+    )
+    return head.encode("ascii") + body.replace(b"\n", b"\r\n")
+
+
+def _file_part(
+    data: bytes, mime: str, filename: str, params: dict[str, str], extra: bytes = b""
+) -> bytes:
+    """An attached file, base64 (the same map goes to every reader of a
+    turn: its encoding is kept for the next one)."""
+    kind = mime + "".join(f'; {k}="{v}"' for k, v in params.items() if _TOKEN.fullmatch(v))
+    head = (
+        f"Content-Type: {kind}\r\nContent-Transfer-Encoding: base64\r\n"
+        f'Content-Disposition: attachment; filename="{_filename(filename)}"\r\n'
+    ).encode("ascii")
+    return head + extra + b"\r\n" + _base64(data)
+
+
+_TOKEN = re.compile(r"[A-Za-z0-9._+-]{1,64}")
+
+
+def _filename(name: str) -> str:
+    """A file name as a quoted header value (ours are ASCII words)."""
+    return "".join(c for c in name if c.isascii() and c.isprintable() and c not in '"\\')
+
+
+@functools.lru_cache(maxsize=16)
+def _base64(data: bytes) -> bytes:
+    return base64.encodebytes(data).replace(b"\n", b"\r\n")
 
 
 _MSGID = re.compile(r"<[!-;=?-~]{1,500}>")  # printable ASCII: it goes into our headers as is
