@@ -193,6 +193,11 @@ def test_spooling_tells_a_new_mail_from_a_copy(store):
     ]
     writer = SpoolWriter(store)
     assert writer.try_store([_mail(3, at), _mail(2, at)]) == [(3, True), (2, False)]
+    # the SMTP side's group: copies within it and of earlier mail take no
+    # number of their own (the numbers stay dense on PostgreSQL too)
+    group = [_mail(4, at), _mail(1, at), _mail(4, at), _mail(5, at), _mail(3, at)]
+    assert writer.try_store(group) == [(4, True), (1, False), (4, False), (5, True), (3, False)]
+    assert writer.try_store([_mail(6, at)]) == [(6, True)]
     writer.close()
 
 
