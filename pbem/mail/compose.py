@@ -238,14 +238,16 @@ def _text_part(text: str, subtype: str) -> bytes:
 def _file_part(
     data: bytes, mime: str, filename: str, params: dict[str, str], extra: bytes = b""
 ) -> bytes:
-    """An attached file, base64 (the same map goes to every reader of a
-    turn: its encoding is kept for the next one)."""
+    """An attached file: as it is when it is text of short ASCII lines
+    (an SVG map, a calendar), else base64. The same map goes to every
+    reader of a turn: its encoding is kept for the next one."""
     kind = mime + "".join(f'; {k}="{v}"' for k, v in params.items() if _TOKEN.fullmatch(v))
+    cte, body = _encoded(data)
     head = (
-        f"Content-Type: {kind}\r\nContent-Transfer-Encoding: base64\r\n"
+        f"Content-Type: {kind}\r\nContent-Transfer-Encoding: {cte}\r\n"
         f'Content-Disposition: attachment; filename="{_filename(filename)}"\r\n'
     ).encode("ascii")
-    return head + extra + b"\r\n" + _base64(data)
+    return head + extra + b"\r\n" + body
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9._+-]{1,64}")
@@ -256,9 +258,15 @@ def _filename(name: str) -> str:
     return "".join(c for c in name if c.isascii() and c.isprintable() and c not in '"\\')
 
 
+_SHORT_ASCII_LINES = re.compile(rb"(?:[\t\x20-\x7e]{0,900}\r?\n)*[\t\x20-\x7e]{0,900}")
+
+
 @functools.lru_cache(maxsize=16)
-def _base64(data: bytes) -> bytes:
-    return base64.encodebytes(data).replace(b"\n", b"\r\n")
+def _encoded(data: bytes) -> tuple[str, bytes]:
+    """(Content-Transfer-Encoding, the body) of an attached file."""
+    if _SHORT_ASCII_LINES.fullmatch(data):
+        return "7bit", data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+    return "base64", base64.encodebytes(data).replace(b"\n", b"\r\n")
 
 
 _MSGID = re.compile(r"<[!-;=?-~]{1,500}>")  # printable ASCII: it goes into our headers as is
