@@ -39,6 +39,9 @@ CHECKPOINT_SECONDS = 0.5  # how often the worker checkpoints the spool while mai
 BATCH_SECONDS = 0.05
 
 
+_COPIES = ("copies", "")  # the cache's key for what _look_for_copies read
+
+
 class _MailFailed(Exception):
     """Handling one mail raised; its transaction is rolled back."""
 
@@ -106,8 +109,9 @@ class Processor:
         while queue:
             attempted: list[InboxRow] = []
             try:
-                with self.app.store.tx() as conn:
+                with self.app.store.tx() as conn, self.app.store.later(conn) as flush:
                     self._cache = {}
+                    self._look_for_copies(conn, [parsed[row.id] for row in queue])
                     started = time.monotonic()
                     while queue and time.monotonic() - started < BATCH_SECONDS:
                         row = queue.pop(0)
@@ -116,6 +120,10 @@ class Processor:
                             self._handle_one(conn, row, parsed[row.id])
                         except Exception as exc:
                             raise _MailFailed from exc
+                    try:  # the last mail's writes (a ClaimLost among them fails the batch)
+                        flush()
+                    except Exception as exc:
+                        raise _MailFailed from exc
                     self.app.fault("during_process")  # handled but not committed
             except _MailFailed:
                 # that transaction rolled back: handle its mails again, each
@@ -205,6 +213,30 @@ class Processor:
         if key not in self._cache:
             self._cache[key] = self.app.store.players_by_email(conn, email)
         return self._cache[key]
+
+    def _look_for_copies(self, conn: Connection, mails: list[ParsedMail | Exception]) -> None:
+        """Read at once, for the mails about to be handled, the first
+        finished mail with each one's Message-ID (one statement instead of
+        one a mail: see earlier_copy)."""
+        wanted = {m.message_id for m in mails if not isinstance(m, Exception) and m.message_id}
+        firsts = self.app.store.first_finished_by_message_id(conn, wanted)
+        self._cache[_COPIES] = (wanted, firsts)
+
+    def earlier_copy(self, conn: Connection, message_id: str, before: int) -> int | None:
+        """The first finished mail numbered below ``before`` with this
+        Message-ID: from what _look_for_copies read and the mails finished
+        since in this transaction (nothing else finishes mail while it holds
+        the write lock); asked of the store when that was forgotten."""
+        known = self._cache.get(_COPIES)
+        if known is None or message_id not in known[0]:
+            return self.app.store.earlier_with_message_id(conn, message_id, before)
+        first = known[1].get(message_id)
+        return first if first is not None and first < before else None
+
+    def finished(self, number: int, message_id: str | None) -> None:
+        known = self._cache.get(_COPIES)
+        if known is not None and message_id in known[0]:
+            known[1][message_id] = min(known[1].get(message_id, number), number)
 
     def _parse(self, row: InboxRow) -> ParsedMail | Exception:
         try:

@@ -109,6 +109,40 @@ def test_pruning_the_spool_never_reuses_a_mail_number(store):
     assert [m.id for m in store.mails()] == [1, 2, 3]
 
 
+def test_writes_left_for_later_keep_their_order_and_their_checks(store):
+    """Within ``later`` (PostgreSQL pipelines them; SQLite runs them at
+    once) a write left for later is in place before any statement after
+    it reads, a lost claim among them fails at the latest when the block
+    ends, and a block left by an exception writes nothing it held."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    store.store_mails([_mail(1, at), _mail(2, at)])
+    store.take_mail("w1", 10, 60.0, 1000.0, at, 3)
+    _game(store)
+    with store.tx() as conn, store.later(conn) as flush:
+        store.add_submission(conn, "alpha", 1, "ann", 1, "Sol holds", at)
+        store.add_submission(conn, "alpha", 1, "ann", 2, "Sol -> Vega", at)
+        assert store.current_submission(conn, "alpha", 1, "ann") == (2, "Sol -> Vega")
+        # a statement of another kind (Core) finds them in place too
+        assert store.submissions_for(conn, "alpha", 1, None)["ann"][:2] == (2, "Sol -> Vega")
+        assert [store.count_reply(conn, "ann@x", "2026-01-01", 2) for _ in range(3)] == [1, 2, None]
+        store.finish_mail(conn, 1, "applied", None, at, holder="w1")
+        flush()
+    assert store.mail(None, 1).state == "applied"
+    with store.tx() as conn:
+        assert store._replies(conn, "ann@x", "2026-01-01") == 2
+    with pytest.raises(ClaimLost), store.tx() as conn, store.later(conn):
+        store.finish_mail(conn, 2, "applied", None, at, holder="w2")  # not w2's
+        store.queue_mail(conn, "receipt", "ann@x", "<r@x>", b"m", at)
+    with pytest.raises(RuntimeError), store.tx() as conn, store.later(conn):
+        store.add_submission(conn, "alpha", 1, "bob", 2, "Vega holds", at)
+        raise RuntimeError("the batch failed")
+    assert store.mail(None, 2).state == "new"
+    assert store.outbox_rows() == []
+    with store.tx() as conn:
+        assert store.current_submission(conn, "alpha", 1, "ann") == (2, "Sol -> Vega")
+        assert store.current_submission(conn, "alpha", 1, "bob") is None
+
+
 def _mail_path(store: Store) -> dict[str, list[tuple]]:
     """The statements every mail runs (``Hot``), with their edge cases;
     returns every table's rows but the spool's (on PostgreSQL moving a

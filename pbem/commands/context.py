@@ -34,6 +34,12 @@ class Worker(Protocol):
 
     def players_by_email(self, conn: Connection, email: str) -> list[PlayerRow]: ...
 
+    def earlier_copy(self, conn: Connection, message_id: str, before: int) -> int | None:
+        """The first finished mail before number ``before`` with this Message-ID."""
+
+    def finished(self, number: int, message_id: str | None) -> None:
+        """A mail was finished in this transaction (it counts as an earlier copy)."""
+
     def state(self, engine: Game, game: str, text: str) -> Any: ...
 
     def read_previous(self, engine: Game, state: Any, game: str, player: str, text: str) -> Any:

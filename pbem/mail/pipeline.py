@@ -82,6 +82,7 @@ def handle(worker: Worker, conn: Connection, row: InboxRow, mail: ParsedMail) ->
     if end is None:
         end = End("applied" if way.applied else "refused")
     app.store.finish_mail(conn, row.id, end.state, end.note, way.now, worker.holder)
+    worker.finished(row.id, mail.message_id)
     return end.state
 
 
@@ -108,7 +109,7 @@ def drop_duplicate(w: Way) -> End | None:
     """The same Message-ID again: the same mail, sent twice."""
     if not w.mail.message_id:
         return None
-    earlier = w.app.store.earlier_with_message_id(w.conn, w.mail.message_id, w.row.id)
+    earlier = w.worker.earlier_copy(w.conn, w.mail.message_id, w.row.id)
     return None if earlier is None else End("duplicate", f"same Message-ID as mail #{earlier}")
 
 

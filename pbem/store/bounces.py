@@ -34,6 +34,7 @@ class BouncesAndReach(Database):
     ) -> int:
         """Record one bounce (``kind``: permanent, temporary, none,
         unverified, unmatched); its number."""
+        self._bounces_changed(conn)
         ran = conn.execute(
             bounces.insert().values(
                 at=at,
@@ -104,6 +105,7 @@ class BouncesAndReach(Database):
 
     def mark_unreachable(self, conn: Connection, address: str, at: datetime) -> bool:
         """Stop mailing ``address``; False if it was already so marked."""
+        self._bounces_changed(conn)
         key = address.lower()
         if self.unreachable_since(conn, key) is not None:
             return False
@@ -117,6 +119,7 @@ class BouncesAndReach(Database):
     def mark_reachable(self, conn: Connection, address: str) -> bool:
         """Mail ``address`` again, its count of failures started afresh;
         False if it was not marked unreachable."""
+        self._bounces_changed(conn)
         key = address.lower()
         was = self.unreachable_since(conn, key) is not None
         last = conn.execute(select(func.max(bounces.c.id))).scalar() or 0
@@ -141,8 +144,21 @@ class BouncesAndReach(Database):
         """Whether ``address`` has permanent failures counted (every
         unreachable address has). Asked of every authenticated mail, so the
         statement is a hot one (_COUNTED)."""
-        found = self.run(conn, _COUNTED, key=address.lower()).fetchone()
-        return found is not None  # an unreachable address has them (since it was marked)
+        known = self.known(conn)
+        key = ("counted", address.lower())
+        if known is not None and key in known:
+            return known[key]  # type: ignore[no-any-return]
+        found = self.run(conn, _COUNTED, key=address.lower()).fetchone() is not None
+        if known is not None:
+            known[key] = found
+        return found  # an unreachable address has them (since it was marked)
+
+    def _bounces_changed(self, conn: Connection) -> None:
+        """Counted failures read in this transaction are read again."""
+        known = self.known(conn)
+        if known:
+            for key in [k for k in known if k[0] == "counted"]:
+                del known[key]
 
 
 # permanent failures of an address counted since it was last made reachable

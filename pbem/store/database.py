@@ -3,7 +3,7 @@ one fast path for the statements every mail runs (``Hot``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -105,12 +105,22 @@ class Hot:
         return cursor if dialect.name == "sqlite" else _Returned(cursor)
 
 
+def _checked(ran: list[tuple[Any, Callable[[int], None] | None]]) -> None:
+    for result, check in ran:
+        if check is not None:
+            check(result.rowcount)
+
+
 class _Returned:
     """A cursor whose INSERT returned its row's id (lastrowid)."""
 
     def __init__(self, cursor: Any) -> None:
         self.cursor = cursor
-        self.rowcount = cursor.rowcount
+
+    @property
+    def rowcount(self) -> int:
+        """Read when asked: in a pipeline, once the results are in."""
+        return int(self.cursor.rowcount)
 
     def fetchone(self) -> Any:
         return self.cursor.fetchone()
@@ -158,6 +168,9 @@ class Database:
         self.spool_url = engine_url(spool_url) if spool_url else url
         self.wait_in_python = wait_in_python
         self._spool: Any = None
+        # writes left for later (run_later), by the driver connection they wait on
+        self._later: dict[int, list[tuple[Hot, dict[str, Any], Any]]] = {}
+        self._known: dict[int, dict[Any, Any]] = {}  # see known()
         sqlite = url.startswith("sqlite")
         self.engine: Engine = create_engine(
             url,
@@ -294,13 +307,92 @@ class Database:
             raise StoreError(str(exc.orig) if exc.orig else str(exc)) from exc
 
     def run(self, conn: Connection, hot: Hot, **params: Any) -> Any:
-        """Run a hot statement in ``conn``'s transaction: on SQLite on the
-        connection's own cursor, elsewhere through Core. Returns something
-        with fetchone(), rowcount and lastrowid."""
-        if self.hot_cursor:
-            cursor = conn.connection.driver_connection.cursor()
-            return hot.on_cursor(cursor, self.engine.dialect, params)
-        return _CoreRan(conn.execute(hot.statement, params))
+        """Run a hot statement in ``conn``'s transaction: on the driver's
+        own cursor (or through Core, when ``hot_cursor`` is off). Returns
+        something with fetchone(), rowcount and lastrowid. Writes left for
+        later (``run_later``) go to the server first, in the same round
+        trip."""
+        if not self.hot_cursor:
+            return _CoreRan(conn.execute(hot.statement, params))
+        raw = conn.connection.driver_connection
+        pending = self._later.get(id(raw))
+        if not pending:
+            return hot.on_cursor(raw.cursor(), self.engine.dialect, params)
+        with raw.pipeline():
+            ran = self._send(raw, pending)
+            out = hot.on_cursor(raw.cursor(), self.engine.dialect, params)
+        _checked(ran)
+        return out
+
+    def run_later(
+        self,
+        conn: Connection,
+        hot: Hot,
+        check: Callable[[int], None] | None = None,
+        **params: Any,
+    ) -> Any:
+        """A write whose result nothing waits for: inside ``later`` (on
+        PostgreSQL) it goes to the server with the next statement, or when
+        ``later`` ends, saving a round trip each; elsewhere it runs now.
+        ``check`` is given the rows it changed, and raises if that is wrong;
+        so it may raise at the next statement, or when ``later`` ends.
+        Returns what ``run`` does when it ran now; None when it waits."""
+        raw = conn.connection.driver_connection if self.hot_cursor else None
+        pending = self._later.get(id(raw))
+        if pending is None:
+            ran = self.run(conn, hot, **params)
+            if check is not None:
+                check(ran.rowcount)
+            return ran
+        pending.append((hot, params, check))
+        return None
+
+    @contextmanager
+    def later(self, conn: Connection) -> Iterator[Callable[[], None]]:
+        """Within: writes of ``run_later`` on ``conn`` wait for the next
+        statement of any kind (they go first, in order, so nothing reads
+        past them) and are sent at the latest when the block ends. Yields a
+        flush, to send them earlier; the block ending by an exception drops
+        them (its transaction is rolled back). Only on PostgreSQL, whose
+        driver pipelines statements; elsewhere every write runs at once."""
+        if self._sqlite or not self.hot_cursor:
+            yield lambda: None
+            return
+        raw = conn.connection.driver_connection
+        key = id(raw)
+        self._later[key] = []
+        self._known[key] = {}
+
+        def flush(*_args: Any) -> None:
+            pending = self._later.get(key)
+            if pending:
+                with raw.pipeline():
+                    ran = self._send(raw, pending)
+                _checked(ran)
+
+        event.listen(conn, "before_cursor_execute", flush)
+        try:
+            yield flush
+            flush()
+        finally:
+            self._later.pop(key, None)
+            self._known.pop(key, None)
+            event.remove(conn, "before_cursor_execute", flush)
+
+    def known(self, conn: Connection) -> dict[Any, Any] | None:
+        """Within ``later``: what the store's methods remember they read or
+        wrote in this transaction, for the next mail of the batch to find
+        without a round trip (the transaction holds the write lock: only
+        those methods change it, and each keeps it true); else None."""
+        if not self._known:
+            return None
+        return self._known.get(id(conn.connection.driver_connection))
+
+    def _send(self, raw: Any, pending: list[tuple[Hot, dict[str, Any], Any]]) -> list[Any]:
+        """Send the pending writes (in a pipeline); (result, check) each."""
+        ran = [(hot.on_cursor(raw.cursor(), self.engine.dialect, p), c) for hot, p, c in pending]
+        pending.clear()
+        return ran
 
 
 def storage_problem(storage: str | Path, timeout: float = 5.0) -> str | None:

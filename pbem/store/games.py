@@ -3,6 +3,7 @@ press and reports. Deadlines live on the game row (``games.deadline``)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from datetime import datetime
@@ -123,6 +124,20 @@ class GamesAndTurns(Database):
         rows = conn.execute(_PLAYERS_BY_EMAIL, {"email": email.lower()}).all()
         return [PlayerRow(*r) for r in rows]
 
+    def players_by_each_email(
+        self, conn: Connection, emails: Sequence[str]
+    ) -> dict[str, list[PlayerRow]]:
+        """The seats of each of ``emails`` (lower case): one statement."""
+        found: dict[str, list[PlayerRow]] = {e: [] for e in emails}
+        q = (
+            select(players)
+            .where(func.lower(players.c.email).in_(sorted(found)))
+            .order_by(players.c.id)
+        )
+        for r in conn.execute(q).all():
+            found.setdefault(r.email.lower(), []).append(PlayerRow(*r))
+        return found
+
     def add_missed(self, conn: Connection, game: str, names: Sequence[str]) -> None:
         if names:
             conn.execute(
@@ -200,7 +215,10 @@ class GamesAndTurns(Database):
     def add_submission(
         self, conn: Connection, game: str, turn: int, player: str, seq: int, text: str, at: datetime
     ) -> None:
-        self.run(
+        known = self.known(conn)
+        if known is not None:
+            known["submission", game, turn, player] = (seq, text)
+        self.run_later(
             conn,
             SUBMISSION_ADD,
             game=game,
@@ -215,8 +233,15 @@ class GamesAndTurns(Database):
         self, conn: Connection, game: str, turn: int, player: str
     ) -> tuple[int, str] | None:
         """The standing order text of a player for a turn: (seq, text)."""
+        known = self.known(conn)
+        key = ("submission", game, turn, player)
+        if known is not None and key in known:
+            return known[key]  # type: ignore[no-any-return]
         r = self.run(conn, SUBMISSION_CURRENT, game=game, turn=turn, player=player).fetchone()
-        return None if r is None else (r[0], r[1])
+        current = None if r is None else (r[0], r[1])
+        if known is not None:
+            known[key] = current
+        return current
 
     def _submissions(
         self, conn: Connection, game: str, turn: int, player: str | None, before: datetime | None
@@ -286,26 +311,46 @@ class GamesAndTurns(Database):
     # -- reports ----------------------------------------------------------------------
 
     def add_report(self, conn: Connection, report: ReportRow, at: datetime) -> None:
-        conn.execute(
-            delete(reports).where(
-                reports.c.game == report.game,
-                reports.c.turn == report.turn,
-                reports.c.reader == report.reader,
+        self.add_reports(conn, [report], at)
+
+    def add_reports(self, conn: Connection, rows: Sequence[ReportRow], at: datetime) -> None:
+        """Keep a turn's reports (each replacing its reader's report of that
+        turn, if one was kept): two statements however many."""
+        for (game, turn), same in itertools.groupby(rows, key=lambda r: (r.game, r.turn)):
+            group = list(same)
+            conn.execute(
+                delete(reports).where(
+                    reports.c.game == game,
+                    reports.c.turn == turn,
+                    reports.c.reader.in_([r.reader for r in group]),
+                )
             )
-        )
-        conn.execute(
-            reports.insert().values(
-                game=report.game,
-                turn=report.turn,
-                reader=report.reader,
-                subject=report.subject,
-                text=report.text,
-                html=report.html,
-                svg=report.svg,
-                png=report.png,
-                created_at=at,
+            conn.execute(
+                reports.insert(),
+                [
+                    {
+                        "game": r.game,
+                        "turn": r.turn,
+                        "reader": r.reader,
+                        "subject": r.subject,
+                        "text": r.text,
+                        "html": r.html,
+                        "svg": r.svg,
+                        "png": r.png,
+                        "created_at": at,
+                    }
+                    for r in group
+                ],
             )
+
+    def last_reports_before(self, conn: Connection, game: str, turn: int) -> dict[str, int]:
+        """Each reader's last turn with a kept report before ``turn``."""
+        rows = conn.execute(
+            select(reports.c.reader, func.max(reports.c.turn))
+            .where(reports.c.game == game, reports.c.turn < turn)
+            .group_by(reports.c.reader)
         )
+        return {reader: int(last) for reader, last in rows}
 
     def report(
         self, conn: Connection, game: str, reader: str, turn: int | None = None

@@ -9,7 +9,7 @@ from datetime import datetime
 from sqlalchemy import Connection, bindparam, func, select, update
 
 from pbem.store.database import NONE, Database, Hot
-from pbem.store.rows import ClaimLost, OutboxRow
+from pbem.store.rows import ClaimLost, OutboxRow, StoreError
 from pbem.store.schema import outbox, reply_counts
 
 _P = bindparam
@@ -40,6 +40,11 @@ REPLY_COUNT_BUMP = Hot(
 )
 
 
+def _one_row(changed: int) -> None:
+    if changed != 1:
+        raise StoreError("a reply count changed under the write lock")
+
+
 class OutgoingMail(Database):
     """The outbox, reply counts, held replies and digests."""
 
@@ -55,10 +60,11 @@ class OutgoingMail(Database):
         at: datetime,
         inbox_id: int | None = None,
         status: str = "pending",
-    ) -> int:
+    ) -> int | None:
         """A mail to send (``status`` pending), or one held by the daily cap
-        (held) for the next day's digest."""
-        ran = self.run(
+        (held) for the next day's digest. Its number, unless the insert was
+        left for later (Database.later)."""
+        ran = self.run_later(
             conn,
             OUTBOX_ADD,
             created_at=at,
@@ -71,7 +77,30 @@ class OutgoingMail(Database):
             next_attempt_at=at,
             inbox_id=inbox_id,
         )
-        return int(ran.lastrowid)
+        return None if ran is None else int(ran.lastrowid)
+
+    def queue_mails(
+        self, conn: Connection, kind: str, mails: Sequence[tuple[str, str, bytes]], at: datetime
+    ) -> None:
+        """Several mails to send, each (to, Message-ID, bytes): one statement."""
+        if mails:
+            conn.execute(
+                outbox.insert(),
+                [
+                    {
+                        "created_at": at,
+                        "kind": kind,
+                        "to_addr": to,
+                        "message_id": message_id,
+                        "message": raw,
+                        "status": "pending",
+                        "attempts": 0,
+                        "next_attempt_at": at,
+                        "inbox_id": None,
+                    }
+                    for to, message_id, raw in mails
+                ],
+            )
 
     def count_reply(self, conn: Connection, address: str, day: str, cap: int) -> int | None:
         """Count one more reply to ``address`` on ``day`` (UTC, YYYY-MM-DD)
@@ -98,17 +127,41 @@ class OutgoingMail(Database):
 
     def _replies(self, conn: Connection, address: str, day: str) -> int | None:
         """Replies counted to ``address`` on ``day``; None: no row yet."""
+        known = self.known(conn)
+        if known is not None and ("replies", address, day) in known:
+            return known["replies", address, day]  # type: ignore[no-any-return]
         row = self.run(conn, REPLY_COUNT, to=address, on=day).fetchone()
-        return None if row is None else row[0]
+        count = None if row is None else int(row[0])
+        if known is not None:
+            known["replies", address, day] = count
+        return count
 
     def _bump(self, conn: Connection, address: str, day: str, cap: int) -> int | None:
-        """One more reply counted if under ``cap``: the count it makes."""
+        """One more reply counted if under ``cap``: the count it makes.
+        When this transaction knows the count already (Database.known),
+        the UPDATE waits for the next round trip; it must then change the
+        one row, or the batch fails."""
+        known = self.known(conn)
+        key = ("replies", address, day)
+        if known is not None and known.get(key) is not None:
+            if known[key] >= cap:
+                return None
+            self.run_later(conn, REPLY_COUNT_BUMP, _one_row, to=address, on=day, cap=cap)
+            known[key] += 1
+            return known[key]  # type: ignore[no-any-return]
         # every row read, so SQLite finishes the statement before the commit
         rows = self.run(conn, REPLY_COUNT_BUMP, to=address, on=day, cap=cap).fetchall()
-        return int(rows[0][0]) if rows else None
+        if not rows:
+            return None  # no row yet, or the cap reached: _replies tells which
+        if known is not None:
+            known[key] = int(rows[0][0])
+        return int(rows[0][0])
 
     def _first(self, conn: Connection, address: str, day: str) -> None:
         self.run(conn, REPLY_COUNT_FIRST, address=address, day=day, count=1)
+        known = self.known(conn)
+        if known is not None:
+            known["replies", address, day] = 1
 
     def last_outbox_id(self, conn: Connection) -> int:
         return conn.execute(select(func.max(outbox.c.id))).scalar() or 0

@@ -335,19 +335,24 @@ class ReceivedMail(Database):
         """Put a mail in its final state, in the caller's transaction, only
         if it is still unfinished and (with ``holder``) still claimed by
         that worker; else ClaimLost, and the caller rolls back everything
-        it did for the mail."""
-        done = self.run(
+        it did for the mail. (Within Database.later the UPDATE and so the
+        ClaimLost may come with the next statement.)"""
+
+        def check(done: int) -> None:
+            if done != 1:
+                raise ClaimLost(f"mail #{inbox_id} is no longer ours to finish")
+
+        self.run_later(
             conn,
             INBOX_FINISH,
+            check,
             inbox_id=inbox_id,
             holder=holder,
             state=state,
             note=note,
             processed_at=at,
             claimed_by=None,
-        ).rowcount
-        if done != 1:
-            raise ClaimLost(f"mail #{inbox_id} is no longer ours to finish")
+        )
 
     def fail_mail(
         self,
@@ -390,6 +395,20 @@ class ReceivedMail(Database):
                 )
             )
             return result.rowcount == 1
+
+    def first_finished_by_message_id(
+        self, conn: Connection, message_ids: set[str]
+    ) -> dict[str, int]:
+        """For each Message-ID, the number of the first finished mail (any
+        state but new) that has it; those with none are left out."""
+        if not message_ids:
+            return {}
+        rows = conn.execute(
+            select(inbox.c.message_id, func.min(inbox.c.id))
+            .where(inbox.c.message_id.in_(sorted(message_ids)), inbox.c.state != "new")
+            .group_by(inbox.c.message_id)
+        )
+        return {mid: int(first) for mid, first in rows}
 
     def earlier_with_message_id(self, conn: Connection, message_id: str, before: int) -> int | None:
         r = self.run(conn, INBOX_EARLIER, mid=message_id, before=before).fetchone()
