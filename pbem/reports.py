@@ -274,19 +274,25 @@ def write_reports(
     info: dict[str, Any],
 ) -> int:
     """Render, keep and queue the reports of a resolved turn, in the turn's
-    transaction. Returns how many were queued."""
+    transaction. Returns how many were queued. What is read for every
+    reader (their last reports, the press since, the map) is read once,
+    and the reports and mails are written together at the end."""
     engine = app.engine(game.kind)
-    now = info["resolved_at"]
-    pictures: dict[str, tuple[str, bytes]] = {}
+    now, turn = info["resolved_at"], info["turn"]
+    pictures: dict[bytes, tuple[str, bytes]] = {}
     # every game's deadline, read once for the readers' calendars (none on a clock)
     deadlines = None if engine.clock_ticks else Deadlines(app, conn)
-    count = 0
-    for reader in readers(app, conn, cfg, info["players"]):
+    press = PressSince(app, conn, cfg.name, turn)
+    kept: list[ReportRow] = []
+    mails: list[tuple[str, str, bytes]] = []
+    everyone = readers(app, conn, cfg, info["players"])
+    if deadlines is not None:
+        deadlines.expect([r.email for r in everyone])
+    for reader in everyone:
         kind = engine.report_for(old_state, result, reader.viewer)
         if kind is None:
             continue  # nothing this turn concerns the reader
-        press = press_since(app, conn, cfg.name, reader.key, info["turn"])
-        data = context(app, engine, cfg, game, reader, sheets, result, info, press)
+        data = context(app, engine, cfg, game, reader, sheets, result, info, press.of(reader.key))
         data["report"] = kind
         ics = calendar_for(app, deadlines, cfg, game, reader, info) if deadlines else None
         data["calendar"] = FILENAME if ics else None
@@ -299,9 +305,7 @@ def write_reports(
             + ("results" if kind == "turn" else f"{kind} report")
             + (" (game over)" if data["final"] else "")
         )
-        app.store.add_report(
-            conn, ReportRow(cfg.name, info["turn"], reader.key, subject, text, html, svg, png), now
-        )
+        kept.append(ReportRow(cfg.name, turn, reader.key, subject, text, html, svg, png))
         reply_to = app.reply_address(reader.player) if reader.player else None
         message_id, raw = report_mail(
             app,
@@ -314,24 +318,33 @@ def write_reports(
             ics,
             now,
             reply_to,
-            info["turn"],
+            turn,
             game=cfg.name,
             observer=reader.role == "observer",
         )
-        app.store.queue_mail(conn, "report", reader.email, message_id, raw, now, None)
-        count += 1
-    return count
+        mails.append((reader.email, message_id, raw))
+    app.store.add_reports(conn, kept, now)
+    app.store.queue_mails(conn, "report", mails, now)
+    return len(mails)
 
 
-def press_since(
-    app: App, conn: Connection, game: str, reader: str, turn: int
-) -> list[tuple[str | None, str]]:
-    """The public press a reader's report shows: all of it since the last
-    report kept for that reader, so one mailed only some turns (a clock
-    game's observer) misses none. A reader of every turn gets this turn's;
-    a new reader catches up on all of it."""
-    earlier = [t for t in app.store.report_turns(conn, game, reader) if t < turn]
-    return app.store.press_of(conn, game, turn, since=earlier[-1] if earlier else -1)
+class PressSince:
+    """The public press each reader's report shows: all of it since the
+    last report kept for that reader, so one mailed only some turns (a
+    clock game's observer) misses none. A reader of every turn gets this
+    turn's; a new reader catches up on all of it. Read once for all the
+    readers whose last report is of the same turn."""
+
+    def __init__(self, app: App, conn: Connection, game: str, turn: int) -> None:
+        self.app, self.conn, self.game, self.turn = app, conn, game, turn
+        self._last = app.store.last_reports_before(conn, game, turn)
+        self._press: dict[int, list[tuple[str | None, str]]] = {}
+
+    def of(self, reader: str) -> list[tuple[str | None, str]]:
+        since = self._last.get(reader, -1)
+        if since not in self._press:
+            self._press[since] = self.app.store.press_of(self.conn, self.game, self.turn, since)
+        return self._press[since]
 
 
 def report_mail(

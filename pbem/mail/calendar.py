@@ -180,6 +180,18 @@ class Deadlines:
         self._games: dict[str, _Game | None] = {}
         self._phases: dict[str, str] = {}
         self._lobby_games: dict[str, list[str]] = {}
+        self._seats: dict[str, list[str]] = {}  # games by address, read ahead (expect)
+        self._watched: dict[str, list[str]] = {}
+
+    def expect(self, emails: Sequence[str]) -> None:
+        """Read at once the seats and WATCHes of the addresses about to be
+        asked for (a turn's readers): two statements instead of two each."""
+        wanted = sorted({e.lower() for e in emails} - self._seats.keys())
+        if wanted:
+            store = self.app.store
+            for email, seats in store.players_by_each_email(self.conn, wanted).items():
+                self._seats[email] = [p.game for p in seats]
+            self._watched.update(store.watched_by_each(self.conn, wanted))
 
     def _read(self, row: GameRow) -> _Game | None:
         """A game that has a deadline to show: running or paused, not on
@@ -208,8 +220,11 @@ class Deadlines:
         or master (a lobby's: every game opened from it). More than it
         reads, never fewer: ``_read`` decides."""
         store, conn = self.app.store, self.conn
-        names = {p.game for p in store.players_by_email(conn, me)}
-        names.update(store.watched_by(conn, me))
+        if me in self._seats:
+            names = set(self._seats[me]) | set(self._watched.get(me, ()))
+        else:
+            names = {p.game for p in store.players_by_email(conn, me)}
+            names.update(store.watched_by(conn, me))
         for cfg in self.app.config.games:
             listed = [o.lower() for o in cfg.observers]
             if me not in listed and (cfg.master_email or "").lower() != me:

@@ -78,6 +78,14 @@ class AccountsAndScores(Database):
         q = select(watchers.c.game).where(watchers.c.email == email.lower())
         return [r[0] for r in conn.execute(q).all()]
 
+    def watched_by_each(self, conn: Connection, emails: Sequence[str]) -> dict[str, list[str]]:
+        """The games each of ``emails`` (lower case) WATCHes: one statement."""
+        found: dict[str, list[str]] = {e: [] for e in emails}
+        q = select(watchers.c.email, watchers.c.game).where(watchers.c.email.in_(sorted(found)))
+        for email, game in conn.execute(q).all():
+            found.setdefault(email, []).append(game)
+        return found
+
     def unsubscribe(self, conn: Connection, game: str, email: str, at: datetime) -> bool:
         """The observer ``email`` leaves ``game``'s mail (a WATCH undone,
         and games.yaml's listing overruled); False if it had left already."""
