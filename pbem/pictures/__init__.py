@@ -10,6 +10,7 @@ the names it wants are placed where they cover nothing
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Sequence
 
 from adjudicator import GAMES
@@ -28,14 +29,14 @@ def picture(kind: str, view: View, results: Sequence[OrderResult]) -> Scene:
 
 
 def rendered(
-    kind: str, view: View, results: Sequence[OrderResult], done: dict[str, tuple[str, bytes]]
+    kind: str, view: View, results: Sequence[OrderResult], done: dict[bytes, tuple[str, bytes]]
 ) -> tuple[str, bytes]:
     """The map of ``view`` with ``results``, as SVG and PNG, drawn once
     for all the readers who see the same map (``done``: one turn's
     pictures so far, by the map before its names are placed, which is
     what costs most)."""
     scene = GAMES[kind].picture(view, results)
-    key = repr(scene)
+    key = pickle.dumps(scene)  # the whole scene, as a key (faster written than repr)
     if key not in done:
         place_names(scene)
         done[key] = (to_svg(scene), to_png(scene))

@@ -160,4 +160,6 @@ def _closer(mark: tuple[float, ...], x: float, y: float, own: float, want: Want)
 def _crosses(seg: tuple[float, ...], box: tuple[float, ...]) -> bool:
     """Whether segment (x1, y1, x2, y2) meets the box."""
     x1, y1, x2, y2 = seg
+    if max(x1, x2) < box[0] or min(x1, x2) > box[2] or max(y1, y2) < box[1] or min(y1, y2) > box[3]:
+        return False  # not even near: the segment's own box is apart
     return clip((x1, y1), (x2, y2), (box[0], box[1], box[2], box[3])) is not None

@@ -9,11 +9,12 @@ scaled down, which smooths lines and text.
 
 from __future__ import annotations
 
+import functools
 import io
 from html import escape
 from math import atan2, cos, hypot, sin
 
-from PIL import Image, ImageDraw
+from PIL import Image, ImageColor, ImageDraw
 
 from adjudicator.drawing import MARGIN, Box, Circle, Item, Line, Point, Scene, Text
 from pbem.pictures.measure import bounds, font, text_size, text_width
@@ -171,7 +172,7 @@ def to_png(scene: Scene) -> bytes:
     image = Image.new("RGB", (size[0] * SS, size[1] * SS), "#ffffff")
     draw = ImageDraw.Draw(image, "RGBA")
     for item in items:
-        _png(draw, item)
+        _png(image, draw, item)
     # SS x SS pixels averaged into one: the supersampled picture antialiased
     # (a box filter, as supersampling asks; a tenth of a Lanczos filter's cost)
     image = image.reduce(SS)
@@ -181,7 +182,7 @@ def to_png(scene: Scene) -> bytes:
     return buffer.getvalue()
 
 
-def _png(draw: ImageDraw.ImageDraw, item: Item) -> None:
+def _png(image: Image.Image, draw: ImageDraw.ImageDraw, item: Item) -> None:
     if isinstance(item, Circle):
         x, y, r = item.x * SS, item.y * SS, item.r * SS
         draw.ellipse([x - r, y - r, x + r, y + r], fill=None if item.fill == "none" else item.fill,
@@ -202,8 +203,27 @@ def _png(draw: ImageDraw.ImageDraw, item: Item) -> None:
         if item.halo:
             x0, y0, x1, y1 = (v * SS for v in bounds(item))
             draw.rounded_rectangle([x0, y0, x1, y1], 2 * SS, fill=_rgba(item.halo, 217))
-        draw.text((item.x * SS, item.y * SS), item.text, fill=item.fill,
-                  font=font(item.size * SS), anchor="mm")  # fmt: skip
+        _text(image, item)
+
+
+def _text(image: Image.Image, t: Text) -> None:
+    """A text, centred on its point (to the nearest pixel of the picture
+    drawn at SS times its size): its colour through the text's mask."""
+    mask, (left, top) = _text_mask(t.text, t.size * SS)
+    x, y = round(t.x * SS) + left, round(t.y * SS) + top
+    image.paste(ImageColor.getrgb(t.fill), (x, y, x + mask.width, y + mask.height), mask)
+
+
+@functools.lru_cache(maxsize=4096)
+def _text_mask(text: str, size: float) -> tuple[Image.Image, tuple[int, int]]:
+    """How much of each pixel a text covers, drawn centred on (0, 0), and
+    where its top left corner is from there. The same names come back in
+    every picture of a map: each is drawn by the font once."""
+    typeface = font(size)
+    left, top, right, bottom = typeface.getbbox(text, anchor="mm")
+    mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, fill=255, font=typeface, anchor="mm")
+    return mask, (left, top)
 
 
 def _png_line(draw: ImageDraw.ImageDraw, line: Line) -> None:
