@@ -194,15 +194,17 @@ class Database:
         # run Hot statements on the driver's own cursor (see Hot); a
         # benchmark may turn it off to weigh it
         self.hot_cursor = True
-        if sqlite:
-            event.listen(self.engine, "connect", _sqlite_connect)
-            event.listen(self.engine, "begin", _sqlite_begin)
-            # WAL is a property of the file: set once, not on every connection
-            raw = self.engine.raw_connection()
-            try:
-                raw.driver_connection.execute("PRAGMA journal_mode=WAL")
-            finally:
-                raw.close()
+        if not sqlite:
+            event.listen(self.engine, "connect", _server_connect)
+            return
+        event.listen(self.engine, "connect", _sqlite_connect)
+        event.listen(self.engine, "begin", _sqlite_begin)
+        # WAL is a property of the file: set once, not on every connection
+        raw = self.engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA journal_mode=WAL")
+        finally:
+            raw.close()
 
     @classmethod
     def open(cls, storage: str | Path) -> Any:
@@ -439,6 +441,19 @@ def application_name() -> str:
     import socket
 
     return f"pbem {socket.gethostname()[:40]} {os.getpid()}"
+
+
+def _server_connect(dbapi_connection: Any, _record: Any) -> None:
+    """PostgreSQL: large values (mails, maps) compressed with LZ4 where the
+    server has it, several times cheaper than its default (pglz); a
+    server built without it keeps its default."""
+    import psycopg
+
+    try:
+        dbapi_connection.execute("SET default_toast_compression = lz4")
+        dbapi_connection.commit()
+    except psycopg.Error:
+        dbapi_connection.rollback()
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:

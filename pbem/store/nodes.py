@@ -201,6 +201,18 @@ class Nodes(Database):
         q = select(games.c.name).where(games.c.name == name).with_for_update(skip_locked=True)
         return conn.execute(q).first() is not None
 
+    def turns_due(self, now: datetime) -> set[tuple[str, int]]:
+        """(game, turn) of every running game whose deadline has passed:
+        one light statement (no states), for nodes to step over the games
+        another node resolved meanwhile."""
+        with self.tx(write=False) as conn:
+            rows = conn.execute(
+                select(games.c.name, games.c.turn).where(
+                    games.c.status == "running", games.c.deadline <= now
+                )
+            ).all()
+        return {(name, turn) for name, turn in rows}
+
     def mail_waiting(self, conn: Connection, before: datetime) -> int:
         """Mails received before ``before`` not yet in a final state (in the
         spool or the inbox), on a shared store: a turn waits for them."""

@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import json
 import logging
+import random
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -91,14 +93,25 @@ class TurnRunner:
                 if (cfg := app.game_config(g.name)) is not None and cfg.early
             }
         self._remind(now, games)
+        due = [
+            (g, "deadline" if g.deadline is not None and g.deadline <= now else "ready")
+            for g in games
+            if (g.deadline is not None and g.deadline <= now) or ready.get(g.name)
+        ]
+        if app.store.shared:
+            # several nodes wake for the same deadlines: each takes the games
+            # in its own order, and steps over those another node resolved
+            # (looked up again each second) instead of opening each again
+            random.shuffle(due)
         done = []
-        for g in games:
-            if g.deadline is not None and g.deadline <= now:
-                why = "deadline"
-            elif ready.get(g.name):
-                why = "ready"
-            else:
-                continue
+        still: set[tuple[str, int]] | None = None
+        looked = 0.0
+        for g, why in due:
+            if app.store.shared and why == "deadline":
+                if time.monotonic() - looked > 1.0:
+                    still, looked = app.store.turns_due(now), time.monotonic()
+                if still is not None and (g.name, g.turn) not in still:
+                    continue  # resolved meanwhile (or moved): nothing to do
             result = self.run(g.name, g.turn, why)
             if result is not None:
                 done.append(result)
