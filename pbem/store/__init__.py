@@ -53,7 +53,7 @@ from pbem.store.games import GamesAndTurns
 from pbem.store.nodes import Backlog, NodeRow, Nodes
 from pbem.store.outgoing import OutgoingMail
 from pbem.store.pages import PagesRead
-from pbem.store.received import ReceivedMail, SpoolWriter
+from pbem.store.received import ReceivedMail
 from pbem.store.rows import (
     ClaimLost,
     GameRow,
@@ -65,6 +65,7 @@ from pbem.store.rows import (
     StoreError,
 )
 from pbem.store.signin import SigninLink, SignIns
+from pbem.store.spool import SpoolWriter
 
 __all__ = [
     "MIGRATIONS",
