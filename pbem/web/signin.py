@@ -10,9 +10,10 @@ with the address it is scoped to. A link used, expired or unknown gets a
 page that says which, and how to get a new one. ``/signout`` ends the
 session and drops the cookie.
 
-A game's page asks :func:`viewer` whom it is for: the signed-in address's
-player in that game, or the observers. Nobody who did not sign in gets a
-cookie, and a request without one costs no look-up.
+The game pages ask :func:`seat` whom a page is for (pbem/web/pages.py's
+``Seats.find``): the signed-in address's player in that game, or the
+observers. Nobody who did not sign in gets a cookie, and a request without
+one costs no look-up.
 """
 
 from __future__ import annotations
@@ -186,14 +187,14 @@ def _set_cookie(app: App, response: web.StreamResponse, session: str) -> None:
 def _same_site(request: web.Request) -> None:
     """A form posted from another site (its browser says so) is refused:
     nobody signs a reader in or out from elsewhere."""
-    site = request.headers.get("Sec-Fetch-Site")
+    fetched = request.headers.get("Sec-Fetch-Site")
     origin = request.headers.get("Origin")
     ours = {f"{request.scheme}://{request.host}"}
     web_config = request.app[PBEM].config.server.web
     if web_config and web_config.url:
         parts = urlsplit(web_config.url)
         ours.add(f"{parts.scheme}://{parts.netloc}")
-    if site == "cross-site" or (origin is not None and origin != "null" and origin not in ours):
+    if fetched == "cross-site" or (origin is not None and origin != "null" and origin not in ours):
         raise web.HTTPForbidden(text="A sign-in form is sent from this server's own pages.\n")
 
 
