@@ -211,6 +211,8 @@ def test_a_player_signs_in_with_the_mailed_link_and_out_again(site, browser):
     (cookie,) = browser.cookies()
     assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and not cookie["secure"]
     assert browser.js("return document.cookie") == ""  # no script reads it
+    browser.open(url(site, "/games/alpha/turns/2"))  # a played phase: cid's own report
+    assert "You are signed in as cid" in browser.text("main") and browser.errors() == []
     browser.click("form.note button[type=submit]")
     assert "signed out" in browser.text("main")
     assert browser.errors() == []
