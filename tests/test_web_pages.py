@@ -19,6 +19,7 @@ import pytest
 from sqlalchemy import select, update
 
 import pbem.web.cache
+from pbem.store import StoreError
 from pbem.store.schema import turns
 from pbem.web import pages
 from pbem.web.cache import Pages, Rendered
@@ -454,3 +455,23 @@ def test_a_lobby_and_the_game_it_opened_say_to_join_the_lobby(tmp_path, monkeypa
         assert "5 seats open" in page and "<code>JOIN terra</code>" in page
     finally:
         h.close()
+
+
+def test_storage_trouble_is_a_503_to_try_again(h, monkeypatch):
+    def broken(*args, **kwargs):
+        raise StoreError("database is locked")
+
+    monkeypatch.setattr(h.app.store, "game_version", broken)
+    status, body, headers = get(h, "/games/alpha")
+    assert status == 503 and headers["Retry-After"] == "60" and "try again" in body
+    assert "Traceback" not in body and "Content-Security-Policy" in headers
+    monkeypatch.undo()
+    monkeypatch.setattr(pbem.web.cache, "VERSION_FRESH", 0.0)
+    assert get(h, "/games/alpha")[0] == 200  # and then it answers again
+
+
+def test_head_answers_the_headers_alone(h):
+    url = f"http://127.0.0.1:{h.server.web.port}/games/alpha"
+    with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=20) as answer:
+        assert answer.status == 200 and answer.read() == b""
+        assert answer.headers["ETag"] == get(h, "/games/alpha")[2]["ETag"]

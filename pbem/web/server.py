@@ -20,6 +20,7 @@ from pathlib import Path
 from aiohttp import web
 
 from pbem.app import App
+from pbem.store import StoreError
 from pbem.web import feeds, pages, signin, unsubscribe
 from pbem.web.base import PBEM, WAKE, in_thread
 from pbem.web.limits import Limiter
@@ -54,6 +55,20 @@ async def safe_headers(request: web.Request, handler: Handler) -> web.StreamResp
     for key, value in SAFE_HEADERS.items():
         response.headers.setdefault(key, value)
     return response
+
+
+@web.middleware
+async def storage_trouble(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Storage that fails (locked too long, gone) is a moment's trouble:
+    503 with Retry-After, never a 500 with a traceback."""
+    try:
+        return await handler(request)
+    except StoreError:
+        log.warning("web: storage failed for %s", request.path, exc_info=True)
+        raise web.HTTPServiceUnavailable(
+            text="The server cannot read its storage just now: try again in a minute.\n",
+            headers={"Retry-After": "60"},
+        ) from None
 
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -93,7 +108,7 @@ def static_routes(web_app: web.Application) -> None:
 def application(app: App, wake: Callable[[], None] = lambda: None) -> web.Application:
     """The aiohttp application: every family's routes, the pbem context."""
     web_config = app.config.server.web
-    middlewares = [safe_headers]
+    middlewares = [safe_headers, storage_trouble]
     if web_config is not None and web_config.rate > 0:
         middlewares.append(limited(Limiter(web_config.rate, web_config.burst)))
     # /games/alpha/ is /games/alpha (a redirect, only where no route answers)
