@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -51,10 +50,9 @@ class PostgresServer:
     (tests) turns fsync off: these tests kill pbem, never the database.
     The benchmark keeps fsync on, as SQLite's synchronous=FULL is."""
 
-    def __init__(self, bin_dir: Path, durable: bool = False, settings: Sequence[str] = ()) -> None:
+    def __init__(self, bin_dir: Path, durable: bool = False) -> None:
         self.bin = bin_dir
         self.durable = durable
-        self.settings = tuple(settings)  # more server settings: name=value each
         self.port = free_port()
         # the postgres user must reach the folder: not under a 0700 one
         self.root = Path(tempfile.mkdtemp(prefix="pbem-pg-", dir="/var/tmp"))
@@ -89,7 +87,6 @@ class PostgresServer:
             f"-c unix_socket_directories={self.root}",
             "-c max_connections=200",
             "-c shared_buffers=64MB",
-            *(f"-c {setting}" for setting in self.settings),
         ]
         if not self.durable:
             options += ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]
