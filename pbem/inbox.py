@@ -37,6 +37,9 @@ CHECKPOINT_SECONDS = 0.5  # how often the worker checkpoints the spool while mai
 # (the SMTP side writes only to the spool, a file of its own, so it never
 # waits on this: longer transactions mean fewer fsyncs per mail)
 BATCH_SECONDS = 0.05
+# on a database server: each transaction begins by reading again what the
+# last one had in hand and ends by waiting for the server's commit
+BATCH_SECONDS_SHARED = 0.25
 
 
 _COPIES = ("copies", "")  # the cache's key for what _look_for_copies read
@@ -113,7 +116,8 @@ class Processor:
                     self._cache = {}
                     self._look_for_copies(conn, [parsed[row.id] for row in queue])
                     started = time.monotonic()
-                    while queue and time.monotonic() - started < BATCH_SECONDS:
+                    limit = BATCH_SECONDS_SHARED if self.app.store.shared else BATCH_SECONDS
+                    while queue and time.monotonic() - started < limit:
                         row = queue.pop(0)
                         attempted.append(row)
                         try:
