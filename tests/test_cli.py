@@ -391,6 +391,23 @@ def test_a_busy_port_is_named_with_how_to_choose_another(capsys, tmp_path):
     assert f"pbem serve --port {port + 1}" in err and "Traceback" not in err
 
 
+def test_a_busy_web_port_is_named_with_how_to_choose_another(capsys, tmp_path):
+    """The web pages' port taken: said before anything starts, as for
+    the mail port, never a traceback from the web server's start."""
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        (tmp_path / "games.yaml").write_text(shipped_yaml(0))
+        code, _, err = run(capsys, "serve", str(tmp_path / "games.yaml"), "--web-port", str(port))
+    assert code == 2
+    assert f"port {port} on 127.0.0.1, for the web pages, is in use" in err
+    assert f"--web-port {port + 1}" in err and f"WEBPORT={port + 1}" in err
+    assert "Traceback" not in err
+
+
 def test_an_empire_state_needs_neither_game_nor_map_and_names_powers(capsys, tmp_path):
     first = tmp_path / "s1.json"
     players = "ann,bob,cid,dee,eve,fay,gus"

@@ -56,13 +56,16 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
             app.config.server, web=dataclasses.replace(web, port=args.web_port)
         )
         app.config = dataclasses.replace(app.config, server=server)
+    web = app.config.server.web
+    if web is not None:
+        _port_free(web.host, web.port, web=True)
     serve(app)
     return 0
 
 
-def _port_free(host: str, port: int) -> None:
+def _port_free(host: str, port: int, web: bool = False) -> None:
     """InputError naming the port, and how to choose another, if something
-    listens on it already."""
+    listens on it already (``web``: the web pages' port)."""
 
     if port == 0:
         return
@@ -71,6 +74,13 @@ def _port_free(host: str, port: int) -> None:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             probe.bind((host, port))
     except OSError as exc:
+        if exc.errno == errno.EADDRINUSE and web:
+            raise InputError(
+                f"port {port} on {host}, for the web pages, is in use (another pbem serve, "
+                f"or another web server?). Stop it, or choose another port: pbem serve "
+                f"--web-port {port + 1} (make run WEBPORT={port + 1}; or web: listen: "
+                f"{{port: {port + 1}}} in games.yaml)"
+            ) from None
         if exc.errno == errno.EADDRINUSE:
             raise InputError(
                 f"port {port} on {host} is in use (another pbem serve, or another mail "
