@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, select, update
 
@@ -40,6 +41,29 @@ REPLY_COUNT_BUMP = Hot(
 )
 
 
+def _outbox_row(
+    kind: str,
+    to_addr: str,
+    message_id: str,
+    message: bytes,
+    at: datetime,
+    inbox_id: int | None = None,
+    status: str = "pending",
+) -> dict[str, Any]:
+    """An outbox row of a mail queued now: due at once, never tried."""
+    return {
+        "created_at": at,
+        "kind": kind,
+        "to_addr": to_addr,
+        "message_id": message_id,
+        "message": message,
+        "status": status,
+        "attempts": 0,
+        "next_attempt_at": at,
+        "inbox_id": inbox_id,
+    }
+
+
 def _one_row(changed: int) -> None:
     if changed != 1:
         raise StoreError("a reply count changed under the write lock")
@@ -64,19 +88,8 @@ class OutgoingMail(Database):
         """A mail to send (``status`` pending), or one held by the daily cap
         (held) for the next day's digest. Its number, unless the insert was
         left for later (Database.later)."""
-        ran = self.run_later(
-            conn,
-            OUTBOX_ADD,
-            created_at=at,
-            kind=kind,
-            to_addr=to_addr,
-            message_id=message_id,
-            message=message,
-            status=status,
-            attempts=0,
-            next_attempt_at=at,
-            inbox_id=inbox_id,
-        )
+        row = _outbox_row(kind, to_addr, message_id, message, at, inbox_id, status)
+        ran = self.run_later(conn, OUTBOX_ADD, **row)
         return None if ran is None else int(ran.lastrowid)
 
     def queue_mails(
@@ -84,23 +97,8 @@ class OutgoingMail(Database):
     ) -> None:
         """Several mails to send, each (to, Message-ID, bytes): one statement."""
         if mails:
-            conn.execute(
-                outbox.insert(),
-                [
-                    {
-                        "created_at": at,
-                        "kind": kind,
-                        "to_addr": to,
-                        "message_id": message_id,
-                        "message": raw,
-                        "status": "pending",
-                        "attempts": 0,
-                        "next_attempt_at": at,
-                        "inbox_id": None,
-                    }
-                    for to, message_id, raw in mails
-                ],
-            )
+            rows = [_outbox_row(kind, to, message_id, raw, at) for to, message_id, raw in mails]
+            conn.execute(outbox.insert(), rows)
 
     def count_reply(self, conn: Connection, address: str, day: str, cap: int) -> int | None:
         """Count one more reply to ``address`` on ``day`` (UTC, YYYY-MM-DD)
