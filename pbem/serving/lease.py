@@ -48,6 +48,7 @@ NAME = "worker"
 HOLD = 10.0  # seconds a lease lasts unless renewed
 RENEW = 1.0  # how often a holder renews it
 PR_SET_PDEATHSIG = 1
+PR_SET_NAME = 15
 
 
 def identity() -> str:
@@ -194,15 +195,27 @@ class Lease:
                 pass  # it lapses by itself
 
 
-def die_with_parent(parent: int) -> None:
-    """End this process within a second of its parent's death."""
+def _prctl(option: int, value: object) -> None:
+    """Linux's prctl(2), where there is one (elsewhere nothing)."""
     libc_name = ctypes.util.find_library("c")
     if libc_name and hasattr(os, "uname") and os.uname().sysname == "Linux":
         try:
-            libc = ctypes.CDLL(libc_name, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            ctypes.CDLL(libc_name, use_errno=True).prctl(option, value, 0, 0, 0)
         except (OSError, AttributeError):
             pass
+
+
+def child_of(parent: int, name: str) -> None:
+    """A child process of `pbem serve`: called ``name`` where ps and top
+    show it (pbem-worker, pbem-web), and ended within a second of its
+    parent's death."""
+    _prctl(PR_SET_NAME, ctypes.c_char_p(name.encode()[:15]))
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process within a second of its parent's death."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
     def watch() -> None:
         while True:

@@ -28,7 +28,8 @@ from pbem.inbox import Processor
 from pbem.lifecycle.opening import open_app
 from pbem.mail.outbox import Sender
 from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
-from pbem.serving.lease import RENEW, Lease, die_with_parent
+from pbem.serving.lease import RENEW, Lease, child_of
+from pbem.serving.webproc import WebProcess, announce
 from pbem.store.database import shown
 from pbem.turns.runner import TurnRunner
 from pbem.turns.schedule import Deadlines
@@ -187,13 +188,13 @@ def _child_main(
     process wakes it by writing a byte to a pipe after each commit; it also
     works every second anyway. When the pipe closes (the SMTP process
     stopped), it finishes what it holds and exits; when the SMTP process
-    dies, it dies with it within a second (lease.die_with_parent). A pipe,
+    dies, it dies with it within a second (lease.child_of). A pipe,
     not a shared lock or event: a process killed while holding a shared
     lock would leave the other waiting forever. It works only while it
     holds the store's lease: a worker of another server on the same store
     makes it wait (and the log says which process that is)."""
     os.environ[CHILD] = "1"
-    die_with_parent(parent)
+    child_of(parent, "pbem-worker")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     # a sender waits on every 250; nobody waits on a receipt a few
     # milliseconds longer: under load the SMTP side goes first
@@ -330,7 +331,7 @@ class Server:
             ProcessWorker(app) if worker == "process" else ThreadWorker(app)
         )
         self.servers: list[asyncio.AbstractServer] = []
-        self.web: WebServer | None = None  # server.web in games.yaml: the HTTP side
+        self.web: WebServer | WebProcess | None = None  # server.web in games.yaml: the HTTP side
         self._watch: asyncio.Task | None = None
         self.deadlines = Deadlines(app, self.worker.wake_turns)
 
@@ -365,12 +366,11 @@ class Server:
             self.servers.append(
                 await loop.create_server(smtp_factory(self.app, lmtp, gate, lmtp=True), *tcp)
             )
-        self._start_worker(sock, tcp)
         if self.app.config.server.web is not None:
-            from pbem.web.server import WebServer  # aiohttp only where it is used
-
-            self.web = WebServer(self.app, self.worker.wake)
+            self.web = self._web()
             await self.web.start()
+            await announce(self.app, self.web.host, self.web.port)
+        self._start_worker(sock, tcp)
         self._watch = loop.create_task(self._supervise())
         self.deadlines.start()
         log.info("listening on %s:%s", self.host, self.port)
@@ -389,10 +389,22 @@ class Server:
             self.worker.lease.listen = listen[:255]
         self.worker.start()
 
+    def _web(self) -> WebServer | WebProcess:
+        """The web pages: a process of their own beside the worker's (they
+        load the processor as the worker does), or on this loop when the
+        worker is threads (tests)."""
+        if isinstance(self.worker, ProcessWorker):
+            return WebProcess(self.app, self.worker.wake)
+        from pbem.web.server import WebServer  # aiohttp only where it is used
+
+        return WebServer(self.app, self.worker.wake)
+
     async def _supervise(self) -> None:
         while True:
             await asyncio.sleep(1.0)
             self.worker.check()
+            if isinstance(self.web, WebProcess):
+                self.web.check()
 
     async def stop(self) -> None:
         self.deadlines.stop()

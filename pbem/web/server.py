@@ -1,8 +1,9 @@
-"""The web server: an aiohttp application on the loop of `pbem serve`.
+"""The web server: an aiohttp application, in a process of its own under
+`pbem serve` (pbem/serving/webproc.py), on the SMTP server's loop in tests.
 
 Handlers reach the pbem context as ``request.app[PBEM]``; anything that
-touches storage runs in a thread (``in_thread``), so the SMTP server on the
-same loop never waits on it. Every answer carries a Content-Security-Policy
+touches storage runs in a thread (``in_thread``), so the loop (and in
+tests the SMTP server on it) never waits on it. Every answer carries a Content-Security-Policy
 that lets a page load only this server's own script, style sheet and
 pictures, sends no referrer, may not be framed, and is not stored unless
 its handler says how (the game pages do: pages.py). Requests are limited
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -22,7 +24,7 @@ from aiohttp import web
 from pbem.app import App
 from pbem.store import StoreError
 from pbem.web import feeds, pages, signin, unsubscribe
-from pbem.web.base import PBEM, WAKE, in_thread
+from pbem.web.base import PBEM, WAKE
 from pbem.web.limits import Limiter
 from pbem.web.limits import middleware as limited
 
@@ -124,28 +126,29 @@ def application(app: App, wake: Callable[[], None] = lambda: None) -> web.Applic
     return web_app
 
 
-WILDCARDS = ("", "0.0.0.0", "::")  # every address: none of them names the server
-
-
 class WebServer:
     """Started and stopped with the SMTP server (pbem/serving/server.py)."""
 
-    def __init__(self, app: App, wake: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self, app: App, wake: Callable[[], None] = lambda: None, sock: socket.socket | None = None
+    ) -> None:
         web_config = app.config.server.web
         assert web_config is not None
         self.host, self.port = web_config.host, web_config.port
         self._app = app
+        self._sock = sock  # bound already (by the SMTP process: pbem/serving/webproc.py)
         self._runner = web.AppRunner(application(app, wake), access_log=None)
 
     async def start(self) -> None:
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
+        site: web.BaseSite = (
+            web.SockSite(self._runner, self._sock)
+            if self._sock is not None
+            else web.TCPSite(self._runner, self.host, self.port)
+        )
         await site.start()
         self.port = self._runner.addresses[0][1]  # the port taken (port 0: a free one)
         log.info("web server on http://%s:%s/", self.host, self.port)
-        if self.host not in WILDCARDS:  # the sign-in links lead here (pbem/commands/signin.py)
-            where = f"[{self.host}]" if ":" in self.host else self.host
-            await in_thread(self._app.store.set_web_address, f"http://{where}:{self.port}/")
 
     async def stop(self) -> None:
         await self._runner.cleanup()
