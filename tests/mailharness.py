@@ -29,6 +29,7 @@ from pbem.turns.clock import FakeClock
 __all__ = [
     "BACKENDS",
     "GAMES_YAML",
+    "PRIVATE_GAME",
     "SERVER_YAML",
     "Harness",
     "free_port",
@@ -53,6 +54,20 @@ server:
   storage: var/pbem.sqlite
   outbound: {from: judge@judge.example, maildir: var/mail}
 games:
+"""
+
+# A private game (games.yaml's visibility) beside alpha and beta: its pages,
+# calendar and feeds answer only its players (and observers who give the
+# password), as its mail does.
+PRIVATE_GAME = """\
+  - name: gamma
+    game: officewars
+    map: six
+    visibility: private
+    observer_password: fans-only
+    players:
+      - {name: eve, email: eve@example.org}
+      - {name: ann, email: ann@example.org}
 """
 
 GAMES_YAML = """\

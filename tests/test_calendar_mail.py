@@ -12,22 +12,16 @@ from email.message import EmailMessage
 import icalendar
 import pytest
 
-from tests.mailharness import GAMES_YAML, Harness, wait_for
+from tests.mailharness import GAMES_YAML, PRIVATE_GAME, Harness, wait_for
 
 ALPHA, JUDGE = "alpha@judge.example", "judge@judge.example"
 ANN, BOB, CID, DEE = "ann@example.org", "bob@example.org", "cid@example.org", "dee@example.org"
 GM, OBS, EVE, STRANGER = "gm@example.org", "obs@example.org", "eve@example.org", "zed@example.org"
 OSLO = "Europe/Oslo"
 
-MORE_GAMES = """\
-  - name: gamma
-    game: officewars
-    map: six
-    visibility: private
-    observer_password: fans-only
-    players:
-      - {name: eve, email: eve@example.org}
-      - {name: ann, email: ann@example.org}
+MORE_GAMES = (
+    PRIVATE_GAME
+    + """\
   - name: isles
     game: strategic
     map: islands
@@ -38,6 +32,7 @@ MORE_GAMES = """\
     options: {width: 40, height: 40, length: 40}
     seed: 7
 """
+)
 
 
 def calendar_of(mail: EmailMessage) -> icalendar.Calendar:

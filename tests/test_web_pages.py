@@ -23,21 +23,11 @@ from pbem.store import StoreError
 from pbem.store.schema import turns
 from pbem.web import pages
 from pbem.web.cache import Pages, Rendered
-from tests.mailharness import GAMES_YAML, Harness, on_both_backends
+from tests.mailharness import GAMES_YAML, PRIVATE_GAME, Harness, on_both_backends
 
 ALPHA = "alpha@judge.example"
 ANN, BOB = "ann@example.org", "bob@example.org"
 WEB = "  web: {listen: {host: 127.0.0.1, port: 0}, url: 'https://judge.example/pbem/'}\n"
-PRIVATE = """\
-  - name: gamma
-    game: officewars
-    map: six
-    visibility: private
-    observer_password: fans-only
-    players:
-      - {name: eve, email: eve@example.org}
-      - {name: ann, email: ann@example.org}
-"""
 OPEN = """\
   - name: delta
     game: officewars
@@ -46,7 +36,7 @@ OPEN = """\
     players:
       - {name: fay, email: fay@example.org}
 """
-YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1) + PRIVATE + OPEN
+YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1) + PRIVATE_GAME + OPEN
 GM = "gm@example.org"
 
 

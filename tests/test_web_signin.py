@@ -17,22 +17,13 @@ from sqlalchemy import select
 
 from pbem.commands.signin import token_hash
 from pbem.store.schema import signin_links, signin_sessions
-from tests.mailharness import GAMES_YAML, Harness, on_both_backends, wait_for
+from tests.mailharness import GAMES_YAML, PRIVATE_GAME, Harness, on_both_backends, wait_for
 
 ALPHA, JUDGE = "alpha@judge.example", "judge@judge.example"
 ANN, BOB, EVE = "ann@example.org", "bob@example.org", "zed@example.org"
 PUBLIC = "https://judge.example/pbem/"
 WEB = f"  web: {{listen: {{host: 127.0.0.1, port: 0}}, url: '{PUBLIC}'}}\n"
-PRIVATE = """\
-  - name: gamma
-    game: officewars
-    map: six
-    visibility: private
-    players:
-      - {name: eve, email: eve@example.org}
-      - {name: ann, email: ann@example.org}
-"""
-YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1) + PRIVATE
+YAML = GAMES_YAML.replace("  limits:", WEB + "  limits:", 1) + PRIVATE_GAME
 
 
 @pytest.fixture

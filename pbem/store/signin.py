@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, delete, select, update
 
@@ -77,14 +78,7 @@ class SignIns(Database):
     def use_signin_link(self, conn: Connection, token_hash: str, now: datetime) -> bool:
         """Mark a link used, if nobody has (its state is checked first, in
         the same transaction); False when another request used it first."""
-        return (
-            conn.execute(
-                update(signin_links)
-                .where(signin_links.c.token == token_hash, signin_links.c.used_at.is_(None))
-                .values(used_at=now)
-            ).rowcount
-            == 1
-        )
+        return _first(conn, signin_links.c.used_at, token_hash, now)
 
     def start_session(
         self, conn: Connection, token_hash: str, address: str, now: datetime, expires: datetime
@@ -98,14 +92,8 @@ class SignIns(Database):
     def session_address(self, conn: Connection, token_hash: str, now: datetime) -> str | None:
         """The address a session is scoped to, while it is on (neither
         ended nor expired)."""
-        r = conn.execute(
-            select(signin_sessions.c.address, signin_sessions.c.expires_at).where(
-                signin_sessions.c.token == token_hash, signin_sessions.c.ended_at.is_(None)
-            )
-        ).one_or_none()
-        if r is None or now >= aware(r.expires_at):  # type: ignore[operator]
-            return None
-        return r.address
+        r = self._session(conn, token_hash, now)
+        return None if r is None else r[0]
 
     def session_seat(
         self, conn: Connection, token_hash: str, game: str, now: datetime
@@ -123,25 +111,24 @@ class SignIns(Database):
             .limit(1)
             .scalar_subquery()
         )
+        r = self._session(conn, token_hash, now, seat)
+        return None if r is None else (r[0], r[2])
+
+    def _session(self, conn: Connection, token_hash: str, now: datetime, *more: Any) -> Any:
+        """(address, expiry, *more) of a session that is on; None for one
+        ended, expired or unknown."""
         r = conn.execute(
-            select(signin_sessions.c.address, signin_sessions.c.expires_at, seat).where(
+            select(signin_sessions.c.address, signin_sessions.c.expires_at, *more).where(
                 signin_sessions.c.token == token_hash, signin_sessions.c.ended_at.is_(None)
             )
         ).one_or_none()
         if r is None or now >= aware(r[1]):  # type: ignore[operator]
             return None
-        return r[0], r[2]
+        return r
 
     def end_session(self, conn: Connection, token_hash: str, now: datetime) -> bool:
         """Sign out: the cookie no longer signs in; False if it did not."""
-        return (
-            conn.execute(
-                update(signin_sessions)
-                .where(signin_sessions.c.token == token_hash, signin_sessions.c.ended_at.is_(None))
-                .values(ended_at=now)
-            ).rowcount
-            == 1
-        )
+        return _first(conn, signin_sessions.c.ended_at, token_hash, now)
 
     def purge_signins(self, conn: Connection, before: datetime) -> int:
         """Forget links and sessions that expired before ``before``."""
@@ -150,3 +137,13 @@ class SignIns(Database):
             delete(signin_sessions).where(signin_sessions.c.expires_at < before)
         )
         return links.rowcount + sessions.rowcount
+
+
+def _first(conn: Connection, column: Any, token_hash: str, now: datetime) -> bool:
+    """Set ``column`` to ``now`` in the row of ``token_hash``, if nobody has
+    (a link used, a session ended): False when another request did first."""
+    table = column.table
+    found = conn.execute(
+        update(table).where(table.c.token == token_hash, column.is_(None)).values({column: now})
+    )
+    return found.rowcount == 1

@@ -18,7 +18,6 @@ from pbem.app import App
 from pbem.mail.calendar import MIME, Deadlines, calendar
 from pbem.reports import OBSERVER
 from pbem.web import history, pages, render, views
-from pbem.web.base import PBEM, in_thread
 from pbem.web.cache import Rendered
 
 ATOM = "http://www.w3.org/2005/Atom"
@@ -41,11 +40,7 @@ def base_url(request: web.Request, app: App) -> str:
 
 
 async def feed(request: web.Request) -> web.Response:
-    app, name = request.app[PBEM], request.match_info["name"]
-    viewer = await pages.viewer_of(request, name)
-    version = await pages.game_version(request, name)
-    if version is None:
-        return pages.answer(request, await in_thread(pages.not_found, "../../", app))
+    app, name, viewer, version = await pages.opened(request, "../../")
     base = base_url(request, app)
 
     def make() -> Rendered:
@@ -104,11 +99,7 @@ def _atom(app: App, seen: views.Seen, entries: list[dict[str, Any]], base: str) 
 
 
 async def ics(request: web.Request) -> web.Response:
-    app, name = request.app[PBEM], request.match_info["name"]
-    viewer = await pages.viewer_of(request, name)
-    version = await pages.game_version(request, name)
-    if version is None:
-        return pages.answer(request, await in_thread(pages.not_found, "../../", app))
+    app, name, viewer, version = await pages.opened(request, "../../")
 
     def make() -> Rendered:
         with app.store.tx(write=False) as conn:

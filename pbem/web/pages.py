@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from aiohttp import web
 
@@ -69,10 +69,15 @@ def add_routes(web_app: web.Application) -> None:
 # -- answering -----------------------------------------------------------------------
 
 
+def _headers(page: Rendered) -> dict[str, str]:
+    return {"ETag": page.etag, "Cache-Control": page.cache_control, "Vary": "Cookie"} | dict(
+        page.headers
+    )
+
+
 def answer(request: web.Request, page: Rendered) -> web.Response:
     """``page``, or 304 when the reader has it already (If-None-Match)."""
-    headers = {"ETag": page.etag, "Cache-Control": page.cache_control, "Vary": "Cookie"}
-    headers.update(page.headers)
+    headers = _headers(page)
     wanted = request.headers.get("If-None-Match", "")
     if page.status == 200 and wanted and _matches(wanted, page.etag):
         return web.Response(status=304, headers=headers)
@@ -114,6 +119,35 @@ async def viewer_of(request: web.Request, name: str) -> str:
     return seat or OBSERVER
 
 
+class Opened(NamedTuple):
+    app: App
+    name: str  # the game's
+    viewer: str  # a player's name, or OBSERVER
+    version: Any  # the game's (pbem/store/pages.py)
+
+
+async def opened(request: web.Request, root: str) -> Opened:
+    """What every handler of a game's addresses starts from: the game
+    named in the address, read by this request's viewer, at its version
+    now. A game that does not exist, or a private game the reader does
+    not sit in, is answered 404 from here (``root``: the way from the
+    address to the site's root)."""
+    app, name = request.app[PBEM], request.match_info["name"]
+    viewer = await viewer_of(request, name)
+    version = await game_version(request, name)
+    if version is None:
+        raise await no_such_game(request, root)
+    return Opened(app, name, viewer, version)
+
+
+async def no_such_game(request: web.Request, root: str) -> web.HTTPNotFound:
+    """The 404 a game's handler raises: ``not_found``'s page."""
+    page = await in_thread(not_found, root, request.app[PBEM])
+    return web.HTTPNotFound(
+        text=page.body.decode(), content_type="text/html", headers=_headers(page)
+    )
+
+
 async def game_version(request: web.Request, name: str) -> Any:
     app = request.app[PBEM]
 
@@ -153,11 +187,7 @@ async def game_list(request: web.Request) -> web.Response:
 
 
 async def game_page(request: web.Request) -> web.Response:
-    app, name = request.app[PBEM], request.match_info["name"]
-    viewer = await viewer_of(request, name)
-    version = await game_version(request, name)
-    if version is None:
-        return answer(request, await in_thread(not_found, "../", app))
+    app, name, viewer, version = await opened(request, "../")
 
     def make() -> Rendered:
         with app.store.tx(write=False) as conn:
@@ -173,11 +203,7 @@ async def game_page(request: web.Request) -> web.Response:
 
 
 async def game_map(request: web.Request) -> web.Response:
-    app, name = request.app[PBEM], request.match_info["name"]
-    viewer = await viewer_of(request, name)
-    version = await game_version(request, name)
-    if version is None:
-        return answer(request, await in_thread(not_found, "../../", app))
+    app, name, viewer, version = await opened(request, "../../")
 
     def make() -> Rendered:
         with app.store.tx(write=False) as conn:
@@ -206,13 +232,11 @@ async def _turn(request: web.Request, what: str) -> web.Response:
     """A played phase's page or map: the same for ever once played, so
     kept under the phase alone (the game's version only says whether the
     game and the phase exist yet)."""
-    app, name = request.app[PBEM], request.match_info["name"]
     turn = int(request.match_info["turn"])
     root = "../../../" if what == "page" else "../../../../"
-    viewer = await viewer_of(request, name)
-    version = await game_version(request, name)
-    if version is None or turn >= version[1] and version[2] != "finished":
-        return answer(request, await in_thread(not_found, root, app))
+    app, name, viewer, version = await opened(request, root)
+    if turn >= version[1] and version[2] != "finished":
+        raise await no_such_game(request, root)
 
     def make() -> Rendered:
         policy = FINISHED if viewer == OBSERVER else OWN
