@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -80,14 +81,20 @@ class Browser:
         ):
             options.add_argument(arg)
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        # Chromium's scratch files in a folder of its own, removed on close
+        # (left in /tmp they would pile up, one folder a browser)
+        self._scratch = tempfile.TemporaryDirectory(prefix="pbem-browser-")
+        env = {**os.environ, "TMPDIR": self._scratch.name}
         # the driver named: Selenium looks for no other and downloads nothing
-        self.driver = webdriver.Chrome(options=options, service=Service(executable_path=driver))
+        service = Service(executable_path=driver, env=env)
+        self.driver = webdriver.Chrome(options=options, service=service)
         self.driver.set_page_load_timeout(30)
         self.width = size[0]
         self.resize(*size)
 
     def close(self) -> None:
         self.driver.quit()
+        self._scratch.cleanup()
 
     # -- pages -------------------------------------------------------------------
 
