@@ -15,7 +15,7 @@ its templates compiled), and measures, each on a fresh server:
   second and their p50/p95, and the mail rates beside those of the mail
   alone just before and just after (the machine is shared: a baseline
   taken once would drift); ``--rounds`` such rounds, and the median
-  round's figures; ``--flat``: the same with the readers flat out.
+  of each figure over them; ``--flat``: the same with the readers flat out.
 
 Targets (issue 21): at least 500 pages per second for each page with mail
 flowing, and the mail rates with readers at least 0.8 of those without.
@@ -258,7 +258,7 @@ def with_mail(args: argparse.Namespace, name: str, path: str, rate: float) -> bo
     each between two runs of the mail alone (the machine is shared and a
     rate alone swings by a quarter from one run to the next: each round's
     ratio is to the mean of the runs just before and after it); the median
-    round's figures, and whether they meet the targets."""
+    of each figure over the rounds, and whether they meet the targets."""
     alone = [mail_alone(args)]
     rounds = []
     how = f"readers at {rate:,.0f} pages/s together" if rate else "readers flat out"
