@@ -390,9 +390,9 @@ class Server:
         self.worker.start()
 
     def _web(self) -> WebServer | WebProcess:
-        """The web pages: a process of their own beside the worker's (they
-        load the processor as the worker does), or on this loop when the
-        worker is threads (tests)."""
+        """The web pages: a process of their own beside the worker's
+        (pbem/serving/webproc.py), or on this loop when the worker is
+        threads (tests)."""
         if isinstance(self.worker, ProcessWorker):
             return WebProcess(self.app, self.worker.wake)
         from pbem.web.server import WebServer  # aiohttp only where it is used

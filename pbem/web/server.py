@@ -3,10 +3,11 @@
 
 Handlers reach the pbem context as ``request.app[PBEM]``; anything that
 touches storage runs in a thread (``in_thread``), so the loop (and in
-tests the SMTP server on it) never waits on it. Every answer carries a Content-Security-Policy
-that lets a page load only this server's own script, style sheet and
-pictures, sends no referrer, may not be framed, and is not stored unless
-its handler says how (the game pages do: pages.py). Requests are limited
+tests the SMTP server on it) never waits on it. Every answer carries a
+Content-Security-Policy that lets a page load only this server's own
+script, style sheet and pictures, sends no referrer, may not be framed,
+and is not stored unless its handler says how (the game pages do:
+pages.py). Requests are limited
 per client address (limits.py). The static files (the style sheet, the
 countdown's script) are read once at start and served from memory.
 """
