@@ -5,15 +5,20 @@ those about SQLite's own file, WAL and lock say so and run on SQLite only."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from pbem.store import ClaimLost, ReportRow, Request, SpoolWriter, Store
+from pbem.store.database import MIGRATIONS, head_revision
 from pbem.store.rows import aware
 from pbem.store.schema import metadata
 
@@ -22,6 +27,37 @@ def test_migrations_build_the_schema(store):
     store.migrate()  # a second run changes nothing
     with store.engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), metadata) == []
+
+
+def test_the_head_is_the_newest_numbered_migration():
+    """migrate() skips alembic when the schema is at head_revision(),
+    read from the files' numbers: it must be alembic's own head, and each
+    file's revision its number, after the one before."""
+    scripts = ScriptDirectory(str(MIGRATIONS))
+    assert head_revision() == scripts.get_current_head()
+    for script in scripts.walk_revisions():
+        number = Path(script.path).name.split("_", 1)[0]
+        assert script.revision == number, script.path
+        assert script.down_revision == (None if number == "0001" else f"{int(number) - 1:04d}")
+
+
+def test_a_store_at_the_newest_migration_opens_without_alembic(store):
+    """Every process of a server migrates as it starts: a schema already
+    at the head costs one query, not alembic's import and scripts."""
+    store.migrate()
+    script = (
+        "import sys; from pbem.store import Store; s = Store(sys.argv[1]); s.migrate(); "
+        "print('alembic' in sys.modules); s.close()"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, store.url], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False", out.stderr
+    behind = Store(store.url)  # and one behind is still brought up to date
+    behind.alembic("downgrade", "0013")
+    behind.migrate()
+    assert behind._revision() == head_revision()
+    behind.close()
 
 
 def test_sqlite_keeps_a_write_ahead_log_and_syncs_fully(tmp_path):

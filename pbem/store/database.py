@@ -8,8 +8,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config as AlembicConfig
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from sqlalchemy.pool import NullPool
@@ -19,6 +17,15 @@ from sqlalchemy.sql.expression import Executable
 from pbem.store.rows import StoreError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def head_revision() -> str:
+    """The newest migration: the highest number of a file in versions/
+    (each file's revision is its number, its down_revision the number
+    before: tests/test_store.py checks this against alembic's own
+    reading)."""
+    return max(p.name.split("_", 1)[0] for p in (MIGRATIONS / "versions").glob("[0-9]*_*.py"))
+
 
 # PostgreSQL: the advisory lock every write transaction takes (see
 # Database.tx), a number of our own in the database's one lock space
@@ -244,10 +251,23 @@ class Database:
 
     def migrate(self) -> None:
         """Bring the schema to the newest migration (the spool's too: a
-        spool file has the same schema, and uses its spool table)."""
-        self.alembic("upgrade", "head")
+        spool file has the same schema, and uses its spool table). A
+        schema at the newest already is left alone without loading alembic
+        at all: every process of a server opens the store as it starts,
+        and a restart after a crash should be quick."""
+        if self._revision() != head_revision():
+            self.alembic("upgrade", "head")
         if self.spool is not self:
             self.spool.migrate()
+
+    def _revision(self) -> str | None:
+        """The migration the schema is at (None: none yet)."""
+        try:
+            with self.engine.connect() as conn:
+                found = conn.exec_driver_sql("SELECT version_num FROM alembic_version").all()
+        except DBAPIError:  # no such table: a new database
+            return None
+        return found[0][0] if len(found) == 1 else None
 
     def alembic(self, how: str, revision: str) -> None:
         """Run the migrations up (``how`` "upgrade") or down ("downgrade")
@@ -259,6 +279,9 @@ class Database:
         table by building a new one and dropping the old, and rows pointing
         at the old one (orders at their mail) would stop the drop; they are
         checked once the new table has taken the old one's name."""
+        from alembic import command  # only here: most starts find nothing to do
+        from alembic.config import Config as AlembicConfig
+
         cfg = AlembicConfig()
         cfg.set_main_option("script_location", str(MIGRATIONS))
         with self.engine.connect() as conn:
