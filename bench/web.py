@@ -90,26 +90,12 @@ def start(root: Path) -> Server:
 
 
 def web_pid(server: Server) -> int:
-    """The server's web pages' process: the child of `pbem serve` that
-    holds the web port's listening socket (the parent, which binds it,
-    holds it too)."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with open(table) as f:
-            for line in f.readlines()[1:]:
-                fields = line.split()
-                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == server.web:
-                    inodes.add(fields[9])
+    """The server's web pages' process: its child named pbem-web."""
     pid = server.proc.pid
-    for child in map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split()):
-        fds = Path(f"/proc/{child}/fd")
-        for fd in fds.iterdir():
-            try:
-                if os.readlink(fd).removeprefix("socket:[").rstrip("]") in inodes:
-                    return child
-            except OSError:
-                continue
-    raise SystemExit("no process of the server listens on its web port")
+    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+        if Path(f"/proc/{child}/comm").read_text().strip() == "pbem-web":
+            return int(child)
+    raise SystemExit("the server has no pbem-web process")
 
 
 # -- the readers: a process of their own --------------------------------------------------
