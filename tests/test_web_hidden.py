@@ -18,6 +18,8 @@ import re
 import tempfile
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -140,28 +142,37 @@ def leaks(pages: dict[str, str], hidden: set[str]) -> list[tuple[str, str]]:
     return found
 
 
+@contextmanager
+def server(games_yaml: str) -> Iterator[Harness]:
+    """A server of its own in a new folder: hypothesis runs a test's body
+    many times within one pytest test, so a fixture's folder would be
+    shared by them all."""
+    with tempfile.TemporaryDirectory() as folder:
+        h = Harness(Path(folder), games_yaml)
+        try:
+            yield h
+        finally:
+            h.close()
+
+
 @PROPERTY
 @given(data=st.data())
 def test_no_page_of_a_fog_of_war_game_names_what_observers_cannot_see(data):
-    with tempfile.TemporaryDirectory() as folder:
-        h = Harness(Path(folder), SERVER + STRAITS)
-        try:
-            hidden: set[str] = set()
-            for _ in range(2):  # ticks
-                engine, state = state_of(h, "straits")
-                hidden |= secrets(engine, state)
-                for name, email in (("kim", "kim@example.org"), ("lee", "lee@example.org")):
-                    send(h, email, "straits", war_orders(engine, state, name, data.draw))
-                    assert leaks(everything(h, "straits"), hidden) == []
-                h.clock.set(h.game("straits").deadline)
-                h.tick()
+    with server(SERVER + STRAITS) as h:
+        hidden: set[str] = set()
+        for _ in range(2):  # ticks
             engine, state = state_of(h, "straits")
             hidden |= secrets(engine, state)
-            pages = everything(h, "straits")
-            assert any("/turns/" in p for p in pages)  # played ticks were looked at too
-            assert leaks(pages, hidden) == []
-        finally:
-            h.close()
+            for name, email in (("kim", "kim@example.org"), ("lee", "lee@example.org")):
+                send(h, email, "straits", war_orders(engine, state, name, data.draw))
+                assert leaks(everything(h, "straits"), hidden) == []
+            h.clock.set(h.game("straits").deadline)
+            h.tick()
+        engine, state = state_of(h, "straits")
+        hidden |= secrets(engine, state)
+        pages = everything(h, "straits")
+        assert any("/turns/" in p for p in pages)  # played ticks were looked at too
+        assert leaks(pages, hidden) == []
 
 
 # -- orders before their deadline -----------------------------------------------------
@@ -173,29 +184,23 @@ PLAYERS = (("ann", "ann@example.org"), ("bob", "bob@example.org"), ("cid", "cid@
 @PROPERTY
 @given(data=st.data())
 def test_no_page_shows_an_order_before_its_turn_ran(data):
-    with tempfile.TemporaryDirectory() as folder:
-        h = Harness(Path(folder), SERVER + ALPHA)
-        try:
-            for _ in range(2):  # turns
-                engine, state = state_of(h, "alpha")
-                sent: list[str] = []
-                for name, email in PLAYERS:
-                    mine = pick(dict(engine.view(state, name).options), data.draw, 2)
-                    send(h, email, "alpha", mine)
-                    sent += [
-                        o for o in mine if " holds" not in o
-                    ]  # "X holds" is everyone's default
-                    current = everything(h, "alpha")
-                    for path in ("/", "/games/alpha", "/games/alpha/map.svg",
-                                 "/games/alpha/calendar.ics"):  # fmt: skip
-                        shown = [o for o in sent if o in current[path]]
-                        assert shown == [], (path, shown)
-                played = h.game("alpha").turn
-                h.clock.set(h.game("alpha").deadline)
-                h.tick()
-                _, page = get(h, f"/games/alpha/turns/{played}")
-                page = html.unescape(page)
-                for order in sent:  # now the orders are the phase's history
-                    assert order in page
-        finally:
-            h.close()
+    with server(SERVER + ALPHA) as h:
+        for _ in range(2):  # turns
+            engine, state = state_of(h, "alpha")
+            sent: list[str] = []
+            for name, email in PLAYERS:
+                mine = pick(dict(engine.view(state, name).options), data.draw, 2)
+                send(h, email, "alpha", mine)
+                sent += [o for o in mine if " holds" not in o]  # "X holds" is everyone's default
+                current = everything(h, "alpha")
+                for path in ("/", "/games/alpha", "/games/alpha/map.svg",
+                             "/games/alpha/calendar.ics"):  # fmt: skip
+                    shown = [o for o in sent if o in current[path]]
+                    assert shown == [], (path, shown)
+            played = h.game("alpha").turn
+            h.clock.set(h.game("alpha").deadline)
+            h.tick()
+            _, page = get(h, f"/games/alpha/turns/{played}")
+            page = html.unescape(page)
+            for order in sent:  # now the orders are the phase's history
+                assert order in page
