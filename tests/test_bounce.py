@@ -343,27 +343,93 @@ def test_a_recipient_the_relay_refuses_counts_as_a_failure(tmp_path, relay):
 # -- bounces that come back elsewhere, and every shipped format ---------------------------------
 
 
-def test_a_bounce_to_the_server_address_is_matched_by_message_id(judge):
-    report = judge.app.store.outbox_rows("password", ANN)[0]
-    raw = (
-        "From: MAILER-DAEMON@mx.example.org\r\nTo: judge@judge.example\r\n"
+def dsn(message_id: str, failed: str, sender: str = "MAILER-DAEMON@mx.example.org") -> str:
+    """An RFC 3464 report that ``failed`` could not be reached, naming our
+    mail ``message_id`` in its copy of the headers."""
+    return (
+        f"From: {sender}\r\nTo: judge@judge.example\r\n"
         "Subject: Undelivered Mail Returned to Sender\r\nMIME-Version: 1.0\r\n"
         'Content-Type: multipart/report; report-type=delivery-status; boundary="b"\r\n\r\n'
         "--b\r\nContent-Type: text/plain\r\n\r\nIt failed.\r\n"
         "--b\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx\r\n\r\n"
-        f"Final-Recipient: rfc822; {ANN}\r\nAction: failed\r\nStatus: 5.1.1\r\n\r\n"
+        f"Final-Recipient: rfc822; {failed}\r\nAction: failed\r\nStatus: 5.1.1\r\n\r\n"
         "--b\r\nContent-Type: text/rfc822-headers\r\n\r\n"
-        f"From: judge@judge.example\r\nMessage-ID: {report.message_id}\r\n\r\n--b--\r\n"
-    ).encode()
+        f"From: judge@judge.example\r\nTo: {failed}\r\nMessage-ID: {message_id}\r\n\r\n--b--\r\n"
+    )
+
+
+def plain_bounce(message_id: str, failed: str, sender: str) -> str:
+    """A Postfix-style plain text bounce quoting our mail, from a mail
+    system that gives its bounces a sender of its own."""
+    return (
+        f"From: {sender}\r\nTo: judge@judge.example\r\n"
+        "Subject: Undelivered Mail Returned to Sender\r\n\r\n"
+        "This is the mail system at host mx.example.net.\r\n\r\n"
+        "I'm sorry to have to inform you that your message could not\r\n"
+        "be delivered to one or more recipients.\r\n\r\n"
+        f"<{failed}>: host mx.example.org said: 550 5.1.1 <{failed}>: "
+        "Recipient address rejected: User unknown in local recipient table\r\n\r\n"
+        f"--- original message ---\r\nFrom: judge@judge.example\r\nTo: {failed}\r\n"
+        f"Message-ID: {message_id}\r\nSubject: alpha\r\n\r\nhello\r\n"
+    )
+
+
+def test_a_bounce_to_the_server_address_counts_for_nothing(judge):
+    """Only a bounce to a return path counts: one to the server's address
+    that names a real mail of ours by Message-ID is recorded with it, and
+    no failure is counted."""
+    report = judge.app.store.outbox_rows("password", ANN)[0]
     before = len(judge.app.store.outbox_rows())
-    judge.send_raw(raw, "", (SERVER,))
+    judge.send_raw(dsn(report.message_id, ANN).encode(), "", (SERVER,))
     state, note = last_state(judge)
-    assert state == "bounce" and f"outbox #{report.id} to {ANN} (permanent)" in note
-    assert [b["kind"] for b in judge.app.store.bounce_rows(ANN)] == ["permanent"]
-    # naming our mail but another address: recorded, not counted against ann
-    judge.send_raw(raw.replace(ANN.encode(), b"someone@else.example"), "", (SERVER,))
-    assert [b["kind"] for b in judge.app.store.bounce_rows(ANN)] == ["permanent", "none"]
-    assert len(judge.app.store.outbox_rows()) == before
+    assert state == "bounce" and "not counted" in note and f"outbox #{report.id}" in note
+    (got,) = judge.app.store.bounce_rows(ANN)
+    assert (got["kind"], got["outbox_id"]) == ("elsewhere", report.id)
+    with judge.app.store.tx(write=False) as conn:
+        assert judge.app.store.permanent_failures(conn, ANN) == 0
+        assert judge.app.store.outbox_mail(conn, report.id).last_error is None
+    assert len(judge.app.store.outbox_rows()) == before  # never answered
+
+
+@on_both_backends
+def test_forged_bounces_never_cut_a_player_off(judge_relayed, relay):
+    """Anyone who learns (or guesses) the Message-IDs of the mails to a
+    player can write delivery reports naming them: to the server's address
+    and to a game's, as DSNs and as plain text, with an empty envelope
+    sender and with one of their own, as many as they like. None counts:
+    the player's next receipt, to a mail that proves nothing, is sent."""
+    judge = judge_relayed
+    judge.send(BOB, "alpha@judge.example", f"PASSWORD {judge.password(BOB)}\nSTATUS\n")
+    mails = sent_to(judge, BOB)
+    assert len(mails) == 3 and all(m.status == "sent" for m in mails)
+    before = len(judge.app.store.outbox_rows())
+    daemon = "mailer-daemon@mx.example.net"
+    forged = []
+    for mid in (m.message_id for m in mails):
+        forged += [
+            (dsn(mid, BOB), "", SERVER),
+            (dsn(mid, BOB), "", "alpha@judge.example"),
+            (dsn(mid, BOB, "postmaster@example.org"), daemon, SERVER),
+            (plain_bounce(mid, BOB, "MAILER-DAEMON@mx.example.net"), "", SERVER),
+            (plain_bounce(mid, BOB, "mail@mx.example.net"), daemon, "beta@judge.example"),
+        ]
+    first = len(judge.app.store.mails())
+    with judge.smtp() as s:
+        for n, (raw, mail_from, to) in enumerate(forged * 2):
+            trace = f"Received: from attacker.example; id {n}\r\n"
+            s.sendmail(mail_from, [to], (trace + raw).encode())
+    judge.settle(60)
+    assert judge.app.store.unreachable_addresses() == []
+    assert not judge.app.store.outbox_rows("alert")
+    assert len(judge.app.store.outbox_rows()) == before  # none answered
+    sent = len(relay.return_paths(BOB))
+    judge.send(BOB, "alpha@judge.example", "orders without a password\n")
+    (refusal,) = judge.app.store.outbox_rows()[before:]
+    assert refusal.to_addr == BOB and refusal.status == "sent", refusal.last_error
+    assert len(relay.return_paths(BOB)) == sent + 1
+    rows = judge.app.store.mails()[first:-1]
+    assert [r.state for r in rows] == ["bounce"] * 30, [(r.state, r.note) for r in rows]
+    assert {b["kind"] for b in judge.app.store.bounce_rows(BOB)} == {"elsewhere"}
 
 
 @pytest.fixture(scope="module")

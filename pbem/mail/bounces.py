@@ -11,11 +11,15 @@ that does not verify is recorded (``unverified``) and changes nothing.
 
 **Counting.** A bounce tied to a mail by its token counts as a permanent
 failure of that recipient unless the report says the failure is temporary
-(4.x.x, "delayed": recorded as ``temporary``) or not a failure at all;
-one that comes back to another address counts only when it names one of
-our mails by Message-ID and flufl.bounce names that mail's recipient as
-failed for good. A relay's 5xx refusal of a recipient counts the same.
-Each mail counts once however many reports it brings.
+(4.x.x, "delayed": recorded as ``temporary``) or not a failure at all.
+Nothing else counts but the relay's own 5xx refusal of a recipient (our
+own outbound connection heard it). A bounce that comes back to any other
+address (the server's, a game's) counts for nothing, whatever it names:
+anyone can write a delivery report, and a Message-ID it quotes proves
+nothing (it may have been seen, or guessed). It is recorded
+(``elsewhere``, with the mail of ours it names, if any), logged, and
+changes nobody's reachability. Each mail counts once however many
+reports it brings.
 
 **Unreachable.** After ``limits.unreachable_after`` permanent failures
 (games.yaml; default 3) an address is marked unreachable: the game master
@@ -99,8 +103,8 @@ def settle(
     app: App, conn: Connection, row: InboxRow, mail: ParsedMail, tokens: list[str], now: datetime
 ) -> Settled:
     """Record a bounce (or any mail to a bounce address): against the mail
-    its token names, else against the mail its Message-IDs name. Never
-    answered, whatever it is."""
+    its token names; one with no token is recorded and counts for nothing.
+    Never answered, whatever it is."""
     if tokens:
         return _to_return_path(app, conn, row, mail, tokens[0], now)
     return _to_elsewhere(app, conn, row, mail, now)
@@ -133,22 +137,18 @@ def _to_return_path(
 def _to_elsewhere(
     app: App, conn: Connection, row: InboxRow, mail: ParsedMail, now: datetime
 ) -> Settled:
-    """A bounce that came to another address: matched by Message-ID; it
-    counts only if the report names that mail's recipient as failed."""
+    """A bounce that came to an address other than a return path: recorded
+    (with the mail of ours its Message-IDs name, if any) and counted for
+    nothing, since anyone can write one."""
     note = _describe(mail)
-    found = app.store.match_bounce(conn, mail.bounced_ids, f"bounced: {mail.bounce}")
-    if found is None:
-        app.store.add_bounce(conn, now, "unmatched", inbox_id=row.id, note=note)
-        return Settled("bounce", f"{mail.bounce}; bounced mail: not matched")
-    outbox_id, to = found
-    named = to.lower() in mail.failed and mail.failure == "permanent"
-    kind = "permanent" if named else ("temporary" if mail.failure == "temporary" else "none")
+    found = app.store.bounced_mail(conn, mail.bounced_ids)
+    outbox_id, to = found if found is not None else (None, None)
     app.store.add_bounce(
-        conn, now, kind, inbox_id=row.id, outbox_id=outbox_id, address=to, note=note
+        conn, now, "elsewhere", inbox_id=row.id, outbox_id=outbox_id, address=to, note=note
     )
-    if named:
-        count_failure(app, conn, to, now)
-    return Settled("bounce", f"{mail.bounce}; bounced mail: outbox #{outbox_id} to {to} ({kind})")
+    named = f"outbox #{outbox_id} to {to}" if found is not None else "no mail of ours"
+    log.info("mail #%d: a bounce not to a return path, naming %s: not counted", row.id, named)
+    return Settled("bounce", f"{mail.bounce}; not to a return path (names {named}): not counted")
 
 
 def _describe(mail: ParsedMail) -> str:

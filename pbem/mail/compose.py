@@ -2,9 +2,10 @@
 notices and alerts (``Composer.queue``, rendered from templates/mail/), and
 the turn reports (``report``), all with the same headers.
 
-Every mail has a Message-ID and a Date, ``Auto-Submitted`` (RFC 3834:
-``auto-replied`` on an answer to a mail, ``auto-generated`` on the rest, so
-that other robots do not answer it), and ``X-Pbem-Server`` (so that a copy
+Every mail has a Message-ID nobody can predict (``new_message_id``), a
+Date, ``Auto-Submitted`` (RFC 3834: ``auto-replied`` on an answer to a
+mail, ``auto-generated`` on the rest, so that other robots do not answer
+it), and ``X-Pbem-Server`` (so that a copy
 coming back is recognised as our own and dropped). Mail about one game
 carries that game's list headers (pbem/mail/lists.py: List-Id, List-Help,
 List-Unsubscribe for observers, Precedence). Replies carry In-Reply-To and
@@ -24,7 +25,7 @@ import secrets
 from collections.abc import Sequence
 from datetime import datetime
 from email.header import Header
-from email.utils import format_datetime, make_msgid
+from email.utils import format_datetime
 from typing import Any
 
 from sqlalchemy import Connection
@@ -48,6 +49,15 @@ def safe_address(address: str) -> str:
     return address
 
 
+def new_message_id(domain: str) -> str:
+    """A Message-ID nobody can predict: 144 bits from the operating
+    system's generator (``secrets``), in 24 URL-safe characters, and the
+    domain; no time, process number or counter. (``email.utils.make_msgid``
+    takes its random part from the ``random`` module, whose state a few
+    hundred of our Message-IDs would give away.)"""
+    return f"<{secrets.token_urlsafe(18)}@{domain}>"
+
+
 def headers(
     *,
     sender: str,
@@ -67,7 +77,7 @@ def headers(
     ``extra``: more headers (a game's list headers); ``thread``: the
     Message-ID a mail that answers none names in References (a game's
     thread root, pbem/mail/lists.py)."""
-    message_id = make_msgid(idstring="pbem", domain=domain)
+    message_id = new_message_id(domain)
     out = [
         ("From", f"{sender_name} <{safe_address(sender)}>"),
         ("To", safe_address(to)),

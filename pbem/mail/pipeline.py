@@ -91,8 +91,8 @@ def handle(worker: Worker, conn: Connection, row: InboxRow, mail: ParsedMail) ->
 
 def recognise_bounce(w: Way) -> End | None:
     """A bounce, or any mail to a bounce address, is recorded against the
-    mail of ours its return path (else its Message-ID) names; never
-    answered (pbem/mail/bounces.py)."""
+    mail of ours its return path names (elsewhere: counted for nothing);
+    never answered (pbem/mail/bounces.py)."""
     tokens = [r.token for r in map(w.app.recipient, w.row.rcpt_to) if r and r.kind == "bounces"]
     if not w.mail.bounce and not tokens:
         return None

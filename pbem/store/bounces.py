@@ -33,7 +33,7 @@ class BouncesAndReach(Database):
         note: str | None = None,
     ) -> int:
         """Record one bounce (``kind``: permanent, temporary, none,
-        unverified, unmatched); its number."""
+        unverified, elsewhere); its number. Only ``permanent`` counts."""
         self._bounces_changed(conn)
         ran = conn.execute(
             bounces.insert().values(

@@ -239,11 +239,9 @@ class OutgoingMail(Database):
                 q = q.where(func.lower(outbox.c.to_addr) == to_addr.lower())
             return [OutboxRow.of(r) for r in conn.execute(q).all()]
 
-    def match_bounce(
-        self, conn: Connection, message_ids: Sequence[str], note: str
-    ) -> tuple[int, str] | None:
-        """The first of our mails a bounce names, marked with ``note``:
-        (outbox id, address)."""
+    def bounced_mail(self, conn: Connection, message_ids: Sequence[str]) -> tuple[int, str] | None:
+        """The first of our mails a bounce's Message-IDs name: (outbox id,
+        address). Only looked up: such a bounce proves nothing."""
         for mid in message_ids:
             r = conn.execute(
                 select(outbox.c.id, outbox.c.to_addr)
@@ -251,7 +249,6 @@ class OutgoingMail(Database):
                 .order_by(outbox.c.id)
             ).first()
             if r is not None:
-                conn.execute(update(outbox).where(outbox.c.id == r.id).values(last_error=note))
                 return r.id, r.to_addr
         return None
 

@@ -325,10 +325,11 @@ confirmations = Table(
 )
 
 # every bounce received: the outbox mail it was tied to (by its VERP
-# return path, else by the Message-ID it names), the address that failed,
-# and what kind of failure: permanent, temporary, none (a success or
-# unreadable report), unverified (a bounce address whose token does not
-# verify), unmatched (tied to no mail of ours)
+# return path), the address that failed, and what kind of failure:
+# permanent, temporary, none (a success or unreadable report), unverified
+# (a bounce address whose token does not verify), elsewhere (to no return
+# path: counted for nothing; the mail it names by Message-ID, if any),
+# unmatched (earlier: tied to no mail of ours)
 bounces = Table(
     "bounces",
     metadata,
