@@ -149,7 +149,8 @@ def test_many_sessions_at_once_lose_nothing(judge):
 
 @pytest.mark.parametrize("over", ["socket", "tcp"])
 def test_lmtp_answers_per_recipient(tmp_path, over):
-    """LMTP on a unix socket, or on a TCP port (`lmtp: host:port`)."""
+    """LMTP on a unix socket, or on a TCP port (`lmtp: host:port`); each
+    mail stored with the address it came from."""
     sock, port = tmp_path / "lmtp.sock", free_port()
     where = sock if over == "socket" else f"127.0.0.1:{port}"
     text = GAMES_YAML.replace(
@@ -170,6 +171,7 @@ def test_lmtp_answers_per_recipient(tmp_path, over):
         judge.settle()
         (row,) = judge.app.store.mails()
         assert row.rcpt_to == (ALPHA, "beta@judge.example")
+        assert row.peer == ("unix:" if over == "socket" else "127.0.0.1")  # where it came from
     finally:
         judge.close()
 

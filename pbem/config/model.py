@@ -3,6 +3,7 @@ limits, and each game with its players."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -88,6 +89,42 @@ class Dkim:
     domain: str = ""  # the signing domain (d=); the server's domain when not given
 
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+# where a relay named only by its authserv-id may connect from: this machine
+LOOPBACK: tuple[Network, ...] = (
+    ipaddress.ip_network("127.0.0.0/8"),
+    ipaddress.ip_network("::1/128"),
+)
+
+
+@dataclass(frozen=True)
+class TrustedRelay:
+    """The relay whose Authentication-Results count (games.yaml's server
+    ``trusted_relay``): its authserv-id, and the connections its mail comes
+    over. A header counts only on mail that came from one of ``addresses``
+    (or over the LMTP socket, with ``socket``)."""
+
+    authserv_id: str
+    addresses: tuple[Network, ...] = LOOPBACK
+    socket: bool = True  # mail over the local LMTP socket (server lmtp: a path)
+
+    def __str__(self) -> str:
+        return self.authserv_id
+
+    def sent(self, peer: str | None) -> bool:
+        """Whether a mail received from ``peer`` (an IP address, or
+        ``unix:`` for the local socket) came from this relay."""
+        if peer is None:
+            return False  # received before peers were kept: from anyone
+        if peer == "unix:":
+            return self.socket
+        try:
+            ip = ipaddress.ip_address(peer)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.addresses)
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     domain: str
@@ -100,9 +137,10 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     lmtp_socket: Path | None = None
     lmtp_listen: tuple[str, int] | None = None  # LMTP over TCP: (host, port)
-    # if set: orders count only from mail whose topmost Authentication-Results,
-    # written by this relay (its authserv-id), shows DKIM or DMARC passing
-    trusted_relay: str | None = None
+    # if set: orders count only from mail that came from this relay and whose
+    # topmost Authentication-Results, written by it (its authserv-id), shows
+    # DKIM or DMARC passing for the From: domain
+    trusted_relay: TrustedRelay | None = None
     web: WebConfig | None = None  # the HTTP server; None: off
     dkim: Dkim = field(default_factory=Dkim)
 

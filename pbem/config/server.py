@@ -10,7 +10,17 @@ from datetime import timedelta
 from pathlib import Path
 
 from pbem.config.checker import Checker, _duration
-from pbem.config.model import DOMAIN, EMAIL, Dkim, Limits, Outbound, ServerConfig, WebConfig
+from pbem.config.model import (
+    DOMAIN,
+    EMAIL,
+    Dkim,
+    Limits,
+    Network,
+    Outbound,
+    ServerConfig,
+    TrustedRelay,
+    WebConfig,
+)
 from pbem.mail import dkim
 
 SERVER_KEYS = (
@@ -78,13 +88,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
     limits = _limits(c, raw)
     lmtp = c.string(raw, "lmtp", "server lmtp (a unix socket path, or host:port)")
     lmtp_tcp = _host_port(lmtp)
-    relay = c.string(
-        raw,
-        "trusted_relay",
-        "server trusted_relay",
-        pattern=DOMAIN,
-        hint=" (the authserv-id of your relay's Authentication-Results)",
-    )
+    relay = _trusted_relay(c, raw)
     web = _web(c, raw)
     dkim = _dkim(c, raw, domain, place)
     if domain is None:
@@ -103,6 +107,60 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         web=web,
         dkim=dkim,
     )
+
+
+RELAY_ID_HINT = " (the authserv-id of your relay's Authentication-Results)"
+
+
+def _trusted_relay(c: Checker, raw: dict) -> TrustedRelay | None:
+    """The relay whose Authentication-Results count: ``{authserv_id,
+    addresses}``, the addresses (IP addresses, networks, ``unix`` for the
+    LMTP socket) its connections come from; or only its authserv-id, a
+    relay on this machine (loopback and the LMTP socket)."""
+    value = raw.get("trusted_relay")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        name = c.string(
+            raw, "trusted_relay", "server trusted_relay", pattern=DOMAIN, hint=RELAY_ID_HINT
+        )
+        return TrustedRelay(name) if name else None
+    c.keys(value, ("authserv_id", "addresses"), "server trusted_relay")
+    name = c.string(
+        value,
+        "authserv_id",
+        "server trusted_relay authserv_id",
+        required=True,
+        pattern=DOMAIN,
+        hint=RELAY_ID_HINT,
+    )
+    items = value.get("addresses")
+    if isinstance(items, str):
+        items = [items]
+    if not isinstance(items, list) or not items:
+        c.add(
+            value,
+            "addresses" if "addresses" in value else None,
+            "server trusted_relay addresses: the addresses the relay connects from "
+            "(for example [127.0.0.1, 10.0.0.0/8], unix for the LMTP socket)",
+        )
+        return None
+    nets: list[Network] = []
+    socket = False
+    for item in items:
+        if str(item).lower() == "unix":
+            socket = True
+            continue
+        try:
+            nets.append(ipaddress.ip_network(str(item), strict=False))
+        except ValueError:
+            c.add(
+                value,
+                "addresses",
+                f"server trusted_relay addresses: {item!r} is not an IP address or "
+                "network (for example 127.0.0.1, 10.0.0.0/8, ::1), nor unix",
+            )
+    return TrustedRelay(name, tuple(nets), socket) if name else None
 
 
 # a database URL in ``storage``: PostgreSQL (several nodes may share it), or

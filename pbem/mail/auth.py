@@ -19,11 +19,14 @@ import secrets
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import authres
 
 from pbem.mail import dkim
+
+if TYPE_CHECKING:
+    from pbem.config.model import TrustedRelay
 
 _N, _R, _P = 2**14, 8, 1
 
@@ -111,38 +114,50 @@ class Verifier:
         return True
 
 
-def relay_verified(header: str | None, relay: str, from_addr: str) -> bool:
+def relay_verified(
+    header: str | None, relay: TrustedRelay | str, from_addr: str, peer: str | None = None
+) -> bool:
     """True if ``header``, the topmost Authentication-Results of a mail
     (RFC 8601, read by authres), was written by the trusted ``relay`` (its
-    authserv-id) and says the From: domain passed DMARC, or passed DKIM
-    with a signature of a domain aligned with it (the same organisational
-    domain: pbem/mail/dkim.py). The topmost header is the one our own relay
-    added last; anything below it came with the mail and proves nothing."""
+    authserv-id) and says the From: domain passed DMARC (``header.from``
+    naming it) or passed DKIM with a signature (``header.d``) of a domain
+    aligned with it (the same organisational domain: pbem/mail/dkim.py).
+    The topmost header is the one our own relay added last; anything below
+    it came with the mail and proves nothing.
+
+    Anyone who reaches our port can write that header, so with ``relay``
+    the configured TrustedRelay it counts only on mail received from one of
+    the relay's addresses: ``peer``, the address the mail came from (the
+    inbox row's); None (unknown) never is. A bare authserv-id reads the
+    header alone, for callers that checked the connection themselves."""
     if not header or "@" not in from_addr:
+        return False
+    if not isinstance(relay, str) and not relay.sent(peer):
         return False
     try:
         parsed = authres.AuthenticationResultsHeader.parse_value(" ".join(header.split()))
     except Exception:  # authres raises its own errors for every way a header can be wrong
         return False
-    if (parsed.authserv_id or "").lower() != relay.lower():
+    if (parsed.authserv_id or "").lower() != str(relay).lower():
         return False
     domain = from_addr.rpartition("@")[2].lower()
     return any(_vouches(result, domain) for result in parsed.results)
 
 
 def _vouches(result: Any, domain: str) -> bool:
-    """One result that vouches for the From: domain: DMARC passed for it,
-    or DKIM passed for an aligned domain."""
+    """One result that vouches for the From: domain: DMARC passed for it
+    (``header.from`` present and the From: domain), or DKIM passed with a
+    signing domain (``header.d``) aligned with it. A result that does not
+    say which domain it is about vouches for none."""
     if str(result.result).lower() != "pass":
         return False
     props = {f"{p.type}.{p.name}".lower(): str(p.value) for p in result.properties}
     method = str(result.method).lower()
     if method == "dmarc":
-        said = props.get("header.from", domain).lower()
-        return said == domain
+        return props.get("header.from", "").lower() == domain
     if method == "dkim":
-        signer = props.get("header.d") or props.get("header.i", "").rpartition("@")[2]
-        return bool(signer) and dkim.aligned(signer.lower(), domain)
+        signer = props.get("header.d", "").lower()
+        return bool(signer) and dkim.aligned(signer, domain)
     return False
 
 

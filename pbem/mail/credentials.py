@@ -78,7 +78,7 @@ def sender_refused(ctx: GameContext, creds: Credentials) -> str | None:
     relay = server.trusted_relay
     if relay:
         verdict = auth.topmost(ctx.row.raw, "authentication-results")
-        if auth.relay_verified(verdict, relay, ctx.sender):
+        if auth.relay_verified(verdict, relay, ctx.sender, ctx.row.peer):
             return None
         return (
             "nothing was applied: this server takes orders only from mail that its "

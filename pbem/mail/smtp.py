@@ -11,12 +11,16 @@
 - Limits: message size (552), recipients, commands of one kind per session
   (421), concurrent connections (421 at once), idle timeout; lines longer
   than 1,000 octets are accepted.
+- Each mail is stored with the address of the connection it came over
+  (``peer``): an Authentication-Results header counts only on mail from
+  the trusted relay's addresses (pbem/mail/auth.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import ipaddress
 import logging
 import re
 from collections.abc import Callable
@@ -170,6 +174,7 @@ class Handler:
             "raw": raw,
             "sha256": hashlib.sha256(raw).hexdigest(),
             "message_id": m[1].decode("ascii", "replace") if m else None,
+            "peer": peer_address(session.peer),
         }
         self.app.fault("before_commit")
         try:
@@ -188,6 +193,25 @@ class Handler:
     async def handle_exception(self, error: Exception) -> str:
         log.exception("SMTP session error", exc_info=error)
         return TEMPFAIL
+
+
+UNIX = "unix:"  # the peer of a connection over a local socket, which has no address
+
+
+def peer_address(peer: Any) -> str:
+    """The address a connection came from, as stored with its mail: an IP
+    address (an IPv4 address mapped into IPv6 as IPv4), or ``unix:`` for
+    a local socket."""
+    if not isinstance(peer, tuple) or not peer:
+        return UNIX
+    host = str(peer[0]).partition("%")[0]  # an IPv6 scope is no part of the address
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return _printable(host)[:64] or UNIX
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return str(ip)
 
 
 def _printable(text: str) -> str:

@@ -82,6 +82,7 @@ def spooled_row(m: dict[str, Any]) -> dict[str, Any]:
         "raw": m["raw"],
         "sha256": m["sha256"],
         "message_id": m.get("message_id"),
+        "peer": m.get("peer"),
     }
 
 

@@ -43,6 +43,7 @@ class InboxRow:
     error: str | None = None
     note: str | None = None
     claims: int = 0  # workers that claimed it
+    peer: str | None = None  # the address of the connection it came over
 
     @classmethod
     def of(cls, r: Any) -> InboxRow:
@@ -59,6 +60,7 @@ class InboxRow:
             r.error,
             r.note,
             r.claims,
+            r.peer,
         )
 
 

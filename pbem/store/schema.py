@@ -90,10 +90,13 @@ def _received(unique: bool) -> list[Column]:
         Column("raw", LargeBinary, nullable=False),
         Column("sha256", String(64), nullable=False, unique=unique, index=not unique),
         Column("message_id", String(512)),
+        # the address of the connection it came over (an IP address, or
+        # "unix:" for a local socket); None: received before it was kept
+        Column("peer", String(64)),
     ]
 
 
-RECEIVED = ("id", "received_at", "mail_from", "rcpt_to", "raw", "sha256", "message_id")
+RECEIVED = ("id", "received_at", "mail_from", "rcpt_to", "raw", "sha256", "message_id", "peer")
 
 spool = Table("spool", metadata, *_received(unique=True))
 
