@@ -126,16 +126,27 @@ class Opened(NamedTuple):
     version: Any  # the game's (pbem/store/pages.py)
 
 
+def visible(app: App, name: str, viewer: str) -> bool:
+    """Whether ``viewer`` may see the game ``name`` at all, by games.yaml
+    alone: a game it names, not private, or private and the viewer one of
+    its players (a viewer other than the observers is a seat of the game:
+    ``Seats.find``)."""
+    cfg = app.game_config(name)
+    return cfg is not None and (cfg.visibility != "private" or viewer != OBSERVER)
+
+
 async def opened(request: web.Request, root: str) -> Opened:
     """What every handler of a game's addresses starts from: the game
     named in the address, read by this request's viewer, at its version
-    now. A game that does not exist, or a private game the reader does
-    not sit in, is answered 404 from here (``root``: the way from the
-    address to the site's root)."""
+    now. A game that does not exist, and a private game the reader does
+    not sit in, are answered 404 from here, by the same steps (the
+    viewer, the version, then the one 404; nothing rendered or kept), so
+    neither the answer nor the work behind it tells them apart
+    (``root``: the way from the address to the site's root)."""
     app, name = request.app[PBEM], request.match_info["name"]
     viewer = await viewer_of(request, name)
     version = await game_version(request, name)
-    if version is None:
+    if version is None or not visible(app, name, viewer):
         raise await no_such_game(request, root)
     return Opened(app, name, viewer, version)
 

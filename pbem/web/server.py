@@ -7,7 +7,11 @@ tests the SMTP server on it) never waits on it. Every answer carries a
 Content-Security-Policy that lets a page load only this server's own
 script, style sheet and pictures, sends no referrer, may not be framed,
 and is not stored unless its handler says how (the game pages do:
-pages.py). Requests are limited
+pages.py), and names no library or version (``Server: pbem``). aiohttp's
+own answers to what never reaches a handler (a malformed request line, a
+header over its limit) and to a handler's crash are ours too
+(``_Protocol``): the same headers, a status line's words for text, nothing
+of the request echoed. Requests are limited
 per client address (limits.py). The static files (the style sheet, the
 countdown's script) are read once at start and served from memory.
 """
@@ -18,9 +22,12 @@ import hashlib
 import logging
 import socket
 from collections.abc import Awaitable, Callable
+from http import HTTPStatus
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
 
 from pbem.app import App
 from pbem.store import StoreError
@@ -127,6 +134,44 @@ def application(app: App, wake: Callable[[], None] = lambda: None) -> web.Applic
     return web_app
 
 
+def bare_error(status: int) -> web.Response:
+    """An error answer of ours for what no handler answered: the status's
+    own words, the safe headers, the connection closed after it."""
+    try:
+        words = f"{status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        words = str(status)
+    response = web.Response(
+        status=status, text=words + "\n", content_type="text/plain", headers=SAFE_HEADERS
+    )
+    response.force_close()
+    return response
+
+
+class _Protocol(RequestHandler):
+    """aiohttp's connection handler, answering its own errors our way. The
+    library's answer (``handle_error``) carries its name and version and
+    echoes what it could not parse; it still logs the error and checks
+    that no answer was begun, then ours replaces its answer."""
+
+    def handle_error(
+        self,
+        request: Any,
+        status: int = 500,
+        exc: BaseException | None = None,
+        message: str | None = None,
+    ) -> web.StreamResponse:
+        super().handle_error(request, status, exc, message)
+        return bare_error(status)
+
+
+class _Server(web.Server):
+    """aiohttp's server, making connections of ``_Protocol``."""
+
+    def __call__(self) -> RequestHandler:
+        return _Protocol(self, loop=self._loop, **self._kwargs)
+
+
 class WebServer:
     """Started and stopped with the SMTP server (pbem/serving/server.py)."""
 
@@ -142,6 +187,9 @@ class WebServer:
 
     async def start(self) -> None:
         await self._runner.setup()
+        server = self._runner.server
+        assert type(server) is web.Server, type(server)
+        server.__class__ = _Server  # its connections answer aiohttp's own errors our way
         site: web.BaseSite = (
             web.SockSite(self._runner, self._sock)
             if self._sock is not None
