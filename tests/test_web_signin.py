@@ -51,8 +51,17 @@ class Answer:
         return attributes
 
 
-def call(h: Harness, method: str, path: str, cookie: str | None = None, **headers: str) -> Answer:
-    """One request to the server's web port, redirects not followed."""
+def own(h: Harness) -> str:
+    """The origin of the server's own pages, as a browser on them sends it."""
+    return f"http://127.0.0.1:{h.server.web.port}"
+
+
+def call(
+    h: Harness, method: str, path: str, cookie: str | None = None, **headers: str | None
+) -> Answer:
+    """One request to the server's web port, redirects not followed. A
+    POST says it comes from the server's own pages (``Origin``, as a
+    browser sends it) unless told otherwise (None: no such header)."""
     conn = http.client.HTTPConnection("127.0.0.1", h.server.web.port, timeout=10)
     try:
         if cookie:
@@ -60,7 +69,9 @@ def call(h: Harness, method: str, path: str, cookie: str | None = None, **header
         body = b"" if method == "POST" else None
         if body is not None:
             headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
-        conn.request(method, path, body=body, headers=headers)
+            headers.setdefault("Origin", own(h))
+        sent = {k: v for k, v in headers.items() if v is not None}
+        conn.request(method, path, body=body, headers=sent)
         return Answer(conn.getresponse())
     finally:
         conn.close()
@@ -78,7 +89,7 @@ def ask_link(h: Harness, sender: str = ANN, line: str = "SIGNIN alpha") -> str:
 def sign_in(h: Harness, sender: str = ANN, line: str = "SIGNIN alpha") -> tuple[Answer, str]:
     """Follow the link and press the button: the answer, and the cookie."""
     path = ask_link(h, sender, line)
-    answer = call(h, "POST", path, Origin=f"http://127.0.0.1:{h.server.web.port}")
+    answer = call(h, "POST", path)
     return answer, answer.cookie()["value"]
 
 
@@ -194,15 +205,49 @@ def test_a_session_expires(h):
     assert "not signed in" in call(h, "GET", "/signout", cookie=cookie).body
 
 
-def test_forms_from_another_site_are_refused(h):
+FOREIGN = [
+    {"Origin": "https://evil.example"},
+    {"Origin": "null"},  # a sandboxed page, a redirect from elsewhere
+    {"Origin": None},  # neither header: nothing says where the form was
+    {"Origin": None, "Sec-Fetch-Site": "cross-site"},
+    {"Origin": None, "Sec-Fetch-Site": "same-site"},  # a neighbouring host is another origin
+    {"Origin": None, "Sec-Fetch-Site": "none"},  # typed in, or a bookmark
+    {"Sec-Fetch-Site": "cross-site"},  # our Origin, but the browser says otherwise
+    {"Origin": "https://evil.example", "Sec-Fetch-Site": "same-origin"},  # one of them lies
+    {"Origin": "http://127.0.0.1:1"},  # another port is another origin
+]
+
+
+@pytest.mark.parametrize("headers", FOREIGN, ids=lambda d: repr(d))
+def test_forms_from_anywhere_but_our_pages_are_refused(h, headers):
     path = ask_link(h)
-    for headers in ({"Origin": "https://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
-        assert call(h, "POST", path, **headers).status == 403
-    assert call(h, "GET", path).status == 200  # not used up by the refused posts
+    refused = call(h, "POST", path, **headers)
+    assert refused.status == 403, refused.body
+    assert "Sign-in form refused" in refused.body and "only from its own pages" in refused.body
+    assert "Set-Cookie" not in refused.headers
+    assert refused.headers["Content-Security-Policy"].startswith("default-src 'none'")
+    assert call(h, "GET", path).status == 200  # not used up by the refused post
     _, cookie = sign_in(h)
-    refused = call(h, "POST", "/signout", cookie=cookie, Origin="https://evil.example")
-    assert refused.status == 403
+    refused = call(h, "POST", "/signout", cookie=cookie, **headers)
+    assert refused.status == 403 and "Sign-in form refused" in refused.body
     assert "signed in as" in call(h, "GET", "/signout", cookie=cookie).body
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},  # Origin: this server's address, as a browser sends it
+        {"Sec-Fetch-Site": "same-origin"},
+        {"Origin": None, "Sec-Fetch-Site": "same-origin"},
+        # what Chromium sends from a page with no referrer (ours): Origin null
+        {"Origin": "null", "Sec-Fetch-Site": "same-origin"},
+        {"Origin": "https://judge.example"},  # the pages' public address (url:)
+    ],
+    ids=lambda d: repr(d),
+)
+def test_forms_from_our_pages_are_taken(h, headers):
+    answer = call(h, "POST", ask_link(h), **headers)
+    assert answer.status == 303 and answer.cookie()["value"].startswith("pbem_session=")
 
 
 @on_both_backends

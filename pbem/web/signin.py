@@ -8,7 +8,11 @@ session: a cookie (HttpOnly, SameSite=Strict, Secure when the pages'
 address is https) that holds a random token whose SHA-256 the store keeps
 with the address it is scoped to. A link used, expired or unknown gets a
 page that says which, and how to get a new one. ``/signout`` ends the
-session and drops the cookie.
+session and drops the cookie. Both POSTs (signing in, signing out) are
+taken only from this server's own pages: ``Sec-Fetch-Site: same-origin``,
+or from a browser that sends none a same-origin ``Origin``; ``Origin:
+null`` alone, another site, or neither header gets a page that says so
+(403).
 
 The game pages ask :func:`seat` whom a page is for (pbem/web/pages.py's
 ``Seats.find``): the signed-in address's player in that game, or the
@@ -52,6 +56,16 @@ REFUSED = {
         "This link has expired: a link works for an hour after it is mailed.",
     ),
 }
+
+
+# a form posted from anywhere but this server's own pages
+FOREIGN = (
+    403,
+    "Sign-in form refused",
+    "This server takes its sign-in and sign-out forms only from its own pages "
+    "(your browser did not say the form came from here). Open the link from "
+    "your mail again and press the button on that page.",
+)
 
 
 def add_routes(web_app: web.Application) -> None:
@@ -146,7 +160,7 @@ def _use(app: App, hashed: str, session: str) -> tuple[str, str | None]:
 async def act(request: web.Request) -> web.Response:
     """The button: the link is used, the session starts, and the browser
     goes on to the game's page (or the list) with its cookie."""
-    _same_site(request)
+    _same_site(request, "../")
     app = request.app[PBEM]
     session = secrets.token_urlsafe(32)
     state, game = await in_thread(_use, app, token_hash(request.match_info["token"]), session)
@@ -184,9 +198,16 @@ def _set_cookie(app: App, response: web.StreamResponse, session: str) -> None:
     )
 
 
-def _same_site(request: web.Request) -> None:
-    """A form posted from another site (its browser says so) is refused:
-    nobody signs a reader in or out from elsewhere."""
+def _same_site(request: web.Request, root: str) -> None:
+    """A form is taken only from this server's own pages. A browser that
+    sends ``Sec-Fetch-Site`` (which no page can set) says where the form
+    was: it must say ``same-origin``. One that does not must send an
+    ``Origin`` of this server's (the address the request came to, or the
+    pages' public address). ``Origin: null`` (a sandboxed page, a redirect
+    from elsewhere) with nothing else, another site's origin, or neither
+    header is refused with a page that says so: nobody signs a reader in
+    or out from elsewhere. (Our pages send no referrer, so a browser on
+    them may send ``Origin: null`` beside its ``same-origin``.)"""
     fetched = request.headers.get("Sec-Fetch-Site")
     origin = request.headers.get("Origin")
     ours = {f"{request.scheme}://{request.host}"}
@@ -194,8 +215,24 @@ def _same_site(request: web.Request) -> None:
     if web_config and web_config.url:
         parts = urlsplit(web_config.url)
         ours.add(f"{parts.scheme}://{parts.netloc}")
-    if fetched == "cross-site" or (origin is not None and origin != "null" and origin not in ours):
-        raise web.HTTPForbidden(text="A sign-in form is sent from this server's own pages.\n")
+    if fetched is not None:
+        same = fetched == "same-origin" and origin in (None, "null", *ours)
+    else:
+        same = origin in ours
+    if not same:
+        raise _not_ours(request.app[PBEM], root)
+
+
+def _not_ours(app: App, root: str) -> web.HTTPForbidden:
+    """The 403 for a form that did not come from this server's pages."""
+    status, heading, text = FOREIGN
+    page = render.html(
+        "web/signin.html.j2",
+        {**site(app, root), "kind": "refused", "heading": heading, "text": text},
+        "no-store",
+        status,
+    )
+    return web.HTTPForbidden(text=page.body.decode(), content_type="text/html")
 
 
 def session_token(request: web.Request) -> str | None:
@@ -225,7 +262,7 @@ async def signout_page(request: web.Request) -> web.Response:
 async def signout(request: web.Request) -> web.Response:
     """End the session (in the store: the cookie signs in nowhere after,
     even kept by someone) and drop the cookie."""
-    _same_site(request)
+    _same_site(request, "./")
     app = request.app[PBEM]
     token = session_token(request)
 
