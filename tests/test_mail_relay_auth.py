@@ -138,7 +138,8 @@ def by_address(tmp_path):
 
 
 def send_from(judge, source: str, header: str) -> str:
-    """The same mail (a real SMTP session from ``source``): the receipt."""
+    """The same mail but for its Message-ID (the same bytes twice would be
+    one mail), by a real SMTP session from ``source``: the receipt."""
     pw = judge.password(ANN)
     raw = (
         f"Authentication-Results: {header}\r\nFrom: {ANN}\r\nTo: {ALPHA}\r\n"
@@ -157,7 +158,7 @@ REFUSED = "nothing was applied: this server takes orders only from mail that its
 
 def test_a_verdict_counts_only_from_the_relays_address(by_address):
     """Any client that reaches the port can write the relay's header: the
-    same bytes count from the relay's address and not from another."""
+    same mail counts from the relay's address and not from another."""
     judge = by_address
     body = send_from(judge, "127.0.0.1", PASS)
     assert REFUSED in body and "These are now your orders" not in body
