@@ -5,12 +5,12 @@ the turn reports (``report``), all with the same headers.
 Every mail has a Message-ID nobody can predict (``new_message_id``), a
 Date, ``Auto-Submitted`` (RFC 3834: ``auto-replied`` on an answer to a
 mail, ``auto-generated`` on the rest, so that other robots do not answer
-it), and ``X-Pbem-Server`` (so that a copy
-coming back is recognised as our own and dropped). Mail about one game
-carries that game's list headers (pbem/mail/lists.py: List-Id, List-Help,
-List-Unsubscribe for observers, Precedence). Replies carry In-Reply-To and
-References. Addresses are checked before they reach a header or an SMTP
-command: CR, LF, <, >, spaces and the like are refused.
+it), and ``X-Pbem-Server`` (so that a copy coming back is recognised as
+our own and dropped). Mail about one game carries that game's list
+headers (pbem/mail/lists.py: List-Id, List-Help, List-Unsubscribe for
+observers, Precedence). Replies carry In-Reply-To and References.
+Addresses are checked before they reach a header or an SMTP command: CR,
+LF, <, >, spaces and the like are refused.
 """
 
 from __future__ import annotations
