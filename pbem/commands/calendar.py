@@ -113,4 +113,6 @@ def _mail(ctx: Context, chosen: list[Deadline]) -> None:
         {"deadlines": lines, "filename": FILENAME},
         attachments=[(ics, MIME, FILENAME)],
         auto="auto-replied",
+        proven=ctx.proven,
+        cause=len(ctx.row.raw),
     )

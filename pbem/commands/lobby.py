@@ -190,7 +190,7 @@ def _join_refused(
 ) -> str | None:
     """Why JOIN cannot seat the sender in ``game`` now (None: it can)."""
     if row is None or cfg is None:
-        return f"JOIN {arg}: there is no game called {game!r}"
+        return f"JOIN {game}: there is no game called {game!r}"
     if row.status != "forming":
         return f"JOIN {game}: the game has started; ask its game master for a seat"
     seated = ctx.app.store.players(ctx.conn, game)

@@ -148,6 +148,7 @@ def credentials_elsewhere(p: Part) -> Done | None:
         {"game": ctx.game, "player": owner, "sender": ctx.sender, "received": ctx.now.isoformat()},
         auto="auto-generated",
         game=ctx.game,
+        proven=False,  # caused by a mail from another address: never the owner's own replies
     )
     return Done(None)
 
@@ -170,6 +171,7 @@ def master_password(p: Part) -> Done | None:
         ctx.reply.quiet = True  # told once, when the pause began
         return refused(p, credentials.PAUSED)
     if credentials.master_password_ok(ctx, p.creds):
+        ctx.reply.proven = True
         return None
     if ctx.app.store.add_auth_failure(ctx.conn, sender, ctx.game, ctx.now) >= BLOCK_AFTER:
         return refused(p, credentials.paused_refusal(ctx, sender, None))
@@ -209,6 +211,7 @@ def player_credentials(p: Part) -> Done | None:
     """A reply address of the player's, or the player's password."""
     ctx, seat = p.ctx, p.ctx.me
     if credentials.token_ok(ctx, p.creds, seat) or credentials.password_ok(ctx, p.creds, seat):
+        ctx.reply.proven = True
         return None
     if credentials.blocked(ctx, ctx.sender):
         ctx.reply.quiet = True  # told once, when the pause began
