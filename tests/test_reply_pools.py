@@ -18,12 +18,12 @@ STRANGER = "stranger@example.net"
 
 
 def _sent(judge: Harness, message) -> tuple[bytes, list]:
-    """Send ``message``; its bytes and the replies it caused."""
+    """Send ``message``; its bytes as sent (CRLF) and the replies it caused."""
     before = len(judge.app.store.outbox_rows())
     with judge.smtp() as s:
         s.send_message(message)
     judge.settle()
-    return message.as_bytes(), judge.app.store.outbox_rows()[before:]
+    return message.as_bytes(policy=email.policy.SMTP), judge.app.store.outbox_rows()[before:]
 
 
 def test_forged_help_floods_do_not_hold_the_owners_receipt(judge):

@@ -365,10 +365,10 @@ class Composer:
             if len(raw) > budget and attachments:
                 text, attachments = text + LEFT_OUT, ()
                 message_id, raw = write(text, attachments)
-            while len(raw) > budget and text != CUT:
-                keep = max(0, len(text) - 2 * (len(raw) - budget) - len(CUT))
-                text = text[:keep].rstrip() + CUT if keep else CUT
-                message_id, raw = write(text, attachments)
+            whole, keep = text, len(text)
+            while len(raw) > budget and keep > 0:  # a character may take 3 bytes (QP): again
+                keep = max(0, keep - (len(raw) - budget) - len(CUT) - 64)
+                message_id, raw = write(whole[:keep].rstrip() + CUT if keep else CUT, attachments)
         app.store.queue_mail(
             conn,
             kind,
