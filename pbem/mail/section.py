@@ -16,6 +16,7 @@ from sqlalchemy import Connection
 from adjudicator.base import OrderMode
 from pbem.app import App
 from pbem.commands import REGISTRY, Command, GameContext, GameReply, Section, Use, Who, Worker
+from pbem.commands.observing import no_such_game
 from pbem.config import GameConfig
 from pbem.mail import bounces, credentials, lists
 from pbem.mail.credentials import BLOCK_AFTER, Credentials
@@ -64,11 +65,7 @@ def run(
     game_row = worker.game(conn, name)
     cfg = app.game_config(name)
     if game_row is None or cfg is None:
-        return GameReply(
-            name,
-            error=f"there is no game called {name!r} here (send LIST "
-            f"to {app.config.server.address} for the games)",
-        ), False
+        return no_such_game(app.config.server.address, name), False
     engine = app.engine(game_row.kind)
     ctx = GameContext(
         app,
@@ -135,6 +132,10 @@ def credentials_elsewhere(p: Part) -> Done | None:
         (s for s in everyone if p.creds.passwords and credentials.password_ok(ctx, p.creds, s)),
         None,
     )
+    if owner is None and ctx.cfg.visibility == "private":
+        return Done(
+            no_such_game(ctx.app.config.server.address, ctx.game)
+        )  # to a stranger, no such game exists
     if owner is None:
         return refused(
             p, f"{ctx.sender} is not a player of {ctx.game}. Observers can write WATCH {ctx.game}."
