@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from pbem.commands.observing import ALERT_AFTER, TRIES
 from pbem.store.schema import auth_failures
-from tests.mailharness import GAMES_YAML, PRIVATE_GAME, Harness
+from tests.mailharness import GAMES_YAML, PRIVATE_GAME, Harness, on_both_backends
 
 SERVER = "judge@judge.example"
 STRANGER = "stranger@example.net"
@@ -31,8 +31,8 @@ UNSET = """\
 
 
 @pytest.fixture
-def judge(tmp_path):
-    harness = Harness(tmp_path, GAMES_YAML + PRIVATE_GAME + UNSET)
+def judge(tmp_path, storage):
+    harness = Harness(tmp_path, GAMES_YAML + PRIVATE_GAME + UNSET, storage=storage)
     try:
         yield harness
     finally:
@@ -130,3 +130,12 @@ def test_a_private_game_without_one_gets_an_observer_password_its_master_reads(j
     assert found, judge.last(GM)
     judge.send_confirmed(FAN, SERVER, f"WATCH delta {found[1]}\n")
     assert f"{FAN} is now watching delta" in judge.last(FAN)
+
+
+@on_both_backends
+def test_a_name_no_game_may_have_or_an_overlong_password_is_answered_at_once(judge):
+    long_name, long_password = "n" * 60, "p" * 150
+    text = answer(judge, STRANGER, f"WATCH {long_name} secret\nWATCH gamma {long_password}\n")
+    assert f"line 1: WATCH: there is no game called '{long_name}'" in text
+    assert "line 2: WATCH gamma: an observer password has at most 100 characters" in text
+    assert judge.outbox("confirm", STRANGER) == []

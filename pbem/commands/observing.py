@@ -33,13 +33,14 @@ import hmac
 
 from pbem.commands.confirm import Verdict
 from pbem.commands.context import Context, GameReply
-from pbem.config import GameConfig
+from pbem.config import GAME_NAME, GameConfig
 from pbem.mail import lists
 
 TRIES = 3  # wrong observer passwords an hour from one address, for one game name
 ALERT_AFTER = 10  # wrong observer passwords an hour for one game: its master is told
 FAILURE_KEY = "watch "  # failures kept apart from players' passwords (auth_failures)
 WRONG = "no game by that name has that observer password; nothing was done"
+LONGEST = 100  # characters of an observer password (a request is kept with it)
 
 
 def unknown(name: str) -> str:
@@ -86,7 +87,12 @@ def observer_password(secret: str, cfg: GameConfig) -> str | None:
 def ask_with_password(game: str, given: str) -> Verdict:
     """WATCH game password, of a game the sender may not see (private, or
     none at all): one answer whatever the name and password, the password
-    checked only on confirmation."""
+    checked only on confirmation. (A name no game may have, and a password
+    too long to be one, are answered at once: that tells nothing of a game.)"""
+    if not GAME_NAME.match(game):
+        return Verdict(game, f"WATCH: {unknown(game)}")
+    if len(given) > LONGEST:
+        return Verdict(game, f"WATCH {game}: an observer password has at most {LONGEST} characters")
     plan = (
         f"send you every turn report of {game} as an observer, until you UNWATCH "
         f"{game}, if a game of that name has that observer password (checked when "
