@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from pbem.commands.observing import ALERT_AFTER, TRIES
+from pbem.commands.observing import UNSEEN_PER_MAIL as PER_MAIL
 from pbem.store.schema import auth_failures
 from tests.mailharness import GAMES_YAML, PRIVATE_GAME, Harness, on_both_backends
 
@@ -139,3 +140,12 @@ def test_a_name_no_game_may_have_or_an_overlong_password_is_answered_at_once(jud
     assert f"line 1: WATCH: there is no game called '{long_name}'" in text
     assert "line 2: WATCH gamma: an observer password has at most 100 characters" in text
     assert judge.outbox("confirm", STRANGER) == []
+
+
+def test_a_mail_asks_watch_with_a_password_of_a_few_unseen_games_at_most(judge):
+    names = ["gamma", *(f"nosuch{i}" for i in range(9))]
+    text = answer(judge, STRANGER, "".join(f"WATCH {n} guess\n" for n in names))
+    with judge.app.store.tx(write=False) as conn:
+        waiting = judge.app.store.pending_confirmations(conn, STRANGER)
+    assert [w.game for w in waiting] == ["gamma", "nosuch0", "nosuch1"]
+    assert f"line 4: WATCH nosuch2: a mail asks WATCH with a password of at most {PER_MAIL}" in text

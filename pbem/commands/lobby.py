@@ -17,6 +17,7 @@ from pbem.commands import confirm
 from pbem.commands.confirm import Verdict
 from pbem.commands.context import Context
 from pbem.commands.observing import (
+    UNSEEN_PER_MAIL,
     ask_with_password,
     confirmed_with_password,
     hidden,
@@ -337,12 +338,22 @@ def _leave(ctx: Context, arg: str) -> str:
     "needs its observer password",
 )
 def watch(ctx: Context, use: Use) -> None:
-    """Asked once a game a mail: a mail of guesses is one guess."""
-    game = use.arg.split()[0].lower() if use.arg.split() else ""
+    """Asked once a game a mail: a mail of guesses is one guess. With a
+    password, of games the sender may not see: a few a mail (each such
+    request is kept until it is confirmed or expires)."""
+    words = use.arg.split()
+    game = words[0].lower() if words else ""
     if ("WATCH", game) in ctx.asked:
         ctx.say(f"line {use.line}: WATCH {game}: a mail asks WATCH of a game once; not read")
         return
-    ctx.asked.add(("WATCH", game))
+    unseen = len(words) > 1 and (ctx.app.store.game(ctx.conn, game) is None or hidden(ctx, game))
+    if unseen and sum(1 for c, _ in ctx.asked if c == "WATCH?") >= UNSEEN_PER_MAIL:
+        ctx.say(
+            f"line {use.line}: WATCH {game}: a mail asks WATCH with a password of at most "
+            f"{UNSEEN_PER_MAIL} games; not read"
+        )
+        return
+    ctx.asked |= {("WATCH", game), *([("WATCH?", game)] if unseen else [])}
     confirm.ask(ctx, use)
 
 

@@ -22,7 +22,9 @@ STATUS. Guessing is made slow and silent:
   real observer) is checked as before;
 - the game master is told once an hour when ``ALERT_AFTER`` wrong
   passwords for the game came, from anywhere;
-- a mail asks WATCH of a game once (pbem/commands/lobby.py).
+- a mail asks WATCH of a game once, and WATCH with a password of games
+  the sender may not see for ``UNSEEN_PER_MAIL`` games at most
+  (pbem/commands/lobby.py).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ TRIES = 3  # wrong observer passwords an hour from one address, for one game nam
 ALERT_AFTER = 10  # wrong observer passwords an hour for one game: its master is told
 FAILURE_KEY = "watch "  # failures kept apart from players' passwords (auth_failures)
 WRONG = "no game by that name has that observer password; nothing was done"
+UNSEEN_PER_MAIL = 3  # WATCHes with a password of games the sender may not see, a mail
 LONGEST = 100  # characters of an observer password (a request is kept with it)
 
 
