@@ -132,10 +132,8 @@ def credentials_elsewhere(p: Part) -> Done | None:
         (s for s in everyone if p.creds.passwords and credentials.password_ok(ctx, p.creds, s)),
         None,
     )
-    if owner is None and ctx.cfg.visibility == "private":
-        return Done(
-            no_such_game(ctx.app.config.server.address, ctx.game)
-        )  # to a stranger, no such game exists
+    if owner is None and ctx.cfg.visibility == "private":  # to a stranger, no such game
+        return Done(no_such_game(ctx.app.config.server.address, ctx.game))
     if owner is None:
         return refused(
             p, f"{ctx.sender} is not a player of {ctx.game}. Observers can write WATCH {ctx.game}."
