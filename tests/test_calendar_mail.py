@@ -247,7 +247,7 @@ def test_calendar_for_nobody_and_for_named_games(many):
     assert sorted(events(calendar_of(mail))) == ["alpha", "beta"]  # public games
     receipt, mail = ask(h, STRANGER, "CALENDAR gamma nosuch isles")
     assert mail is None
-    assert "CALENDAR gamma: the game is private" in receipt
+    assert "CALENDAR gamma: there is no game called 'gamma'" in receipt  # to a stranger
     assert "CALENDAR nosuch: there is no game called 'nosuch'" in receipt
     assert "CALENDAR isles: the game runs on a clock" in receipt
     receipt, mail = ask(h, EVE, "CALENDAR gamma")  # a player of the private game
@@ -264,7 +264,7 @@ def test_an_observer_gets_the_games_they_watch(many):
     assert sorted(events(calendar_of(mail))) == ["gamma"]
     h.send_confirmed(OBS, JUDGE, "UNWATCH gamma\n")
     receipt, mail = ask(h, OBS, "CALENDAR gamma")
-    assert mail is None and "the game is private" in receipt
+    assert mail is None and "there is no game called 'gamma'" in receipt
 
 
 def test_a_game_on_a_clock_mails_no_calendar(many):

@@ -8,20 +8,35 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from pbem.mail.replycap import SEVERAL_GAMES
-from tests.mailharness import Harness
+from tests.mailharness import GAMES_YAML, Harness
 
 ANN = "ann@example.org"
 ALPHA, BETA = "alpha@judge.example", "beta@judge.example"
-CAP = 10  # limits.replies_per_day by default
+CAP = 10  # limits.replies_per_day by default, and proven_replies_per_day here
 
 
-def _fill_the_cap(judge: Harness, then: list[tuple[str, str]]) -> None:
-    """Ann mails alpha until the cap is reached, then the mails ``then``
+@pytest.fixture
+def judge(tmp_path):
+    """A server whose replies to proven mail are capped at 10 a day too."""
+    small = GAMES_YAML.replace("idle_timeout: 5}", "idle_timeout: 5, proven_replies_per_day: 10}")
+    harness = Harness(tmp_path, small)
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+def _fill_the_cap(judge: Harness, then: list[tuple[str, str]], proven: bool = True) -> None:
+    """Ann mails alpha until the cap of a pool is reached (with her
+    password, or ``proven`` False: without), then the mails ``then``
     (address, body), whose replies are held."""
     pw = judge.password(ANN)
     for i in range(CAP):
-        judge.send(ANN, ALPHA, f"PASSWORD {pw}\nSol holds\n", subject=f"orders {i}")
+        body = f"PASSWORD {pw}\nSol holds\n" if proven else "Sol holds\n"
+        judge.send(ANN, ALPHA, body, subject=f"orders {i}")
     assert "further replies today are held" in judge.last(ANN)
     for n, (to, body) in enumerate(then):
         judge.send(ANN, to, body, subject=f"held {n}")
@@ -84,9 +99,27 @@ def test_a_digest_for_two_games_promises_no_reply_address(judge):
 def test_a_digest_of_refusals_only_makes_no_promise(judge):
     """Held refusals of mails with no credentials carry no reply address:
     neither does their digest, and it says nothing about replying."""
-    _fill_the_cap(judge, [(ALPHA, "Sol holds\n"), (ALPHA, "PASSWORD wrong\nSol holds\n")])
+    _fill_the_cap(
+        judge, [(ALPHA, "Sol holds\n"), (ALPHA, "PASSWORD wrong\nSol holds\n")], proven=False
+    )
     digest = _digest(judge)
     text = judge.text(digest).replace("\r\n", "\n")
     assert digest["Reply-To"] is None
     assert "the password is missing or wrong" in text
     assert not re.search(r"reply to this mail", text, re.I)
+
+
+def test_one_digest_holds_the_replies_of_both_pools(judge):
+    """Both pools full: a held receipt of each comes in the one digest."""
+    pw = judge.password(ANN)
+    _fill_the_cap(judge, [(ALPHA, f"PASSWORD {pw}\nSol attacks Alnitak\n")])
+    for i in range(CAP):  # the replies to mail that proves nothing: a pool of their own
+        judge.send(ANN, ALPHA, "Sol holds\n", subject=f"unproven {i}")
+    unproven = judge.app.store.outbox_rows("receipt", ANN)[-CAP:]
+    assert [r.status for r in unproven].count("held") == 0
+    judge.send(ANN, ALPHA, "PASSWORD wrong\nSol holds\n", subject="held too")
+    held = [r for r in judge.app.store.outbox_rows(to_addr=ANN) if r.status == "held"]
+    assert len(held) == 2
+    text = " ".join(judge.text(_digest(judge)).split())
+    assert "held 2 replies to you" in text
+    assert "Sol attacks Alnitak" in text and "the password is missing or wrong" in text

@@ -242,12 +242,14 @@ def test_history_names_phases_as_the_game_does(dip):
 
 def test_a_private_game_is_watched_only_with_its_observer_password(dip):
     fan = "fan@example.net"
-    dip.send(fan, SERVER, "WATCH dip\n")
-    assert "dip is private: write WATCH dip <observer password>" in dip.last(fan)
-    dip.send(fan, SERVER, "WATCH dip wrong-guess\n")
-    assert "the observer password is wrong" in dip.last(fan)
+    dip.send(fan, SERVER, "WATCH dip\n")  # to a stranger a private game does not exist
+    assert "WATCH: there is no game called 'dip'" in dip.last(fan)
+    dip.send_confirmed(fan, SERVER, "WATCH dip wrong-guess\n")  # checked on confirmation
+    assert "WATCH dip: no game by that name has that observer password" in dip.last(fan)
     dip.send(fan, SERVER, "HISTORY dip\n")
-    assert "not a player of dip" in dip.last(fan)
+    assert "there is no game called 'dip' here" in dip.last(fan)
+    dip.send(fan, SERVER, "LIST\n")
+    assert " dip " not in dip.last(fan)
     dip.send_confirmed(fan, SERVER, "WATCH dip sesame-fans\n")
     reply = dip.outbox("receipt", fan)[-1]
     assert "fan@example.net is now watching dip" in body(dip, reply)

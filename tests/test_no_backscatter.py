@@ -148,22 +148,24 @@ def test_fifty_forged_and_fifty_token_mails_give_the_player_at_most_the_cap(judg
         live[-1].message
     )
     assert all("further replies" not in _text(r.message) for r in live[:-1])
-    # an hour later ann sends real orders: recorded, though their receipt is held
+    # an hour later ann sends real orders: recorded, and their receipt sent:
+    # the forged mails spent only the replies to mail that proves nothing
     judge.clock.advance(hours=2)
     judge.send(ANN, ALPHA, f"PASSWORD {pw}\nSol x Alnitak\n", subject="my real orders")
     mine = judge.app.store.mails()[-1]
     assert mine.state == "applied"
+    receipt = judge.app.store.outbox_rows("receipt", ANN)[-1]
+    assert receipt.status != "held" and "Sol attacks Alnitak" in _text(receipt.message)
     held = [r for r in _capped(judge, ANN) if r.status == "held"]
     # held: the replies past the cap to the first 20 forged mails (the 20th
     # says password checks are paused; the 30 after it get no reply at all,
-    # tests/test_forger.py), the 50 alerts and the real receipt: 71 - 10
-    assert len(held) == 61
+    # tests/test_forger.py) and the 50 alerts: 70 - 10
+    assert len(held) == 60
     # the cap resets at midnight: what it held comes as one digest
     judge.advance(hours=12)
     digests = [r for r in _capped(judge, ANN) if r.kind == "digest"]
     assert len(digests) == 1 and digests[0].status in ("pending", "sent")
     text = _text(digests[0].message)
-    assert "held 61 replies to you" in text
-    assert "Understood: line 2: Sol attacks Alnitak" in text  # the held receipt, in full
-    assert "Re: my real orders" in text
+    assert "held 60 replies to you" in text
+    assert "Your credentials for alpha were used" in text
     assert {r.status for r in _capped(judge, ANN) if r.kind != "digest"} == {"sent", "digested"}

@@ -10,12 +10,14 @@ replies like any answer.
 ``CALENDAR game ...`` asks for named games instead: any public game's
 deadline is public (LIST shows the phase of each game, the deadline is the
 game's cron), but a private game's only to those who sit in it or watch
-it.
+it; to anyone else a private game is answered as a name no game has
+(pbem/commands/observing.py).
 """
 
 from __future__ import annotations
 
 from pbem.commands.context import Context
+from pbem.commands.observing import hidden, unknown
 from pbem.commands.registry import Family, Use, Where, Who
 from pbem.mail.calendar import FILENAME, MIME, Deadline, Deadlines, calendar
 from pbem.turns.localtime import local
@@ -62,28 +64,23 @@ def _named(
     ctx: Context, deadlines: Deadlines, names: list[str]
 ) -> tuple[list[Deadline], list[str]]:
     """The deadlines of the games named, and why any is left out."""
-    mine = {d.game for d in deadlines.of(ctx.sender)}
     chosen: list[Deadline] = []
     refused: list[str] = []
     for name in dict.fromkeys(names):
         game = deadlines.named(name)
-        if game is not None and (game.cfg.visibility != "private" or name in mine):
+        if game is not None and not hidden(ctx, name):
             chosen.append(deadlines.deadline(game))
         else:
-            refused.append(f"{name}: {_why_not(ctx, name, game is not None)}")
+            refused.append(f"{name}: {_why_not(ctx, name)}")
     return chosen, refused
 
 
-def _why_not(ctx: Context, name: str, private: bool) -> str:
+def _why_not(ctx: Context, name: str) -> str:
     """Why a named game has no deadline to give."""
-    if private:
-        return "the game is private: its deadlines go to its players and observers only"
     row = ctx.app.store.game(ctx.conn, name)
     cfg = ctx.app.game_config(name)
-    if row is None or cfg is None:
-        return f"there is no game called {name!r}"
-    if cfg.visibility == "private" and row.status in ("running", "paused"):
-        return "the game is private: its deadlines go to its players and observers only"
+    if row is None or cfg is None or hidden(ctx, name):
+        return unknown(name)
     if row.status == "forming":
         return "the game has not started: its first deadline comes when it does"
     if row.status == "finished":
@@ -113,4 +110,6 @@ def _mail(ctx: Context, chosen: list[Deadline]) -> None:
         {"deadlines": lines, "filename": FILENAME},
         attachments=[(ics, MIME, FILENAME)],
         auto="auto-replied",
+        proven=ctx.proven,
+        cause=len(ctx.row.raw),
     )

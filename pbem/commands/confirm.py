@@ -122,6 +122,8 @@ def ask_by_mail(ctx: Context, pending: list[Pending]) -> list[str]:
         reply_to=f"confirm+{token}@{app.domain}",
         in_reply_to=ctx.mail.message_id,
         inbox_id=ctx.row.id,
+        proven=ctx.proven,
+        cause=len(ctx.row.raw),
     )
     return [
         f"line {p.line}: {p.verdict.shown}: waits for your confirmation; a mail of its "
@@ -241,5 +243,6 @@ def reply_lines(ctx: Context, token: str) -> Outcome:
         in_reply_to=ctx.mail.message_id,
         references=ctx.mail.references,
         inbox_id=ctx.row.id,
+        proven=outcome.done,  # a live token: only the address it went to has it
     )
     return outcome

@@ -71,6 +71,7 @@ class GameReply:
     new_token: bool = False  # NEW TOKEN: the receipt's Reply-To is read again
     paused: bool = False  # refused: password checks from the sender are paused
     quiet: bool = False  # refused again during that pause: not answered (told once)
+    proven: bool = False  # the sender's credentials for the game passed
 
 
 @dataclass
@@ -90,6 +91,8 @@ class Context:
     changed: bool = False  # something was stored: the mail is applied
     # commands waiting for the sender's confirmation (pbem/commands/confirm.py)
     pending: list[Any] = field(default_factory=list)
+    proven: bool = False  # the mail proved who sent it (credentials passed in a game)
+    asked: set[tuple[str, str]] = field(default_factory=set)  # (command, game) this mail
 
     @property
     def sender(self) -> str:

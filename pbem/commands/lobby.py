@@ -3,7 +3,9 @@ WATCH, UNWATCH. They need no game section and no password: a seat is tied
 to the address that JOINs, a watcher to the address that WATCHes. So
 JOIN, LEAVE, WATCH and UNWATCH act only once that address confirms them
 (pbem/commands/confirm.py): each has a check, run when it comes, and the
-command itself, run (and checked again) when it is confirmed."""
+command itself, run (and checked again) when it is confirmed. A private
+game is none of these commands' business for anyone but its own
+(pbem/commands/observing.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,14 @@ import secrets
 from pbem.commands import confirm
 from pbem.commands.confirm import Verdict
 from pbem.commands.context import Context
+from pbem.commands.observing import (
+    UNSEEN_PER_MAIL,
+    ask_with_password,
+    confirmed_with_password,
+    hidden,
+    observer_password,
+    unknown,
+)
 from pbem.commands.registry import Family, Use, Where, Who
 from pbem.config import PLAYER_NAME, GameConfig
 from pbem.lifecycle.seats import add_player
@@ -40,8 +50,9 @@ def list_games(ctx: Context, use: Use) -> None:
         or (cfg := app.game_config(g.name)) is None
         or now - g.finished_at <= cfg.keep
     ]
+    rows = [g for g in rows if not hidden(ctx, g.name)]
     ctx.say("Games on this server:")
-    for lobby in (c for c in app.config.games if c.lobby):
+    for lobby in (c for c in app.config.games if c.lobby and not hidden(ctx, c.name)):
         ctx.say(
             f"  {lobby.name:<16} {app.engine(lobby.game).title}: JOIN {lobby.name} "
             f"to play; a lobby opens for every {lobby.seats} players"
@@ -83,18 +94,23 @@ def _listed(ctx: Context, g: GameRow) -> str:
     doc="the scoreboard of games that keep one (Empire): players with points, best first",
 )
 def rank(ctx: Context, use: Use) -> None:
-    ctx.say(*rank_lines(ctx.app.store.ranking(ctx.conn)))
+    """The scoreboard by mail: players by the name they played under, never
+    by their address (anyone may ask)."""
+    names = ctx.app.store.ranked_names(ctx.conn)
+    ctx.say(*rank_lines(ctx.app.store.ranking(ctx.conn), names))
 
 
-def rank_lines(ranking: list[tuple[str, int, int]]) -> list[str]:
-    """The scoreboard as text (RANK and `pbem rank`)."""
+def rank_lines(
+    ranking: list[tuple[str, int, int]], names: dict[str, str] | None = None
+) -> list[str]:
+    """The scoreboard as text (RANK: each player's name, from ``names``;
+    `pbem rank`, for the server's operator: addresses)."""
     if not ranking:
         return ["The scoreboard is empty: no player has points yet."]
     out = ["The scoreboard (points over finished games, never below 0):"]
     for i, (email, points, games) in enumerate(ranking, 1):
-        out.append(
-            f"  {i:>3}. {email:<32} {plural(points, 'point'):>11} in {plural(games, 'game')}"
-        )
+        who = email if names is None else names.get(email, "?")
+        out.append(f"  {i:>3}. {who:<32} {plural(points, 'point'):>11} in {plural(games, 'game')}")
     return out
 
 
@@ -120,6 +136,8 @@ def _join_check(ctx: Context, arg: str) -> Verdict:
     game, cfg = asked, app.game_config(asked)
     wanted = _wanted(words, ctx.sender)
     text = f"JOIN {asked} as {wanted}"
+    if hidden(ctx, asked):
+        return Verdict(asked, f"JOIN {asked}: {unknown(asked)}")
     if cfg is not None and cfg.lobby and cfg.name == asked:
         free = _free_lobby(ctx, cfg)
         if free is None:  # a new lobby opens on confirmation: only the name to check
@@ -189,8 +207,8 @@ def _join_refused(
     wanted: str,
 ) -> str | None:
     """Why JOIN cannot seat the sender in ``game`` now (None: it can)."""
-    if row is None or cfg is None:
-        return f"JOIN {arg}: there is no game called {game!r}"
+    if row is None or cfg is None or hidden(ctx, game):
+        return f"JOIN {game}: {unknown(game)}"
     if row.status != "forming":
         return f"JOIN {game}: the game has started; ask its game master for a seat"
     seated = ctx.app.store.players(ctx.conn, game)
@@ -320,6 +338,22 @@ def _leave(ctx: Context, arg: str) -> str:
     "needs its observer password",
 )
 def watch(ctx: Context, use: Use) -> None:
+    """Asked once a game a mail: a mail of guesses is one guess. With a
+    password, of games the sender may not see: a few a mail (each such
+    request is kept until it is confirmed or expires)."""
+    words = use.arg.split()
+    game = words[0].lower() if words else ""
+    if ("WATCH", game) in ctx.asked:
+        ctx.say(f"line {use.line}: WATCH {game}: a mail asks WATCH of a game once; not read")
+        return
+    unseen = len(words) > 1 and (ctx.app.store.game(ctx.conn, game) is None or hidden(ctx, game))
+    if unseen and sum(1 for c, _ in ctx.asked if c == "WATCH?") >= UNSEEN_PER_MAIL:
+        ctx.say(
+            f"line {use.line}: WATCH {game}: a mail asks WATCH with a password of at most "
+            f"{UNSEEN_PER_MAIL} games; not read"
+        )
+        return
+    ctx.asked |= {("WATCH", game), *([("WATCH?", game)] if unseen else [])}
     confirm.ask(ctx, use)
 
 
@@ -337,12 +371,16 @@ def unwatch(ctx: Context, use: Use) -> None:
 
 def _watch_check(ctx: Context, arg: str, on: bool) -> Verdict:
     """WATCH or UNWATCH as asked: refused now, nothing to change, or what
-    it will do once confirmed."""
+    it will do once confirmed. A WATCH with a password of a game the
+    sender may not see waits, whatever the name and password, for the
+    confirmation that checks them (pbem/commands/observing.py)."""
     name = "WATCH" if on else "UNWATCH"
     words = arg.split()
     game = words[0].lower() if words else ""
-    if ctx.app.store.game(ctx.conn, game) is None:
-        return Verdict(game, f"{name}: there is no game called {game!r}")
+    if ctx.app.store.game(ctx.conn, game) is None or hidden(ctx, game):
+        if on and len(words) > 1:
+            return ask_with_password(game, words[1])
+        return Verdict(game, f"{name}: {unknown(game)}")
     refused = _watch_refused(ctx, game, arg) if on else None
     if refused:
         return Verdict(game, f"WATCH {game}: {refused}")
@@ -359,6 +397,14 @@ def _watch_check(ctx: Context, arg: str, on: bool) -> Verdict:
 
 def _watch(ctx: Context, arg: str, on: bool) -> str:
     """WATCH or UNWATCH, confirmed."""
+    words = arg.split()
+    game = words[0].lower() if words else ""
+    if on and len(words) > 1 and (ctx.app.store.game(ctx.conn, game) is None or hidden(ctx, game)):
+        refused = confirmed_with_password(ctx, game, words[1])
+        if refused is not None:
+            return refused
+        changed = ctx.app.store.watch(ctx.conn, game, ctx.sender, on)
+        return _watched(ctx, game, on, changed)
     verdict = _watch_check(ctx, arg, on)
     if verdict.answer is not None:
         return verdict.answer
@@ -372,17 +418,17 @@ def _watched(ctx: Context, game: str, on: bool, changed: bool) -> str:
 
 
 def _watch_refused(ctx: Context, game: str, arg: str) -> str | None:
-    """Why WATCH may not be granted: a private game is watched only with
-    its observer password (``WATCH game password``)."""
+    """Why WATCH may not be granted to one of the game's own (a player, the
+    game master): a private game is watched only with its observer
+    password (``WATCH game password``)."""
     cfg = ctx.app.game_config(game)
-    if cfg is None or cfg.visibility != "private":
+    right = None if cfg is None else observer_password(ctx.app.secret, cfg)
+    if cfg is None or right is None:
         return None
     given = arg.split()[1] if len(arg.split()) > 1 else ""
-    if not cfg.observer_password:
-        return f"{game} is private: only its players and the observers its game master lists"
     if not given:
         return f"{game} is private: write WATCH {game} <observer password> (its game master has it)"
-    if not hmac.compare_digest(given, cfg.observer_password):
+    if not hmac.compare_digest(given, right):
         return "the observer password is wrong"
     return None
 

@@ -20,6 +20,7 @@ from sqlalchemy import Connection
 
 from pbem.app import App
 from pbem.commands.context import GameContext
+from pbem.commands.observing import observer_password
 from pbem.commands.registry import Family, Use, Who
 from pbem.config import EMAIL, GameConfig, parse_duration
 from pbem.lifecycle.seats import password_mail, with_seat
@@ -356,6 +357,10 @@ def status(app: App, conn: Connection, name: str) -> list[str]:
         if cfg is not None:
             deadline += f" ({local(row.deadline, cfg.timezone)})"
     out = [f"{name}: {phase}, {row.status}, deadline {deadline}"]
+    watching = None if cfg is None else observer_password(app.secret, cfg)
+    if cfg is not None and watching is not None:
+        made = "" if cfg.observer_password else " (made by the server: games.yaml sets none)"
+        out.append(f"  observer password: {watching}{made}")
     for p in app.store.players(conn, name):
         flags = []
         if p.name in sent:

@@ -116,4 +116,6 @@ def _mail(ctx: Context, address: str, game: str | None, base: str) -> None:
             "minutes": int(LINK_LIFE.total_seconds() // 60),
         },
         auto="auto-replied",
+        proven=ctx.proven,
+        cause=len(ctx.row.raw),
     )

@@ -18,6 +18,12 @@ family = Family("mail")
     doc="the list of commands",
 )
 def help_(ctx: Context, use: Use) -> None:
+    """The list of commands, once a mail (it fits the size of any reply,
+    pbem/mail/replycap.py ALLOWANCE)."""
+    if ("HELP", "") in ctx.asked:
+        ctx.say(f"line {use.line}: HELP: the list of commands is above (once a mail)")
+        return
+    ctx.asked.add(("HELP", ""))
     ctx.say(*ctx.registry.help_lines())
 
 

@@ -56,6 +56,9 @@ class Limits:
     idle_timeout: float = 120.0  # seconds without a command
     max_commands: int = 1000  # of one kind per session (NOOP floods end in 421 at 100)
     replies_per_day: int = 10  # to any one address: no mail loop runs away
+    # replies to mail that proved who sent it (a password, a reply address),
+    # counted apart: a forged From never spends them (never below replies_per_day)
+    proven_replies_per_day: int = 200
     # JOIN, LEAVE, WATCH, UNWATCH wait this long for the sender to confirm them
     confirm_within: timedelta = timedelta(hours=48)
     # mails to one address that fail for good (bounces, relay refusals)

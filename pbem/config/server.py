@@ -44,6 +44,7 @@ LIMIT_KEYS = (
     "idle_timeout",
     "max_commands",
     "replies_per_day",
+    "proven_replies_per_day",
     "confirm_within",
     "unreachable_after",
 )
@@ -309,6 +310,8 @@ def _limits(c: Checker, raw: dict) -> Limits:
     """What one sender and one connection may do."""
     lim = c.mapping(raw, "limits", "server limits")
     c.keys(lim, LIMIT_KEYS, "server limits")
+    replies = c.integer(lim, "replies_per_day", "replies_per_day", 10, 1, 10**6)
+    proven = c.integer(lim, "proven_replies_per_day", "proven_replies_per_day", 200, 1, 10**6)
     return Limits(
         max_message_size=c.integer(
             lim, "max_message_size", "max_message_size", 10 * 2**20, 10_000, 2**30
@@ -317,7 +320,8 @@ def _limits(c: Checker, raw: dict) -> Limits:
         max_connections=c.integer(lim, "max_connections", "max_connections", 64, 1, 10_000),
         idle_timeout=c.integer(lim, "idle_timeout", "idle_timeout", 120, 1, 3600),
         max_commands=c.integer(lim, "max_commands", "max_commands", 1000, 10, 100_000),
-        replies_per_day=c.integer(lim, "replies_per_day", "replies_per_day", 10, 1, 10**6),
+        replies_per_day=replies,
+        proven_replies_per_day=max(proven, replies),
         confirm_within=_confirm_within(c, lim),
         unreachable_after=c.integer(lim, "unreachable_after", "unreachable_after", 3, 1, 1000),
     )

@@ -289,6 +289,18 @@ def _subject(subject: str) -> str:
     return Header(subject, "utf-8").encode()
 
 
+# what a reply to mail that proved nothing says where it was cut to its size
+CUT = (
+    "\n\n[The rest is left out: a reply to a mail that proves nothing of its "
+    "sender is never much larger than that mail. Write with your password, "
+    "or reply to a mail of this server, for a full answer.]\n"
+)
+LEFT_OUT = (
+    "\n\n[The file is left out: a reply to a mail that proves nothing of its "
+    "sender is never much larger than that mail.]\n"
+)
+
+
 class Composer:
     """Renders the server's mails and commits them to the outbox (the
     context hands it out as ``app.queue`` and ``app.alert_master``)."""
@@ -311,6 +323,8 @@ class Composer:
         attachments: Sequence[tuple[bytes, str, str]] = (),
         hide: Sequence[str] = (),
         game: str | None = None,
+        proven: bool | None = None,
+        cause: int | None = None,
     ) -> str:
         """Render a mail from templates/mail/<template>.txt.j2 and commit it
         to the outbox in the caller's transaction. Returns its Message-ID.
@@ -320,34 +334,51 @@ class Composer:
         player's own reply address). ``attachments``: (bytes, MIME type,
         file name) each. ``hide``: secrets (the passwords a mail carried)
         that the reply never repeats, in its subject or its text. Replies count
-        toward the daily cap on replies (pbem/mail/replycap.py): the last one says
-        so, and those over it are held for a digest. ``game``: the game
-        the mail is about, if one (its list headers, pbem/mail/lists.py)."""
+        toward the daily caps on replies (pbem/mail/replycap.py), in the pool
+        ``proven`` names (True: the mail answered proved who sent it; None:
+        the pool of its kind, replycap.slot): the
+        last one says so, and those over it are held for a digest. A reply
+        to mail that proved nothing is never larger than that mail
+        (``cause``, its size in bytes) plus replycap.ALLOWANCE: what would
+        not fit is cut. ``game``: the game the mail is about, if one (its
+        list headers, pbem/mail/lists.py)."""
         text = (
             templates()
             .get_template(f"mail/{template}.txt.j2")
             .render(server=app.config.server, **{"reply_to": reply_to, **data})
         )
         subject, text = hidden(subject, hide), hidden(text, hide)
-        slot = replycap.slot(app, conn, kind, to)  # the daily cap on replies
+        slot = replycap.slot(app, conn, kind, to, proven)  # the daily caps on replies
         if slot == "last":
             text += replycap.LAST_NOTE.format(to=to)
-        message_id, raw = compose(
-            sender=app.config.server.address,
-            to=to,
-            subject=subject,
-            text=text,
-            domain=app.domain,
-            when=app.clock.now(),
-            reply_to=reply_to,
-            in_reply_to=in_reply_to,
-            references=references,
-            auto=auto,
-            extra=game_headers(app, conn, game, to, kind) if game else (),
-            thread=lists.thread_root(app, game) if game else None,
-        )
-        if attachments:
-            raw = _attach(raw, attachments)
+
+        def write(text: str, attachments: Sequence[tuple[bytes, str, str]]) -> tuple[str, bytes]:
+            message_id, raw = compose(
+                sender=app.config.server.address,
+                to=to,
+                subject=subject,
+                text=text,
+                domain=app.domain,
+                when=app.clock.now(),
+                reply_to=reply_to,
+                in_reply_to=in_reply_to,
+                references=references,
+                auto=auto,
+                extra=game_headers(app, conn, game, to, kind) if game else (),
+                thread=lists.thread_root(app, game) if game else None,
+            )
+            return message_id, _attach(raw, attachments) if attachments else raw
+
+        message_id, raw = write(text, attachments)
+        if not replycap.proven_pool(kind, proven) and kind in replycap.CAPPED:
+            budget = (cause or 0) + replycap.ALLOWANCE
+            if len(raw) > budget and attachments:
+                text, attachments = text + LEFT_OUT, ()
+                message_id, raw = write(text, attachments)
+            whole, keep = text, len(text)
+            while len(raw) > budget and keep > 0:  # a character may take 3 bytes (QP): again
+                keep = max(0, keep - (len(raw) - budget) - len(CUT) - 64)
+                message_id, raw = write(whole[:keep].rstrip() + CUT if keep else CUT, attachments)
         app.store.queue_mail(
             conn,
             kind,

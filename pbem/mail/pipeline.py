@@ -69,6 +69,7 @@ class Way:
     applied: bool = False  # something of the mail was stored
     dkim: Callable[[], dkim.Verdict] | None = None  # its DKIM verdict, worked out when asked
     pending: list[confirm.Pending] = field(default_factory=list)  # commands to confirm
+    authenticated: bool = False  # a game's credentials passed: the mail proved its sender
 
 
 Step = Callable[[Way], "End | None"]
@@ -204,6 +205,7 @@ def run_game_sections(w: Way) -> End | None:
         )
         if reply is not None:
             w.replies.append(reply)
+            w.authenticated = w.authenticated or reply.proven
         w.applied = w.applied or changed
     return None
 
@@ -213,6 +215,7 @@ def run_server_commands(w: Way) -> End | None:
     assert w.read is not None
     ctx = Context(w.app, w.conn, w.worker, REGISTRY, w.mail, w.row, w.now, w.server_lines)
     ctx.addressed = w.addressed
+    ctx.proven = w.authenticated
     for number, name, arg in w.read.server_commands:
         command = REGISTRY.get(name)
         if command is not None and command.handler is not None:
@@ -246,6 +249,7 @@ def ask_confirmation(w: Way) -> End | None:
     if not w.pending or is_daemon(w.sender):
         return None
     ctx = Context(w.app, w.conn, w.worker, REGISTRY, w.mail, w.row, w.now)
+    ctx.proven = w.authenticated
     lines = confirm.ask_by_mail(ctx, w.pending)
     if w.replies or w.server_lines:
         w.server_lines += lines
@@ -281,9 +285,30 @@ def refuse_unreadable(w: Way) -> End | None:
 
 def send_receipt(w: Way) -> End | None:
     """The receipt: every game's part and the server commands' lines, to
-    the sender's registered address, as a reply to the mail."""
+    the sender's registered address, as a reply to the mail. A mail that
+    proved who sent it gets the full receipt, from the replies of proven
+    mail; one that proved nothing (its From may be forged) a brief one,
+    from the few replies of its own pool: it quotes none of the mail's
+    lines and is never much larger than the mail (pbem/mail/replycap.py)."""
     to = registered_address(w.players, w.sender)
     if is_daemon(to):  # an automatic mail never gets this far (drop_automatic); nor a daemon
+        return None
+    received = w.now.strftime("%Y-%m-%d %H:%M:%S UTC")
+    if not w.authenticated:
+        w.app.queue(
+            w.conn,
+            "receipt",
+            to,
+            "Re: your mail",
+            "brief",
+            {"row": w.row, "mail": w.mail, "games": brief(w.replies), "received": received}
+            | {"server_lines": w.server_lines},
+            reply_to=reply_to(w),
+            in_reply_to=w.mail.message_id,
+            inbox_id=w.row.id,
+            hide=w.passwords,
+            cause=len(w.row.raw),
+        )
         return None
     subject = w.mail.subject
     if not subject.lower().startswith("re:"):
@@ -299,7 +324,7 @@ def send_receipt(w: Way) -> End | None:
             "mail": w.mail,
             "games": w.replies,
             "server_lines": w.server_lines,
-            "received": w.now.strftime("%Y-%m-%d %H:%M:%S UTC"),
+            "received": received,
         },
         reply_to=reply_to(w),
         in_reply_to=w.mail.message_id,
@@ -307,6 +332,7 @@ def send_receipt(w: Way) -> End | None:
         inbox_id=w.row.id,
         hide=w.passwords,
         game=receipt_game(w),
+        proven=True,
     )
     return None
 
@@ -358,6 +384,32 @@ def no_game(section: Section) -> list[GameReply]:
     ]
 
 
+def brief(replies: list[GameReply]) -> list[dict[str, object]]:
+    """Each game's part of a brief receipt: what the server says, and the
+    numbers of the lines refused, none of their text."""
+    return [
+        {
+            "game": r.game,
+            "error": r.error,
+            "said": [*r.messages, *r.status],
+            "refused": line_numbers([x["line"] for x in r.refused]),
+            "received": r.received,
+        }
+        for r in replies
+    ]
+
+
+def line_numbers(numbers: list[int]) -> str:
+    """1, 3-5, 9: line numbers, runs written as ranges."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
 def is_master(app: App, address: str) -> bool:
     return any((g.master_email or "").lower() == address.lower() for g in app.config.games)
 
@@ -405,6 +457,7 @@ def tell_player(w: Way, subject: str, text: str) -> None:
         in_reply_to=w.mail.message_id,
         inbox_id=w.row.id,
         game=sent_to_game(w),
+        cause=len(w.row.raw),
     )
 
 

@@ -1,13 +1,23 @@
-"""The daily cap on replies: no address gets more than
-``limits.replies_per_day`` replies of any kind a day (receipts, refusals,
-alerts, digests), so no one can flood a player's inbox through the judge
-and no mail loop runs away.
+"""The daily caps on replies, in two pools counted apart, so that no one
+can flood an inbox through the judge, no mail loop runs away, and a
+forged From never spends a player's own replies:
 
-The last reply before the cap says so; every reply over it is held (kept in
-the outbox, never sent alone), and after midnight (UTC), when the cap
-resets, everything held for an address goes out as one digest. Orders in
-mails whose receipts are held are recorded all the same: the cap holds
-replies, never the processing of mail.
+- replies to mail that proved who sent it (a player's or the game
+  master's password, a reply address of ours, a reply to a confirmation
+  token), and the server's own notices (alerts, digests): at most
+  ``limits.proven_replies_per_day`` a day to one address (200 by default:
+  a player in several games revising orders all day never reaches it);
+- replies to mail that proved nothing (anyone can write any From):
+  at most ``limits.replies_per_day`` (10 by default). Such a reply is
+  short, quotes none of the mail's lines (only their numbers) and is
+  never larger than the mail that caused it plus ``ALLOWANCE`` bytes
+  (pbem/mail/compose.py cuts it), so the judge never amplifies spam.
+
+The last reply before a cap says so; every reply over it is held (kept in
+the outbox, never sent alone), and after midnight (UTC), when the caps
+reset, everything held for an address, from both pools, goes out as one
+digest. Orders in mails whose receipts are held are recorded all the
+same: the caps hold replies, never the processing of mail.
 
 Mail that is not a reply is not counted: turn reports, deadline reminders,
 the mail a game starts with, passwords, press and reactions.
@@ -17,6 +27,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 from typing import Any
@@ -36,6 +47,12 @@ LAST_NOTE = (
     "today are held; your orders are still being recorded. Everything held comes "
     "in one mail after midnight (UTC).\n"
 )
+# the server's own notices (to a game master, to a player the master
+# removed; digests): counted with the replies to proven mail, unless the
+# caller says the mail that caused it proved nothing
+NOTICES = frozenset({"alert", "digest"})
+# a reply to mail that proved nothing is at most this many bytes larger than that mail
+ALLOWANCE = 4096
 DIGEST_MOST = 100  # held replies shown in full in one digest; the rest are listed
 
 
@@ -43,16 +60,37 @@ def day(at: datetime) -> str:
     return at.strftime("%Y-%m-%d")
 
 
-def slot(app: App, conn: Connection, kind: str, to: str) -> str:
-    """Count a mail of ``kind`` to ``to`` against today's cap: "send",
-    "last" (the last one today: it must say so), or "held"."""
+def proven_pool(kind: str, proven: bool | None) -> bool:
+    """Whether a mail of ``kind`` counts among the replies to proven mail:
+    as its caller says (``proven``), else by its kind (notices do)."""
+    return kind in NOTICES if proven is None else proven
+
+
+def slot(app: App, conn: Connection, kind: str, to: str, proven: bool | None = None) -> str:
+    """Count a mail of ``kind`` to ``to`` against today's cap of its pool
+    (``proven``: it answers mail that proved who sent it; None: by its
+    kind): "send", "last" (the last one today: it must say so), or "held"."""
     if kind not in CAPPED:
         return "send"
-    cap = app.config.server.limits.replies_per_day
-    count = app.store.count_reply(conn, to.lower(), day(app.clock.now()), cap)
+    limits = app.config.server.limits
+    if proven_pool(kind, proven):
+        cap, key = limits.proven_replies_per_day, to.lower()
+    else:
+        cap, key = limits.replies_per_day, unproven_key(to)
+    count = app.store.count_reply(conn, key, day(app.clock.now()), cap)
     if count is None:
         return "held"
     return "last" if count == cap else "send"
+
+
+def unproven_key(to: str) -> str:
+    """The count of replies to mail that proved nothing, kept beside the
+    other under a key of its own (an address fits in 254 characters; a
+    key that would not is a digest of the address)."""
+    key = "~" + to.lower()
+    if len(key) > 254:
+        key = "~#" + hashlib.sha256(to.lower().encode()).hexdigest()
+    return key
 
 
 def release_held(app: App) -> int:

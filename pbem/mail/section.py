@@ -16,6 +16,7 @@ from sqlalchemy import Connection
 from adjudicator.base import OrderMode
 from pbem.app import App
 from pbem.commands import REGISTRY, Command, GameContext, GameReply, Section, Use, Who, Worker
+from pbem.commands.observing import no_such_game
 from pbem.config import GameConfig
 from pbem.mail import bounces, credentials, lists
 from pbem.mail.credentials import BLOCK_AFTER, Credentials
@@ -64,11 +65,7 @@ def run(
     game_row = worker.game(conn, name)
     cfg = app.game_config(name)
     if game_row is None or cfg is None:
-        return GameReply(
-            name,
-            error=f"there is no game called {name!r} here (send LIST "
-            f"to {app.config.server.address} for the games)",
-        ), False
+        return no_such_game(app.config.server.address, name), False
     engine = app.engine(game_row.kind)
     ctx = GameContext(
         app,
@@ -135,6 +132,8 @@ def credentials_elsewhere(p: Part) -> Done | None:
         (s for s in everyone if p.creds.passwords and credentials.password_ok(ctx, p.creds, s)),
         None,
     )
+    if owner is None and ctx.cfg.visibility == "private":  # to a stranger, no such game
+        return Done(no_such_game(ctx.app.config.server.address, ctx.game))
     if owner is None:
         return refused(
             p, f"{ctx.sender} is not a player of {ctx.game}. Observers can write WATCH {ctx.game}."
@@ -148,6 +147,7 @@ def credentials_elsewhere(p: Part) -> Done | None:
         {"game": ctx.game, "player": owner, "sender": ctx.sender, "received": ctx.now.isoformat()},
         auto="auto-generated",
         game=ctx.game,
+        proven=False,  # caused by a mail from another address: never the owner's own replies
     )
     return Done(None)
 
@@ -170,6 +170,7 @@ def master_password(p: Part) -> Done | None:
         ctx.reply.quiet = True  # told once, when the pause began
         return refused(p, credentials.PAUSED)
     if credentials.master_password_ok(ctx, p.creds):
+        ctx.reply.proven = True
         return None
     if ctx.app.store.add_auth_failure(ctx.conn, sender, ctx.game, ctx.now) >= BLOCK_AFTER:
         return refused(p, credentials.paused_refusal(ctx, sender, None))
@@ -209,6 +210,7 @@ def player_credentials(p: Part) -> Done | None:
     """A reply address of the player's, or the player's password."""
     ctx, seat = p.ctx, p.ctx.me
     if credentials.token_ok(ctx, p.creds, seat) or credentials.password_ok(ctx, p.creds, seat):
+        ctx.reply.proven = True
         return None
     if credentials.blocked(ctx, ctx.sender):
         ctx.reply.quiet = True  # told once, when the pause began

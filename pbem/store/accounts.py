@@ -121,6 +121,31 @@ class AccountsAndScores(Database):
             _AUTH_RECENT, {"address": address.lower(), "since": at - timedelta(hours=1)}
         ).scalar_one()
 
+    def recent_failures_for(self, conn: Connection, address: str, game: str, at: datetime) -> int:
+        """Failures from ``address`` for ``game`` in the hour before ``at``."""
+        return conn.execute(
+            select(func.count())
+            .select_from(auth_failures)
+            .where(
+                auth_failures.c.address == address.lower(),
+                auth_failures.c.game == game,
+                auth_failures.c.at > at - timedelta(hours=1),
+            )
+        ).scalar_one()
+
+    def game_failures(self, conn: Connection, prefix: str, game: str, at: datetime) -> int:
+        """Failures for ``game`` from any address whose key starts with
+        ``prefix``, in the hour before ``at``."""
+        return conn.execute(
+            select(func.count())
+            .select_from(auth_failures)
+            .where(
+                auth_failures.c.address.startswith(prefix, autoescape=True),
+                auth_failures.c.game == game,
+                auth_failures.c.at > at - timedelta(hours=1),
+            )
+        ).scalar_one()
+
     def auth_failure_times(self, conn: Connection, address: str, at: datetime) -> list[datetime]:
         """When the failures from ``address`` in the hour before ``at`` came, oldest first."""
         rows = conn.execute(
@@ -165,6 +190,13 @@ class AccountsAndScores(Database):
         return sorted(
             ((e, t, games[e]) for e, t in totals.items() if t > 0), key=lambda r: (-r[1], r[0])
         )
+
+    def ranked_names(self, conn: Connection) -> dict[str, str]:
+        """Each scored address's player name, as it played its latest game."""
+        rows = conn.execute(
+            select(scores.c.email, scores.c.player).order_by(scores.c.at, scores.c.id)
+        ).all()
+        return {email: player for email, player in rows}
 
     # -- reactions --------------------------------------------------------------------
 
