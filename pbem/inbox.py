@@ -45,6 +45,12 @@ BATCH_SECONDS_SHARED = 0.25
 _COPIES = ("copies", "")  # the cache's key for what _look_for_copies read
 
 
+def _last_line(text: str) -> str:
+    """An error's last line (a traceback's: the exception itself)."""
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else "(no error text)"
+
+
 class _MailFailed(Exception):
     """Handling one mail raised; its transaction is rolled back."""
 
@@ -96,10 +102,19 @@ class Processor:
         Finishing a mail checks it is still this worker's, so a mail's
         effects commit once. Each mail is a savepoint of its transaction."""
         rows, tired = self.app.store.take_mail(
-            self.holder, batch, CLAIM_SECONDS, time.time(), self.app.clock.now(), MAX_CLAIMS
+            self.holder,
+            batch,
+            CLAIM_SECONDS,
+            time.time(),
+            self.app.clock.now(),
+            MAX_CLAIMS,
+            self._vet,
         )
-        for row in tired:
-            self._quarantined(row, row.claims, row.error or "")
+        for row in tired:  # quarantined as they were moved, or claimed too often
+            if row.claims >= MAX_CLAIMS:
+                self._quarantined(row, f"stopped the worker {row.claims} times", row.error)
+            else:
+                self._quarantined(row, "could not be moved into the inbox", row.error)
         if rows:
             self._checkpoint()
         if not rows:
@@ -134,26 +149,36 @@ class Processor:
                 # in a savepoint of its own, so only the failing one fails
                 failed += self._one_by_one(attempted, parsed)
         for row, error in failed:
-            log.error("mail %s failed: %s", row.id, error.strip().splitlines()[-1])
+            log.warning("mail #%s failed: %s", row.id, _last_line(error))
             attempts = self.app.store.fail_mail(
                 row.id, error, QUARANTINE_AFTER, self.app.clock.now(), self.holder
             )
             if attempts >= QUARANTINE_AFTER:
-                self._quarantined(row, attempts, error)
+                self._quarantined(row, f"failed {attempts} times", error)
         return len(rows) + len(tired)
 
-    def _quarantined(self, row: InboxRow, attempts: int, error: str) -> None:
-        """Tell the game master a mail is quarantined."""
-        with self.app.store.tx() as conn:
-            self.app.alert_master(
-                conn,
-                None,
-                f"mail #{row.id} quarantined",
-                f"Mail #{row.id} from {row.mail_from or '(no sender)'} failed "
-                f"{attempts} times and is quarantined (`pbem inbox --state quarantined` "
-                f"lists it). Retry it with `pbem retry {row.id}` once the cause is "
-                f"fixed.\n\nLast error:\n{error}",
-            )
+    def _vet(self, spooled: Any) -> None:
+        """The crash tests' mail that cannot be moved into the inbox."""
+        if b"poison" in bytes(spooled.raw).lower():
+            self.app.fault("poison_move", StoreError("fault injected: a mail that cannot move"))
+
+    def _quarantined(self, row: InboxRow, what: str, error: str | None) -> None:
+        """Say once that a mail is quarantined, and tell the game masters
+        (if that fails, the log has said it: the mail is safe either way)."""
+        log.error("mail #%s %s and is quarantined: %s", row.id, what, _last_line(error or ""))
+        try:
+            with self.app.store.tx() as conn:
+                self.app.alert_master(
+                    conn,
+                    None,
+                    f"mail #{row.id} quarantined",
+                    f"Mail #{row.id} from {row.mail_from or '(no sender)'} {what} and is "
+                    f"quarantined (`pbem inbox --state quarantined` lists it). Retry it "
+                    f"with `pbem retry {row.id}` once the cause is fixed.\n\n"
+                    f"Last error:\n{error or '(none recorded)'}",
+                )
+        except Exception:
+            log.exception("telling the game masters of mail #%s failed", row.id)
 
     def _checkpoint(self) -> None:
         """Now and then, the spool's log into its file (the SMTP side,
