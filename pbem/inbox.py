@@ -25,7 +25,7 @@ from pbem.app import App
 from pbem.mail import bounces, pipeline
 from pbem.mail.parse import ParsedMail, parse_mail, read_clock
 from pbem.serving.lease import identity
-from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow, StoreError
+from pbem.store import ClaimLost, GameRow, InboxRow, MailStuck, PlayerRow, StoreError
 
 log = logging.getLogger("pbem.inbox")
 
@@ -101,6 +101,7 @@ class Processor:
         BATCH_SECONDS, so a receipt is never long in coming.
         Finishing a mail checks it is still this worker's, so a mail's
         effects commit once. Each mail is a savepoint of its transaction."""
+        self.app.fault("worker_fails", StoreError("fault injected: the worker fails"))
         rows, tired = self.app.store.take_mail(
             self.holder,
             batch,
@@ -150,9 +151,12 @@ class Processor:
                 failed += self._one_by_one(attempted, parsed)
         for row, error in failed:
             log.warning("mail #%s failed: %s", row.id, _last_line(error))
-            attempts = self.app.store.fail_mail(
-                row.id, error, QUARANTINE_AFTER, self.app.clock.now(), self.holder
-            )
+            try:
+                attempts = self.app.store.fail_mail(
+                    row.id, error, QUARANTINE_AFTER, self.app.clock.now(), self.holder
+                )
+            except StoreError as exc:
+                raise MailStuck(row.id, f"counting its failure failed: {exc}") from exc
             if attempts >= QUARANTINE_AFTER:
                 self._quarantined(row, f"failed {attempts} times", error)
         return len(rows) + len(tired)

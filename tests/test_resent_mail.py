@@ -1,7 +1,9 @@
 """A mail sent again (an MTA whose 250 was lost) in the same batch as new
 mail, and mail that cannot be moved into the inbox: the new mail is
 processed, the copy recorded as a duplicate, a mail that fails alone is
-quarantined with why, and the worker goes on."""
+quarantined with why, and the worker goes on. A failure that repeats is
+said once, to the log and to the game masters, and tried again less
+often."""
 
 from __future__ import annotations
 
@@ -210,3 +212,63 @@ def test_a_mail_that_never_moves_is_quarantined_once_and_said_once(tmp_path, sto
         assert [r.state for r in judge.app.store.mails()] == ["applied", "applied"]
     finally:
         judge.close()
+
+
+def test_a_worker_that_keeps_failing_says_so_once_and_backs_off(tmp_path, caplog):
+    """The worker fails every time (the fault point): the first failure
+    is logged, the third says it once more, with what to do, and the game
+    masters are told once; then it tries less often, saying nothing, and
+    when the cause is gone it says once that it works again. The mail
+    waiting meanwhile is processed."""
+    caplog.set_level(logging.INFO)
+    judge = Harness(tmp_path)
+    try:
+        trouble = judge.worker.worker.trouble
+        pw = judge.password(ANN)
+        judge.app.faults = frozenset({"worker_fails"})
+        with judge.smtp() as s:
+            s.sendmail(ANN, [ALPHA], orders_mail(pw, "waiting"))
+        while trouble.failures < trouble.report_after:
+            judge.worker.wake()
+            time.sleep(0.01)
+        wait_for(lambda: trouble.failures >= trouble.report_after + 1, 30, "one try after")
+        assert _lines(caplog, "pbem-work failed") == 2
+        assert _lines(caplog, "pbem-work failed 3 times in a row") == 1
+        alerts = [judge.text(m) for m in judge.outbox("alert", GM)]
+        assert sum("failed 3 times in a row" in a for a in alerts) == 1
+        assert "pbem inbox" in alerts[-1]
+        judge.app.faults = frozenset()
+        wait_for(lambda: "<waiting@example.org>" in replied_to(judge.app.store), 60, "a receipt")
+        wait_for(lambda: _lines(caplog, "pbem-work works again"), 10, "the recovery said")
+        judge.settle()
+        assert _lines(caplog, "pbem-work works again") == 1
+        assert _lines(caplog, "pbem-work failed") == 2
+    finally:
+        judge.close()
+
+
+def test_a_server_whose_worker_keeps_failing_says_so_once(tmp_path):
+    """The same in a real `pbem serve`, its worker a process of its own:
+    the failure logged once, then once more when it has lasted (with the
+    game masters told once); not a line a second."""
+    root = tmp_path
+    (root / "games.yaml").write_text(GAMES_YAML)
+    set_up(root)
+    store = store_of(root)
+    server = Proc(root, fault="worker_fails")
+    assert send(server.port, orders_mail(password(store), "waiting")) == 250
+
+    def alerts() -> list[str]:
+        return [
+            email.message_from_bytes(r.message, policy=email.policy.default)["Subject"]
+            for r in store.outbox_rows("alert", GM)
+        ]
+
+    wait_for(lambda: any("failing" in a for a in alerts()), 60, "the game master told")
+    out = server.output()
+    assert out.count("the mail worker failed; trying again shortly") == 1, out
+    assert out.count("the mail worker failed 3 times in a row") == 1, out
+    assert sum("failing" in a for a in alerts()) == 1
+    assert store.mail_states() == {"new": 1}  # kept, for when the cause is gone
+    server.stop()
+    store.close()

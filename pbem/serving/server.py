@@ -29,6 +29,7 @@ from pbem.lifecycle.opening import open_app
 from pbem.mail.outbox import Sender
 from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
 from pbem.serving.lease import RENEW, Lease, child_of
+from pbem.serving.trouble import Trouble
 from pbem.serving.webproc import WebProcess, announce
 from pbem.store.database import shown
 from pbem.turns.runner import TurnRunner
@@ -49,11 +50,15 @@ BATCH = 200  # mails the worker takes at a time (Processor.run_pending)
 
 class Loop:
     """A thread that runs ``step`` whenever woken (and every ``period``
-    seconds anyway) until it returns 0, then sleeps."""
+    seconds anyway) until it returns 0, then sleeps. A step that keeps
+    failing is said once and tried again less often (``trouble``)."""
 
-    def __init__(self, name: str, step: Callable[[], int], period: float) -> None:
+    def __init__(
+        self, name: str, step: Callable[[], int], period: float, app: App | None = None
+    ) -> None:
         self.step = step
         self.period = period
+        self.trouble = Trouble(app, name)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
@@ -75,8 +80,12 @@ class Loop:
             try:
                 while not self._stop.is_set() and self.step() > 0:
                     pass
-            except Exception:  # storage gone for a moment: try again later
-                log.exception("%s failed; trying again shortly", self._thread.name)
+                self.trouble.worked()
+            except Exception as exc:  # storage gone for a moment: try again later
+                backoff = self.trouble.failed(exc)
+                if backoff:  # failing again and again: wake-ups wait too
+                    self._stop.wait(backoff)
+                    continue
             self._wake.wait(self.period)
 
 
@@ -109,8 +118,8 @@ class ThreadWorker:
         self.processor = Processor(app, self.lease.holder)
         self.runner = TurnRunner(app)
         self._sender = Sender(app, self.lease.holder)
-        self.sender = Loop("pbem-send", self._send, 1.0)
-        self.worker = Loop("pbem-work", self._process, 1.0)
+        self.sender = Loop("pbem-send", self._send, 1.0, app)
+        self.worker = Loop("pbem-work", self._process, 1.0, app)
         self._turns = threading.Event()
         self._turns.set()  # turns that fell due while the server was down
         self.turn_checks = 0  # how many times due turns were looked for (tests wait on it)
@@ -211,14 +220,16 @@ def _child_main(
         lease.release()
 
 
-def _closed(fd: int) -> bool:
-    """Whether the SMTP process closed the wake pipe (reading what is in it)."""
+def _closed(fd: int, wait: float = 0.0) -> bool:
+    """Whether the SMTP process closed the wake pipe, watched for ``wait``
+    seconds (reading, and leaving aside, the wake-ups in it)."""
+    until = time.monotonic() + wait
     while True:
-        ready, _, _ = select.select([fd], [], [], 0)
-        if not ready:
-            return False
-        if not os.read(fd, 4096):
+        ready, _, _ = select.select([fd], [], [], max(0.0, until - time.monotonic()))
+        if ready and not os.read(fd, 4096):
             return True
+        if not ready and time.monotonic() >= until:
+            return False
 
 
 def _work(app: App, lease: Lease, fd: int) -> None:  # pragma: no cover
@@ -234,8 +245,9 @@ def _work(app: App, lease: Lease, fd: int) -> None:  # pragma: no cover
         lease.done["sent"] += sent
         return sent
 
-    sending = Loop("pbem-send", send, 1.0)
+    sending = Loop("pbem-send", send, 1.0, app)
     sending.start()
+    trouble = Trouble(app, "the mail worker")
     turns = True  # turns that fell due while the server was down
     try:
         while True:
@@ -251,8 +263,14 @@ def _work(app: App, lease: Lease, fd: int) -> None:  # pragma: no cover
                     lease.done["turns"] += resolved
                     if resolved:
                         sending.wake()
-            except Exception:
-                log.exception("worker failed; trying again shortly")
+                trouble.worked()
+            except Exception as exc:
+                backoff = trouble.failed(exc)
+                if backoff:  # failing again and again: wake-ups wait too
+                    if _closed(fd, backoff):
+                        return  # the SMTP process is gone
+                    turns = True  # a turn woken meanwhile is looked for
+                    continue
             ready, _, _ = select.select([fd], [], [], 1.0)
             if ready:
                 data = os.read(fd, 4096)

@@ -1,0 +1,114 @@
+"""The worker's failures in a row: a failure that repeats is said once in
+the log and once to the game masters, tried again less and less often, and
+the worker's recovery is said once too. Never the same lines twice a
+second for as long as the cause lasts."""
+
+from __future__ import annotations
+
+import logging
+
+from pbem.app import App
+
+log = logging.getLogger("pbem.server")
+
+REPORT_AFTER = 3  # failures of one kind in a row before the worker says so and backs off
+BACKOFF = (2.0, 5.0, 15.0, 30.0, 60.0)  # seconds between tries from then on
+
+
+def _kind(exc: BaseException) -> tuple[str, int | None]:
+    """What failed, for telling one failure from another: the exception's
+    class and the mail it concerns, where known (MailStuck says)."""
+    return type(exc).__name__, getattr(exc, "mail", None)
+
+
+def _said(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:500]
+
+
+class Trouble:
+    """The failures of one loop (``name``: pbem-work, pbem-send) since it
+    last worked. The first failure of each kind is logged with its
+    traceback; at the ``report_after``-th in a row of that kind one line
+    says so, with the mail's number where known, and the game masters are
+    told; the loop then waits ``backoff`` seconds between tries, longer
+    each time. The first success after failures is logged once."""
+
+    def __init__(
+        self,
+        app: App | None,
+        name: str,
+        report_after: int = REPORT_AFTER,
+        backoff: tuple[float, ...] = BACKOFF,
+    ) -> None:
+        self.app = app
+        self.name = name
+        self.report_after = report_after
+        self.backoff = backoff
+        self.in_a_row = 0  # failures since the loop last worked
+        self.failures = 0  # every failure, ever
+        self._seen: dict[tuple[str, int | None], int] = {}  # kind -> failures, this run
+
+    def failed(self, exc: BaseException) -> float:
+        """Note a failure; how many seconds to wait before trying again
+        (0: the loop's usual wait)."""
+        self.failures += 1
+        self.in_a_row += 1
+        kind = _kind(exc)
+        count = self._seen[kind] = self._seen.get(kind, 0) + 1
+        mail = f" on mail #{kind[1]}" if kind[1] is not None else ""
+        if count == 1:
+            log.warning("%s failed%s; trying again shortly", self.name, mail, exc_info=exc)
+        elif count == self.report_after:
+            log.error(
+                "%s failed %d times in a row%s (%s); trying again less often, at most %g s apart%s",
+                self.name,
+                count,
+                mail,
+                _said(exc),
+                self.backoff[-1],
+                f"; `pbem inbox` shows the mail, `pbem retry {kind[1]}` once it is "
+                "quarantined and the cause fixed"
+                if kind[1] is not None
+                else "",
+            )
+            self._tell(exc, count, kind[1])
+        if self.in_a_row < self.report_after:
+            return 0.0
+        return self.backoff[min(self.in_a_row - self.report_after, len(self.backoff) - 1)]
+
+    def worked(self) -> None:
+        """The loop did its work: the failures are over."""
+        if self.in_a_row:
+            log.warning("%s works again, after %d failures in a row", self.name, self.in_a_row)
+        self.in_a_row = 0
+        self._seen = {}
+
+    def _tell(self, exc: BaseException, count: int, mail: int | None) -> None:
+        """Tell every game's master, once a kind of failure; if storage is
+        what fails, that fails too, and the log has said it."""
+        if self.app is None:
+            return
+        about = f" at mail #{mail}" if mail is not None else ""
+        what = (
+            f"`pbem inbox` shows where mail #{mail} stands. Once the cause is fixed the "
+            f"worker goes on by itself; if the mail was quarantined meanwhile, "
+            f"`pbem retry {mail}` processes it again."
+            if mail is not None
+            else "`pbem inbox` shows the mail waiting. Once the cause is fixed the worker "
+            "goes on by itself; a mail quarantined meanwhile is processed again with "
+            "`pbem retry N`."
+        )
+        try:
+            with self.app.store.tx() as conn:
+                self.app.alert_master(
+                    conn,
+                    None,
+                    f"the mail worker is failing{about}",
+                    f"The mail worker ({self.name}) failed {count} times in a row{about}:\n\n"
+                    f"    {_said(exc)}\n\nIt keeps trying, less often (at most "
+                    f"{self.backoff[-1]:g} s apart), and says so again only if something "
+                    f"else fails. {what}",
+                )
+        except Exception as again:
+            log.error("telling the game masters failed too: %s", _said(again))
