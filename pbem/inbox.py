@@ -130,7 +130,11 @@ class Processor:
             try:
                 with self.app.store.tx() as conn, self.app.store.later(conn) as flush:
                     self._cache = {}
-                    self._look_for_copies(conn, [parsed[row.id] for row in queue])
+                    try:
+                        self._look_for_copies(conn, [parsed[row.id] for row in queue])
+                    except Exception as exc:  # a mail's Message-ID, perhaps: one by one
+                        attempted, queue = queue, []
+                        raise _MailFailed from exc
                     started = time.monotonic()
                     limit = BATCH_SECONDS_SHARED if self.app.store.shared else BATCH_SECONDS
                     while queue and time.monotonic() - started < limit:
