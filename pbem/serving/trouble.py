@@ -1,11 +1,13 @@
-"""The worker's failures in a row: a failure that repeats is said once in
-the log and once to the game masters, tried again less and less often, and
-the worker's recovery is said once too. Never the same lines twice a
-second for as long as the cause lasts."""
+"""The worker's loops and their failures: a failure that repeats is said
+once in the log and once to the game masters, tried again less and less
+often, and the loop's recovery is said once too. Never the same lines
+twice a second for as long as the cause lasts."""
 
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Callable
 
 from pbem.app import App
 
@@ -112,3 +114,46 @@ class Trouble:
                 )
         except Exception as again:
             log.error("telling the game masters failed too: %s", _said(again))
+
+
+class Loop:
+    """A thread that runs ``step`` whenever woken (and every ``period``
+    seconds anyway) until it returns 0, then sleeps. A step that keeps
+    failing is said once and tried again less often (``trouble``)."""
+
+    def __init__(
+        self, name: str, step: Callable[[], int], period: float, app: App | None = None
+    ) -> None:
+        self.step = step
+        self.period = period
+        self.trouble = Trouble(app, name)
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.clear()
+            try:
+                while not self._stop.is_set():
+                    done = self.step()
+                    self.trouble.worked()  # between failures: not in a row
+                    if done <= 0:
+                        break
+            except Exception as exc:  # storage gone for a moment: try again later
+                backoff = self.trouble.failed(exc)
+                if backoff:  # failing again and again: wake-ups wait too
+                    self._stop.wait(backoff)
+                    continue
+            self._wake.wait(self.period)

@@ -96,12 +96,6 @@ def inbox_row(spooled: Any, first: int | None, when: datetime) -> dict[str, Any]
     return row
 
 
-def quarantined_row(row: dict[str, Any], why: str, when: datetime) -> dict[str, Any]:
-    """A mail that could not be moved into the inbox as it is: kept there
-    quarantined, with why (`pbem retry` puts it back in the queue)."""
-    return {**row, "state": "quarantined", "note": None, "processed_at": when, "error": why}
-
-
 class ReceivedMail(Database):
     """The spool, the inbox and claims."""
 
@@ -202,7 +196,7 @@ class ReceivedMail(Database):
                 .group_by(inbox.c.sha256)
             ).all()
         )
-        when = at or fresh[-1].received_at
+        when, check = at or fresh[-1].received_at, vet or (lambda row: None)
         values = []
         for r in fresh:
             values.append(inbox_row(r, firsts.get(r.sha256), when))
@@ -210,23 +204,28 @@ class ReceivedMail(Database):
         try:
             with conn.begin_nested():
                 for r in fresh:
-                    vet and vet(r)
+                    check(r)
                 conn.execute(inbox.insert(), values)
             return len(fresh), []
         except Exception:  # some mail of the batch: found below, mail by mail
-            pass
+            if conn.invalidated:  # the connection is gone, not a mail
+                raise
         quarantined = []
         for r, row in zip(fresh, values, strict=True):
             try:
                 with conn.begin_nested():
-                    vet and vet(r)
+                    check(r)
                     conn.execute(inbox.insert(), [row])
                 continue
             except Exception as exc:
+                if conn.invalidated:
+                    raise
                 why = f"moving it into the inbox failed: {type(exc).__name__}: {exc}"
+            # kept quarantined, with why (`pbem retry` puts it back in the queue)
+            row.update(state="quarantined", note=None, processed_at=when, error=why[:4000])
             try:
                 with conn.begin_nested():
-                    conn.execute(inbox.insert(), [quarantined_row(row, why[:4000], when)])
+                    conn.execute(inbox.insert(), [row])
             except Exception as exc:
                 raise MailStuck(r.id, f"{why}; quarantining it failed too: {exc}") from exc
             quarantined.append(r.id)
