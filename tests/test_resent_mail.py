@@ -214,6 +214,33 @@ def test_a_mail_that_never_moves_is_quarantined_once_and_said_once(tmp_path, sto
         judge.close()
 
 
+def test_a_mail_whose_processing_always_fails_is_said_once_not_in_a_loop(tmp_path, caplog):
+    """A mail that makes its processing fail every time (the fault point):
+    each attempt logged once, its quarantine once, one alert to the game
+    master with its number; wake-ups after it say nothing more, and mail
+    after it is processed."""
+    caplog.set_level(logging.INFO)
+    judge = Harness(tmp_path)
+    try:
+        judge.app.faults = frozenset({"poison"})
+        pw = judge.password(ANN)
+        judge.send(ANN, ALPHA, f"PASSWORD {pw}\nSol holds\n", subject="poison pill")
+        for _ in range(3):
+            judge.worker.wake()
+            judge.settle()
+        judge.send(ANN, ALPHA, f"PASSWORD {pw}\nSol x Alnitak\n", subject="good")
+        rows = judge.app.store.mails()
+        assert [r.state for r in rows] == ["quarantined", "applied"]
+        bad = rows[0].id
+        assert _lines(caplog, f"mail #{bad} failed: RuntimeError: fault injected") == 2
+        assert _lines(caplog, f"mail #{bad} failed 2 times and is quarantined") == 1
+        assert _lines(caplog, "pbem-work failed") == 0  # the worker itself never failed
+        alerts = [judge.text(m) for m in judge.outbox("alert", GM)]
+        assert sum(f"Mail #{bad} " in a for a in alerts) == 1
+    finally:
+        judge.close()
+
+
 def test_a_worker_that_keeps_failing_says_so_once_and_backs_off(tmp_path, caplog):
     """The worker fails every time (the fault point): the first failure
     is logged, the third says it once more, with what to do, and the game
