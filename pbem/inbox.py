@@ -5,9 +5,13 @@ Mail is read (pure, outside any transaction), then each mail is handled in
 a savepoint of one transaction per batch: its submissions, its replies in
 the outbox and its final state commit together or not at all. A mail whose
 handling raises is rolled back alone, counted, and after two failures
-quarantined with the game master told; the others go on. Every mail is
-claimed by its worker before it is read, and finished only under that claim
-(exactly once, even with two workers).
+quarantined with the game master told; the others go on. So is a mail that
+cannot even be moved from the spool into the inbox (store.take_mail); each
+quarantine is logged once and told once. Every mail is claimed by its
+worker before it is read, and finished only under that claim (exactly
+once, even with two workers). What fails for no one mail (storage gone)
+raises, for the worker's loop to say once and try again later
+(serving/trouble.py); MailStuck names the mail where it is one.
 """
 
 from __future__ import annotations
