@@ -300,3 +300,60 @@ def test_a_server_whose_worker_keeps_failing_says_so_once(tmp_path):
     assert store.mail_states() == {"new": 1}  # kept, for when the cause is gone
     server.stop()
     store.close()
+
+
+def test_a_mail_that_cannot_even_be_quarantined_stays_in_the_spool(store):
+    """On PostgreSQL moving takes mail out of the spool in the same
+    transaction: a mail the inbox takes neither as it is nor quarantined
+    (here its number is taken already) rolls that transaction back whole,
+    and the spool still holds it."""
+    from pbem.store import MailStuck
+    from pbem.store.schema import inbox, spool
+
+    if not store.shared:
+        pytest.skip("on SQLite the spool is only read as mail moves")
+    store.store_mails([_spooled(1)])
+    with store.tx() as conn:  # the number taken already: a broken inbox
+        conn.execute(
+            inbox.insert(), [{**_spooled(9), "id": 1, "state": "applied", "rcpt_to": "[]"}]
+        )
+    at = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+    with pytest.raises(MailStuck) as stuck:
+        store.take_mail("w", 100, 60, time.time(), at, 5)
+    assert stuck.value.mail == 1 and "quarantining it failed too" in str(stuck.value)
+    with store.tx(write=False) as conn:
+        assert conn.execute(spool.select()).all() != []  # kept, to be tried again
+
+
+def test_a_failure_naming_a_mail_is_told_with_its_number(tmp_path, caplog):
+    """What the worker's loop says of a failure about one mail: the third
+    in a row names the mail and what to do, once, and the game masters get
+    one alert with its number."""
+    from pbem.lifecycle.opening import open_app
+    from pbem.serving.trouble import Trouble
+    from pbem.store import MailStuck
+    from pbem.turns.clock import FakeClock
+
+    caplog.set_level(logging.INFO)
+    (tmp_path / "games.yaml").write_text(GAMES_YAML)
+    app = open_app(tmp_path / "games.yaml", clock=FakeClock())
+    try:
+        trouble = Trouble(app, "the mail worker")
+        waits = [trouble.failed(MailStuck(7, "storage refused it")) for _ in range(6)]
+        assert waits[:2] == [0.0, 0.0] and waits[2:] == sorted(waits[2:]) and waits[2] > 0
+        assert _lines(caplog, "the mail worker failed on mail #7; trying again") == 1
+        (said,) = [r.getMessage() for r in caplog.records if "3 times in a row" in r.getMessage()]
+        assert "on mail #7" in said and "pbem retry 7" in said
+        alerts = [
+            email.message_from_bytes(r.message, policy=email.policy.default)
+            .get_body(("plain",))
+            .get_content()
+            for r in app.store.outbox_rows("alert", GM)
+        ]
+        assert len(alerts) == 1 and "mail #7" in alerts[0] and "pbem retry 7" in alerts[0]
+        trouble.worked()
+        trouble.worked()
+        assert _lines(caplog, "works again, after 6 failures in a row") == 1
+        assert len([r for r in caplog.records if r.name == "pbem.server"]) == 3
+    finally:
+        app.store.close()
