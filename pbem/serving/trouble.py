@@ -29,12 +29,13 @@ def _said(exc: BaseException) -> str:
 
 
 class Trouble:
-    """The failures of one loop (``name``: pbem-work, pbem-send) since it
-    last worked. The first failure of each kind is logged with its
-    traceback; at the ``report_after``-th in a row of that kind one line
-    says so, with the mail's number where known, and the game masters are
-    told; the loop then waits ``backoff`` seconds between tries, longer
-    each time. The first success after failures is logged once."""
+    """The failures of one loop (``name``: the mail worker, or a thread's
+    name, pbem-work or pbem-send) since it last worked. The first failure
+    of each kind is logged with its traceback; at the ``report_after``-th
+    in a row of that kind one line says so, with the mail's number where
+    known, and the game masters are told; the loop then waits ``backoff``
+    seconds between tries, longer each time. The first success after
+    failures is logged once."""
 
     def __init__(
         self,
@@ -92,6 +93,7 @@ class Trouble:
         if self.app is None:
             return
         about = f" at mail #{mail}" if mail is not None else ""
+        who = self.name if self.name.startswith("the ") else f"the mail worker's {self.name}"
         what = (
             f"`pbem inbox` shows where mail #{mail} stands. Once the cause is fixed the "
             f"worker goes on by itself; if the mail was quarantined meanwhile, "
@@ -107,7 +109,7 @@ class Trouble:
                     conn,
                     None,
                     f"the mail worker is failing{about}",
-                    f"The mail worker ({self.name}) failed {count} times in a row{about}:\n\n"
+                    f"{who[:1].upper()}{who[1:]} failed {count} times in a row{about}:\n\n"
                     f"    {_said(exc)}\n\nIt keeps trying, less often (at most "
                     f"{self.backoff[-1]:g} s apart), and says so again only if something "
                     f"else fails. {what}",
