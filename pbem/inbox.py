@@ -5,9 +5,13 @@ Mail is read (pure, outside any transaction), then each mail is handled in
 a savepoint of one transaction per batch: its submissions, its replies in
 the outbox and its final state commit together or not at all. A mail whose
 handling raises is rolled back alone, counted, and after two failures
-quarantined with the game master told; the others go on. Every mail is
-claimed by its worker before it is read, and finished only under that claim
-(exactly once, even with two workers).
+quarantined with the game master told; the others go on. So is a mail that
+cannot even be moved from the spool into the inbox (store.take_mail); each
+quarantine is logged once and told once. Every mail is claimed by its
+worker before it is read, and finished only under that claim (exactly
+once, even with two workers). What fails for no one mail (storage gone)
+raises, for the worker's loop to say once and try again later
+(serving/trouble.py); MailStuck names the mail where it is one.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from pbem.app import App
 from pbem.mail import bounces, pipeline
 from pbem.mail.parse import ParsedMail, parse_mail, read_clock
 from pbem.serving.lease import identity
-from pbem.store import ClaimLost, GameRow, InboxRow, PlayerRow, StoreError
+from pbem.store import ClaimLost, GameRow, InboxRow, MailStuck, PlayerRow, StoreError
 
 log = logging.getLogger("pbem.inbox")
 
@@ -43,6 +47,12 @@ BATCH_SECONDS_SHARED = 0.25
 
 
 _COPIES = ("copies", "")  # the cache's key for what _look_for_copies read
+
+
+def _last_line(text: str) -> str:
+    """An error's last line (a traceback's: the exception itself)."""
+    lines = text.strip().splitlines()
+    return lines[-1] if lines else "(no error text)"
 
 
 class _MailFailed(Exception):
@@ -95,11 +105,21 @@ class Processor:
         BATCH_SECONDS, so a receipt is never long in coming.
         Finishing a mail checks it is still this worker's, so a mail's
         effects commit once. Each mail is a savepoint of its transaction."""
+        self.app.fault("worker_fails", StoreError("fault injected: the worker fails"))
         rows, tired = self.app.store.take_mail(
-            self.holder, batch, CLAIM_SECONDS, time.time(), self.app.clock.now(), MAX_CLAIMS
+            self.holder,
+            batch,
+            CLAIM_SECONDS,
+            time.time(),
+            self.app.clock.now(),
+            MAX_CLAIMS,
+            self._vet,
         )
-        for row in tired:
-            self._quarantined(row, row.claims, row.error or "")
+        for row in tired:  # quarantined as they were moved, or claimed too often
+            if row.claims >= MAX_CLAIMS:
+                self._quarantined(row, f"stopped the worker {row.claims} times", row.error)
+            else:
+                self._quarantined(row, "could not be moved into the inbox", row.error)
         if rows:
             self._checkpoint()
         if not rows:
@@ -114,7 +134,11 @@ class Processor:
             try:
                 with self.app.store.tx() as conn, self.app.store.later(conn) as flush:
                     self._cache = {}
-                    self._look_for_copies(conn, [parsed[row.id] for row in queue])
+                    try:
+                        self._look_for_copies(conn, [parsed[row.id] for row in queue])
+                    except Exception as exc:  # a mail's Message-ID, perhaps: one by one
+                        attempted, queue = queue, []
+                        raise _MailFailed from exc
                     started = time.monotonic()
                     limit = BATCH_SECONDS_SHARED if self.app.store.shared else BATCH_SECONDS
                     while queue and time.monotonic() - started < limit:
@@ -134,26 +158,39 @@ class Processor:
                 # in a savepoint of its own, so only the failing one fails
                 failed += self._one_by_one(attempted, parsed)
         for row, error in failed:
-            log.error("mail %s failed: %s", row.id, error.strip().splitlines()[-1])
-            attempts = self.app.store.fail_mail(
-                row.id, error, QUARANTINE_AFTER, self.app.clock.now(), self.holder
-            )
+            log.warning("mail #%s failed: %s", row.id, _last_line(error))
+            try:
+                attempts = self.app.store.fail_mail(
+                    row.id, error, QUARANTINE_AFTER, self.app.clock.now(), self.holder
+                )
+            except StoreError as exc:
+                raise MailStuck(row.id, f"counting its failure failed: {exc}") from exc
             if attempts >= QUARANTINE_AFTER:
-                self._quarantined(row, attempts, error)
+                self._quarantined(row, f"failed {attempts} times", error)
         return len(rows) + len(tired)
 
-    def _quarantined(self, row: InboxRow, attempts: int, error: str) -> None:
-        """Tell the game master a mail is quarantined."""
-        with self.app.store.tx() as conn:
-            self.app.alert_master(
-                conn,
-                None,
-                f"mail #{row.id} quarantined",
-                f"Mail #{row.id} from {row.mail_from or '(no sender)'} failed "
-                f"{attempts} times and is quarantined (`pbem inbox --state quarantined` "
-                f"lists it). Retry it with `pbem retry {row.id}` once the cause is "
-                f"fixed.\n\nLast error:\n{error}",
-            )
+    def _vet(self, spooled: Any) -> None:
+        """The crash tests' mail that cannot be moved into the inbox."""
+        if b"poison" in bytes(spooled.raw).lower():
+            self.app.fault("poison_move", StoreError("fault injected: a mail that cannot move"))
+
+    def _quarantined(self, row: InboxRow, what: str, error: str | None) -> None:
+        """Say once that a mail is quarantined, and tell the game masters
+        (if that fails, the log has said it: the mail is safe either way)."""
+        log.error("mail #%s %s and is quarantined: %s", row.id, what, _last_line(error or ""))
+        try:
+            with self.app.store.tx() as conn:
+                self.app.alert_master(
+                    conn,
+                    None,
+                    f"mail #{row.id} quarantined",
+                    f"Mail #{row.id} from {row.mail_from or '(no sender)'} {what} and is "
+                    f"quarantined (`pbem inbox --state quarantined` lists it). Retry it "
+                    f"with `pbem retry {row.id}` once the cause is fixed.\n\n"
+                    f"Last error:\n{error or '(none recorded)'}",
+                )
+        except Exception:
+            log.exception("telling the game masters of mail #%s failed", row.id)
 
     def _checkpoint(self) -> None:
         """Now and then, the spool's log into its file (the SMTP side,

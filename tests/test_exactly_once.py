@@ -139,8 +139,11 @@ def _worker_of(proc: Proc, root) -> int:
         lease = store_of(root).lease_of("worker")
         if lease is None:
             return None
-        with open(f"/proc/{lease.pid}/stat") as f:
-            parent = int(f.read().rsplit(")", 1)[1].split()[1])
+        try:
+            with open(f"/proc/{lease.pid}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+        except OSError:  # a worker killed before: its lease not yet taken over
+            return None
         return lease.pid if parent == proc.proc.pid else None
 
     return wait_for(holder, 30, "the worker process")  # spawned: slow on a busy host

@@ -404,8 +404,16 @@ def test_a_cut_database_connection_answers_451_and_writes_nothing_half(postgres,
             s.sendmail(ANN, [ALPHA], orders_mail(pw, "cut-2"))
         wait_for(lambda: proxy.cuts == 1, 30, "the worker's connection cut")
         wait_for(lambda: drained(store), 60, "the mail processed after the cut")
+        # cut while the worker moves a mail from the spool into the inbox:
+        # the connection's loss, not the mail's fault, so nothing quarantined
+        proxy.arm(b"INSERT INTO inbox")
+        with smtplib.SMTP("127.0.0.1", node.port, timeout=20) as s:
+            s.sendmail(ANN, [ALPHA], orders_mail(pw, "cut-3"))
+        wait_for(lambda: proxy.cuts == 1, 30, "the worker's connection cut as it moves mail")
+        wait_for(lambda: drained(store), 60, "the mail processed after that cut")
         time.sleep(1)
-        assert_each_once(store, {"cut-1", "cut-2"})
+        assert_each_once(store, {"cut-1", "cut-2", "cut-3"})
+        assert store.mails("quarantined") == []
         out = node.output()
         assert "storing 1 mail(s) failed: consuming input failed" in out, out
         assert "worker failed; trying again shortly" in out, out  # then did it once

@@ -29,6 +29,7 @@ from pbem.lifecycle.opening import open_app
 from pbem.mail.outbox import Sender
 from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
 from pbem.serving.lease import RENEW, Lease, child_of
+from pbem.serving.trouble import Loop, Trouble
 from pbem.serving.webproc import WebProcess, announce
 from pbem.store.database import shown
 from pbem.turns.runner import TurnRunner
@@ -45,39 +46,6 @@ log = logging.getLogger("pbem.server")
 # mails (every commit is an fsync, on the disk the SMTP side commits to).
 GATHER = 0.03
 BATCH = 200  # mails the worker takes at a time (Processor.run_pending)
-
-
-class Loop:
-    """A thread that runs ``step`` whenever woken (and every ``period``
-    seconds anyway) until it returns 0, then sleeps."""
-
-    def __init__(self, name: str, step: Callable[[], int], period: float) -> None:
-        self.step = step
-        self.period = period
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(timeout=30)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._wake.clear()
-            try:
-                while not self._stop.is_set() and self.step() > 0:
-                    pass
-            except Exception:  # storage gone for a moment: try again later
-                log.exception("%s failed; trying again shortly", self._thread.name)
-            self._wake.wait(self.period)
 
 
 def run_turns(processor: Processor, runner: TurnRunner) -> tuple[int, bool]:
@@ -109,8 +77,8 @@ class ThreadWorker:
         self.processor = Processor(app, self.lease.holder)
         self.runner = TurnRunner(app)
         self._sender = Sender(app, self.lease.holder)
-        self.sender = Loop("pbem-send", self._send, 1.0)
-        self.worker = Loop("pbem-work", self._process, 1.0)
+        self.sender = Loop("pbem-send", self._send, 1.0, app)
+        self.worker = Loop("pbem-work", self._process, 1.0, app)
         self._turns = threading.Event()
         self._turns.set()  # turns that fell due while the server was down
         self.turn_checks = 0  # how many times due turns were looked for (tests wait on it)
@@ -213,12 +181,23 @@ def _child_main(
 
 def _closed(fd: int) -> bool:
     """Whether the SMTP process closed the wake pipe (reading what is in it)."""
+    return _read_for(fd, 0.0) is None
+
+
+def _read_for(fd: int, wait: float) -> bytes | None:
+    """Wake-ups written to the pipe in the next ``wait`` seconds, all of
+    which are waited: b"t" if one asked for turns; None as soon as the SMTP
+    process closes the pipe."""
+    until, turns = time.monotonic() + wait, False
     while True:
-        ready, _, _ = select.select([fd], [], [], 0)
-        if not ready:
-            return False
-        if not os.read(fd, 4096):
-            return True
+        ready, _, _ = select.select([fd], [], [], max(0.0, until - time.monotonic()))
+        if ready:
+            data = os.read(fd, 4096)
+            if not data:
+                return None
+            turns = turns or b"t" in data
+        elif time.monotonic() >= until:
+            return b"t" if turns else b""
 
 
 def _work(app: App, lease: Lease, fd: int) -> None:  # pragma: no cover
@@ -234,13 +213,15 @@ def _work(app: App, lease: Lease, fd: int) -> None:  # pragma: no cover
         lease.done["sent"] += sent
         return sent
 
-    sending = Loop("pbem-send", send, 1.0)
+    sending = Loop("pbem-send", send, 1.0, app)
     sending.start()
+    trouble = Trouble(app, "the mail worker")
     turns = True  # turns that fell due while the server was down
     try:
         while True:
             try:
                 while (done := processor.run_pending(BATCH)) > 0:
+                    trouble.worked()  # between failures: not in a row
                     lease.done["mails"] += done
                     sending.wake()
                     if done < BATCH:  # mail is trickling in: let more of it gather
@@ -251,8 +232,15 @@ def _work(app: App, lease: Lease, fd: int) -> None:  # pragma: no cover
                     lease.done["turns"] += resolved
                     if resolved:
                         sending.wake()
-            except Exception:
-                log.exception("worker failed; trying again shortly")
+                trouble.worked()
+            except Exception as exc:
+                backoff = trouble.failed(exc)
+                if backoff:  # failing again and again: wake-ups wait too
+                    woken = _read_for(fd, backoff)
+                    if woken is None:
+                        return  # the SMTP process is gone
+                    turns = turns or b"t" in woken
+                    continue
             ready, _, _ = select.select([fd], [], [], 1.0)
             if ready:
                 data = os.read(fd, 4096)

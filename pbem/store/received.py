@@ -14,7 +14,7 @@ from sqlalchemy import Connection, bindparam, case, delete, func, or_, select, u
 from sqlalchemy.dialects import postgresql
 
 from pbem.store.database import NONE, Database, Hot
-from pbem.store.rows import ClaimLost, InboxRow, StoreError
+from pbem.store.rows import ClaimLost, InboxRow, MailStuck, StoreError
 from pbem.store.schema import RECEIVED, inbox, spool
 
 _P = bindparam
@@ -86,6 +86,17 @@ def spooled_row(m: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def inbox_row(spooled: Any, first: int | None, when: datetime) -> dict[str, Any]:
+    """The inbox's row for a spooled mail: new, or a duplicate of mail
+    ``first`` (the same bytes). Every row has the same keys, so many go
+    in one statement."""
+    row = {c: getattr(spooled, c) for c in RECEIVED}
+    row.update(state="new", attempts=0, note=None, processed_at=None, error=None)
+    if first is not None:
+        row.update(state="duplicate", note=f"same bytes as mail #{first}", processed_at=when)
+    return row
+
+
 class ReceivedMail(Database):
     """The spool, the inbox and claims."""
 
@@ -122,12 +133,12 @@ class ReceivedMail(Database):
         recorded as a duplicate of the first, never processed again."""
         if self.shared:
             with self.tx() as conn:
-                return self._move(conn, self._unspool(conn, limit), None)
+                return self._move(conn, self._unspool(conn, limit), None)[0]
         rows = self._spooled_rows(limit)
         if not rows:
             return 0
         with self.tx() as conn:
-            return self._move(conn, rows, None)
+            return self._move(conn, rows, None)[0]
 
     def _unspool(self, conn: Connection, limit: int) -> list[Any]:
         """On a shared database: take spooled mail out of the spool, oldest
@@ -154,33 +165,72 @@ class ReceivedMail(Database):
                 select(spool).where(spool.c.id > moved).order_by(spool.c.id).limit(limit)
             ).all()
 
-    def _move(self, conn: Connection, rows: Sequence[Any], at: datetime | None) -> int:
+    def _move(
+        self,
+        conn: Connection,
+        rows: Sequence[Any],
+        at: datetime | None,
+        vet: Callable[[Any], None] | None = None,
+    ) -> tuple[int, list[int]]:
+        """Put spooled ``rows`` into the inbox under their numbers, in the
+        caller's transaction: (how many, the numbers of those quarantined).
+        ``vet`` (the crash tests' fault point) sees each row first.
+
+        All in one statement; if that fails, mail by mail, each in a
+        savepoint of its own: a mail that fails alone is put in the inbox
+        quarantined, with why (every mail answered 250 gets a row and a
+        final state), and the others move on. A mail that cannot even be
+        quarantined raises MailStuck: the caller's transaction rolls back
+        (on a shared database the spool keeps the mail) and nothing is
+        lost."""
         if self.shared:
             fresh = list(rows)  # taken out of the spool: each is new here
         else:
             moved = conn.execute(select(func.max(inbox.c.id))).scalar() or 0
             fresh = [r for r in rows if r.id > moved]
         if not fresh:
-            return 0
-        known = dict(
+            return 0, []
+        firsts = dict(
             conn.execute(
                 select(inbox.c.sha256, func.min(inbox.c.id))
                 .where(inbox.c.sha256.in_([r.sha256 for r in fresh]))
                 .group_by(inbox.c.sha256)
             ).all()
         )
-        when = at or fresh[-1].received_at
+        when, check = at or fresh[-1].received_at, vet or (lambda row: None)
         values = []
         for r in fresh:
-            row = {**{c: getattr(r, c) for c in RECEIVED}, "state": "new", "attempts": 0}
-            first = known.get(r.sha256)
-            if first is not None:
-                row.update(
-                    state="duplicate", note=f"same bytes as mail #{first}", processed_at=when
-                )
-            values.append(row)
-        conn.execute(inbox.insert(), values)
-        return len(fresh)
+            values.append(inbox_row(r, firsts.get(r.sha256), when))
+            firsts.setdefault(r.sha256, r.id)  # the same bytes later in this batch
+        try:
+            with conn.begin_nested():
+                for r in fresh:
+                    check(r)
+                conn.execute(inbox.insert(), values)
+            return len(fresh), []
+        except Exception:  # some mail of the batch: found below, mail by mail
+            if conn.invalidated:  # the connection is gone, not a mail
+                raise
+        quarantined = []
+        for r, row in zip(fresh, values, strict=True):
+            try:
+                with conn.begin_nested():
+                    check(r)
+                    conn.execute(inbox.insert(), [row])
+                continue
+            except Exception as exc:
+                if conn.invalidated:
+                    raise
+                why = f"moving it into the inbox failed: {type(exc).__name__}: {exc}"
+            # kept quarantined, with why (`pbem retry` puts it back in the queue)
+            row.update(state="quarantined", note=None, processed_at=when, error=why[:4000])
+            try:
+                with conn.begin_nested():
+                    conn.execute(inbox.insert(), [row])
+            except Exception as exc:
+                raise MailStuck(r.id, f"{why}; quarantining it failed too: {exc}") from exc
+            quarantined.append(r.id)
+        return len(fresh), quarantined
 
     def checkpoint_spool(self) -> None:
         """Copy the spool's write-ahead log into its file, as far as no
@@ -228,37 +278,46 @@ class ReceivedMail(Database):
     # -- claims: exactly-once processing -------------------------------------------
 
     def take_mail(
-        self, holder: str, limit: int, lease: float, wall: float, at: datetime, max_claims: int
+        self,
+        holder: str,
+        limit: int,
+        lease: float,
+        wall: float,
+        at: datetime,
+        max_claims: int,
+        vet: Callable[[Any], None] | None = None,
     ) -> tuple[list[InboxRow], list[InboxRow]]:
-        """In one write transaction: move spooled mail into the inbox, then
+        """In one write transaction: move spooled mail into the inbox (a
+        mail that cannot be moved is quarantined there: ``_move``), then
         claim up to ``limit`` mails in no final state that nobody else holds
         a live claim on (``wall``: the machine's clock, seconds), for
         ``holder`` until ``wall + lease``. A mail claimed ``max_claims``
         times already (the worker died on it each time) is quarantined
-        instead. Returns (claimed, quarantined)."""
+        instead. Returns (claimed, quarantined now)."""
         rows = [] if self.shared else self._spooled_rows(limit)
+        stuck: list[int] = []
         with self.tx() as conn:
             if self.shared:
                 rows = self._unspool(conn, limit)
             if rows:
-                self._move(conn, rows, at)
+                stuck = self._move(conn, rows, at, vet)[1]
             ids = self._claimable(conn, holder, limit, wall)
-            if not ids:
-                return [], []
-            tired = self._quarantine_tired(conn, ids, holder, at, max_claims)
-            conn.execute(
-                update(inbox)
-                .where(inbox.c.id.in_([i for i in ids if i not in tired]))
-                .values(
-                    claimed_by=holder,
-                    lease_until=wall + lease,
-                    # a claim counts once per worker (a worker that failed
-                    # and claims again does not count again)
-                    claims=inbox.c.claims + case((inbox.c.claimed_by == holder, 0), else_=1),
+            tired = self._quarantine_tired(conn, ids, holder, at, max_claims) if ids else set()
+            if ids:
+                conn.execute(
+                    update(inbox)
+                    .where(inbox.c.id.in_([i for i in ids if i not in tired]))
+                    .values(
+                        claimed_by=holder,
+                        lease_until=wall + lease,
+                        # a claim counts once per worker (a worker that failed
+                        # and claims again does not count again)
+                        claims=inbox.c.claims + case((inbox.c.claimed_by == holder, 0), else_=1),
+                    )
                 )
-            )
-            got = conn.execute(select(inbox).where(inbox.c.id.in_(ids)).order_by(inbox.c.id))
-            out = [InboxRow.of(r) for r in got]
+            wanted = sorted({*ids, *stuck})
+            got = conn.execute(select(inbox).where(inbox.c.id.in_(wanted)).order_by(inbox.c.id))
+            out = [InboxRow.of(r) for r in got] if wanted else []
         return [r for r in out if r.state == "new"], [r for r in out if r.state != "new"]
 
     def _claimable(self, conn: Connection, holder: str, limit: int, wall: float) -> list[int]:

@@ -18,6 +18,16 @@ class StoreError(Exception):
     "try again later", never a permanent failure."""
 
 
+class MailStuck(StoreError):
+    """Mail ``mail`` could not be moved into the inbox, not even
+    quarantined: the transaction is rolled back and the mail stays where
+    it was, to be tried again."""
+
+    def __init__(self, mail: int, why: str) -> None:
+        super().__init__(f"mail #{mail}: {why}")
+        self.mail = mail
+
+
 def aware(value: datetime | None) -> datetime | None:
     """A stored time as the host reads it: in UTC, zone attached. SQLite
     gives back naive datetimes (everything stored is UTC); PostgreSQL gives
@@ -44,6 +54,7 @@ class InboxRow:
     note: str | None = None
     claims: int = 0  # workers that claimed it
     peer: str | None = None  # the address of the connection it came over
+    processed_at: datetime | None = None  # when it reached its final state
 
     @classmethod
     def of(cls, r: Any) -> InboxRow:
@@ -61,6 +72,7 @@ class InboxRow:
             r.note,
             r.claims,
             r.peer,
+            aware(r.processed_at),
         )
 
 
