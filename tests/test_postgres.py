@@ -139,3 +139,22 @@ def test_a_late_order_is_told_the_deadline_in_utc(postgres, pg_url, tmp_path):
         assert "its deadline (2026-11-21 23:50:00 UTC)" in judge.last("ann@example.org")
     finally:
         judge.close()
+
+
+def test_null_bytes_in_the_envelope_and_message_id_are_stored_on_both(judge_both):
+    """PostgreSQL's text holds no NUL: a mail whose Message-ID and
+    envelope sender carry one is stored all the same (250), and the mails
+    stored beside it are processed as ever."""
+    judge = judge_both
+    raw = (
+        b"From: x@example.org\r\nTo: alpha@judge.example\r\n"
+        b"Message-ID: <a\x00b@example.org>\r\nSubject: nul\r\n\r\nHELP\x00\r\n"
+    )
+    code, _ = judge.send_raw(raw, mail_from="x\x00y@example.org")
+    assert code == 250
+    password = judge.password("ann@example.org")
+    judge.send("ann@example.org", "alpha@judge.example", f"PASSWORD {password}\nSol holds\n")
+    assert "Sol holds" in judge.last("ann@example.org")
+    stored = judge.app.store.mails()
+    assert all("\x00" not in (m.message_id or "") + m.mail_from for m in stored)
+    assert not judge.app.store.mails("quarantined")

@@ -35,7 +35,8 @@ from pbem.store import SpoolWriter, Store, StoreError
 log = logging.getLogger("pbem.smtp")
 
 TEMPFAIL = "451 4.3.0 Temporary local problem, please try again later"
-_MESSAGE_ID = re.compile(rb"(?im)^message-id:[ \t]*(<[^>\r\n]{1,500}>)")
+# (no control character: PostgreSQL's text holds no NUL, and a Message-ID has none)
+_MESSAGE_ID = re.compile(rb"(?im)^message-id:[ \t]*(<[^>\x00-\x1f\x7f]{1,500}>)")
 
 
 class Committer:
@@ -169,7 +170,7 @@ class Handler:
         m = _MESSAGE_ID.search(head)
         mail = {
             "received_at": self.app.clock.now(),
-            "mail_from": envelope.mail_from or "",
+            "mail_from": _no_controls(envelope.mail_from or ""),
             "rcpt_to": list(envelope.rcpt_tos),
             "raw": raw,
             "sha256": hashlib.sha256(raw).hexdigest(),
@@ -212,6 +213,12 @@ def peer_address(peer: Any) -> str:
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     return str(ip)
+
+
+def _no_controls(text: str) -> str:
+    """An envelope address as stored: no control characters (PostgreSQL's
+    text holds no NUL; the bytes of the mail itself are kept as sent)."""
+    return "".join(c for c in text if c >= " " and c != "\x7f")[:512]  # its column
 
 
 def _printable(text: str) -> str:
