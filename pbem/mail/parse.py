@@ -1,7 +1,8 @@
 """Reading a stored mail: who sent it, whether it is automatic, and the new
 lines of its text.
 
-Built on the standard library's ``email`` package with the modern policy.
+Built on the standard library's ``email`` package with the modern policy,
+every header bounded before its parser sees it (pbem/mail/headers.py).
 Nothing here raises on bad input: whatever could not be read becomes a
 note that the reply shows ("part 2 has an unknown charset 'x-foo'").
 Mail too complex to read in the time budget (too many parts, too deep) is
@@ -26,7 +27,10 @@ from email.message import Message
 from typing import Any
 
 from pbem.mail.body import body_text, split_lines
+from pbem.mail.headers import POLICY, readable
 from pbem.mail.parsed import MAX_DEPTH, MAX_HEADERS, MAX_PARTS, PARSE_SECONDS, ParsedMail
+
+MAX_HEAD = 16_000  # octets of a bounce's head that its detectors read
 
 _ADDR_SPEC = re.compile(r"^[^\s<>@\"\\,;:()\[\]]+@[A-Za-z0-9.-]+$")
 
@@ -48,8 +52,8 @@ def sender_address(msg: Message) -> str | None:
         raw = next((v for k, v in msg.raw_items() if k.lower() == "from"), None)
     except Exception:
         return None
-    if raw is None:
-        return None
+    if raw is None or not readable("From", str(raw), structured=True):
+        return None  # longer, or stranger, than any From: a person writes
     return _from_header(str(raw))
 
 
@@ -59,7 +63,7 @@ def _from_header(raw: str) -> str | None:
     registry; remembered, as players write from the same header again and
     again and parsing it costs more than the rest of reading a mail."""
     try:
-        header = email.policy.default.header_fetch_parse("From", raw)
+        header = POLICY.header_fetch_parse("From", raw)
     except Exception:  # a header the registry cannot parse at all
         return None
     addresses = getattr(header, "addresses", None)
@@ -129,14 +133,14 @@ def parse_mail(
 
 def _head_only(text: bytes, envelope_from: str, out: ParsedMail) -> None:
     head = text.split(b"\n\n", 1)[0][:256_000] + b"\n\n"
-    _read_headers(email.message_from_bytes(head, policy=email.policy.default), out)
+    _read_headers(email.message_from_bytes(head, policy=POLICY), out)
     out.bounce, out.auto = automatic(envelope_from, out)
     out.loop = "x-pbem-server" in out.headers
 
 
 def _read(text: bytes, envelope_from: str, out: ParsedMail, bounce_address: bool) -> None:
     try:
-        msg = email.message_from_bytes(text, policy=email.policy.default)
+        msg = email.message_from_bytes(text, policy=POLICY)
     except Exception as exc:  # the parser is lenient; this is belt and braces
         _head_only(text, envelope_from, out)
         out.notes.append(f"the mail could not be parsed ({type(exc).__name__})")
@@ -361,9 +365,13 @@ def read_failures(text: bytes, out: ParsedMail) -> None:
     the non-standard formats of many mail systems): the addresses that
     failed for good and those delayed; and, when the library names no
     address, the Action fields of the DSN itself. Never raises: a detector
-    that fails on a mangled bounce leaves the bounce unread."""
+    that fails on a mangled bounce leaves the bounce unread, and so does
+    a head longer than any mail system writes (the detectors' work grows
+    with it: 1 MB of From: costs them seconds)."""
     from flufl.bounce import all_failures  # imported by the first bounce read
 
+    if len(text.split(b"\n\n", 1)[0]) > MAX_HEAD:
+        return
     try:
         msg = email.message_from_bytes(text)  # the detectors expect the classic policy
         temporary, permanent = all_failures(msg)
@@ -392,7 +400,7 @@ def read_failures_within(text: bytes, out: ParsedMail, budget: float = PARSE_SEC
 def bounced_ids(raw: bytes) -> tuple[str, ...]:
     """The Message-IDs a bounce names (see _bounced_ids); never raises."""
     try:
-        return _bounced_ids(email.message_from_bytes(raw, policy=email.policy.default))
+        return _bounced_ids(email.message_from_bytes(raw, policy=POLICY))
     except Exception:
         return ()
 
