@@ -23,7 +23,7 @@ from pbem.commands import (
     syntax,
 )
 from pbem.commands.context import Context, GameContext, GameReply, Worker
-from pbem.commands.parse import ReadMail, Section, subject_password
+from pbem.commands.parse import MAX_PASSWORDS, PASSWORDS_CAP, ReadMail, Section, subject_password
 from pbem.commands.parse import read_commands as _read_commands
 from pbem.commands.registry import Command, Registry, Use, Where, Who
 
@@ -49,6 +49,8 @@ def read_commands(lines: list[tuple[int, str]], default_game: str | None) -> Rea
 
 
 __all__ = [
+    "MAX_PASSWORDS",
+    "PASSWORDS_CAP",
     "REGISTRY",
     "Command",
     "Context",

@@ -20,6 +20,7 @@ import functools
 import re
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from email.headerregistry import Address
@@ -113,7 +114,14 @@ def parse_mail(
     automatic, and whom to tell), then, within ``budget`` seconds where the
     process can bound it, the whole mail, parsed once. A mail to one of our
     bounce addresses (``bounce_address``) is read as a possible bounce
-    whoever sent it."""
+    whoever sent it. What it cost (CPU time of this thread) is ``cpu``."""
+    started = time.thread_time()
+    out = _parse_mail(raw, envelope_from, budget, bounce_address)
+    out.cpu = time.thread_time() - started
+    return out
+
+
+def _parse_mail(raw: bytes, envelope_from: str, budget: float, bounce_address: bool) -> ParsedMail:
     out = ParsedMail()
     text = normalise(raw)
     reason = complexity(text)

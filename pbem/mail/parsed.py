@@ -40,3 +40,4 @@ class ParsedMail:
     notes: list[str] = field(default_factory=list)  # what could not be read
     too_complex: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    cpu: float = 0.0  # seconds of CPU reading it took (pbem/mail/budget.py counts them)
