@@ -75,7 +75,8 @@ def read_commands(
         named = _game_named(found, sections)
         why = LINES_CAP if read > MAX_LINES else GAMES_CAP if len(named) > MAX_GAMES + 1 else ""
         if why:
-            unread.append((number, lines[-1][0], why))
+            last = next(n for n, text in reversed(lines) if text.strip())
+            unread.append((number, last, why))
             break
         if found is None:
             current.orders.append((number, line))

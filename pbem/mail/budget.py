@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 
 MAIL_SECONDS = 0.5  # CPU time one mail may cost, reading and handling
+ANSWER_SECONDS = 0.1  # of that, kept for the answer (the receipt, written once the work stops)
 SLOW_CHECKS = 4  # slow password checks (scrypt, ~50 ms each) one mail may cost
 
 # why lines were not read, as the sender is told
@@ -38,7 +39,7 @@ class Budget:
 
     def __init__(
         self,
-        seconds: float = MAIL_SECONDS,
+        seconds: float = MAIL_SECONDS - ANSWER_SECONDS,
         spent: float = 0.0,
         clock: Callable[[], float] = time.thread_time,
         slow_checks: int = SLOW_CHECKS,
