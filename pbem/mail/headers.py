@@ -8,11 +8,14 @@ bounds below, so a header over them is unreadable (an empty header: a From:
 over them names nobody to answer), and reading any header, whatever it
 holds, costs a few hundredths of a second at most. ``POLICY`` is the modern
 policy with that check before every header it parses (the mail's own and
-every MIME part's); ``readable`` is the check, for a header read by hand.
+every MIME part's), ``POLICY.clone(until=...)`` one that also stops
+parsing headers at a point of the thread's CPU clock; ``readable`` is the
+check, for a header read by hand.
 """
 
 from __future__ import annotations
 
+import time
 from email.headerregistry import UnstructuredHeader
 from email.policy import EmailPolicy
 from typing import Any
@@ -42,10 +45,17 @@ def readable(name: str, value: str, structured: bool | None = None) -> bool:
 
 
 class _Bounded(EmailPolicy):
-    """The modern policy; a header it may not parse reads as empty."""
+    """The modern policy; a header it may not parse reads as empty, and so
+    does every header once this thread's CPU clock passes ``until`` (the
+    read's budget: the parser reads every MIME part's Content-Type)."""
+
+    until: float | None = None
 
     def header_fetch_parse(self, name: str, value: str) -> Any:
-        if hasattr(value, "name") or readable(name, value):  # a header object, or readable
+        if hasattr(value, "name"):  # a header object already
+            return super().header_fetch_parse(name, value)
+        in_time = self.until is None or time.thread_time() <= self.until
+        if in_time and readable(name, value):
             return super().header_fetch_parse(name, value)
         return self.header_factory(name, "")
 

@@ -32,6 +32,7 @@ from pbem.mail.headers import POLICY, readable
 from pbem.mail.parsed import MAX_DEPTH, MAX_HEADERS, MAX_PARTS, PARSE_SECONDS, ParsedMail
 
 MAX_HEAD = 16_000  # octets of a bounce's head that its detectors read
+MAX_BOUNCE = 64_000  # octets of a bounce that its detectors read
 
 _ADDR_SPEC = re.compile(r"^[^\s<>@\"\\,;:()\[\]]+@[A-Za-z0-9.-]+$")
 
@@ -129,8 +130,10 @@ def _parse_mail(raw: bytes, envelope_from: str, budget: float, bounce_address: b
         _head_only(text, envelope_from, out)
         out.too_complex = reason
         return out
+    # the same bound, kept by the reading itself where no timer can (threads)
+    until = time.thread_time() + budget if budget > 0 else None
     try:
-        within(budget, lambda: _read(text, envelope_from, out, bounce_address))
+        within(budget, lambda: _read(text, envelope_from, out, bounce_address, until))
     except ReadTimeout:
         fresh = ParsedMail()
         _head_only(text, envelope_from, fresh)
@@ -146,9 +149,12 @@ def _head_only(text: bytes, envelope_from: str, out: ParsedMail) -> None:
     out.loop = "x-pbem-server" in out.headers
 
 
-def _read(text: bytes, envelope_from: str, out: ParsedMail, bounce_address: bool) -> None:
+def _read(
+    text: bytes, envelope_from: str, out: ParsedMail, bounce_address: bool, until: float | None
+) -> None:
     try:
-        msg = email.message_from_bytes(text, policy=POLICY)
+        policy = POLICY if until is None else POLICY.clone(until=until)
+        msg = email.message_from_bytes(text, policy=policy)
     except Exception as exc:  # the parser is lenient; this is belt and braces
         _head_only(text, envelope_from, out)
         out.notes.append(f"the mail could not be parsed ({type(exc).__name__})")
@@ -165,7 +171,7 @@ def _read(text: bytes, envelope_from: str, out: ParsedMail, bounce_address: bool
         return
     if out.auto:
         return
-    body, source = body_text(msg, out)
+    body, source = body_text(msg, out, until)
     out.source = source
     split_lines(body, out)
 
@@ -374,14 +380,16 @@ def read_failures(text: bytes, out: ParsedMail) -> None:
     failed for good and those delayed; and, when the library names no
     address, the Action fields of the DSN itself. Never raises: a detector
     that fails on a mangled bounce leaves the bounce unread, and so does
-    a head longer than any mail system writes (the detectors' work grows
-    with it: 1 MB of From: costs them seconds)."""
+    a head longer than any mail system writes. The detectors' work grows
+    with what they read (1 MB of From:, or of address lines, costs them
+    seconds), so they read the first MAX_BOUNCE octets: the report comes
+    before the mail it returns."""
     from flufl.bounce import all_failures  # imported by the first bounce read
 
     if len(text.split(b"\n\n", 1)[0]) > MAX_HEAD:
         return
     try:
-        msg = email.message_from_bytes(text)  # the detectors expect the classic policy
+        msg = email.message_from_bytes(text[:MAX_BOUNCE])  # the classic policy, as they expect
         temporary, permanent = all_failures(msg)
         actions = _dsn_actions(msg)
     except Exception:

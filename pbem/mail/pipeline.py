@@ -220,12 +220,17 @@ def run_game_sections(w: Way) -> End | None:
 
 
 def run_server_commands(w: Way) -> End | None:
-    """The commands that need no game (HELP, LIST, JOIN, WATCH...)."""
+    """The commands that need no game (HELP, LIST, JOIN, WATCH...), each
+    answered once however often the mail gives it."""
     assert w.read is not None
     ctx = Context(w.app, w.conn, w.worker, REGISTRY, w.mail, w.row, w.now, w.server_lines)
     ctx.addressed = w.addressed
+    done: set[tuple[str, str]] = set()
     for number, name, arg in w.read.server_commands:
         command = REGISTRY.get(name)
+        if (name, arg.lower()) in done:
+            continue
+        done.add((name, arg.lower()))
         if w.budget.over():
             w.budget.skip(number)
         elif command is not None and command.handler is not None:
