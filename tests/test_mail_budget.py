@@ -84,6 +84,65 @@ def test_a_flood_of_commands_holds_the_next_mail_up_less_than_a_second(judge, se
     assert "were not read" in answer, answer[-2000:]
 
 
+# a server of many games, where LIST is work
+MANY_GAMES = YAML + "".join(
+    f"""  - name: g{i}
+    game: officewars
+    map: six
+    players:
+      - {{name: ann, email: ann@example.org}}
+      - {{name: dee, email: dee@example.org}}
+"""
+    for i in range(12)
+)
+
+
+@pytest.mark.serial
+def test_a_mail_that_has_had_its_time_is_answered_with_what_was_done(tmp_path):
+    """LIST a thousand times, each line a little different: the work stops
+    once the mail has had its time, and the answer says which lines were
+    not read."""
+    judge = Harness(tmp_path, MANY_GAMES)
+    try:
+        body = "".join(f"LIST {i}\n" for i in range(1000))
+        took = _flood_then_order(judge, judge.message(STRANGER, SERVER, body))
+        assert took < 1.0, f"bob's receipt took {took:.2f} s"
+        answer = " ".join(judge.last(STRANGER).split())
+        assert "Games on this server" in answer  # what was done counts
+        assert "were not read: the mail used up its share of the server's time" in answer
+        assert "lines 201-1000 were not read: a mail is read up to its 200th" in answer
+        flood, order = judge.app.store.mails()
+        assert flood.state == "refused" and order.state == "applied"  # LIST changes nothing
+    finally:
+        judge.close()
+
+
+def _many_parts(n: int) -> bytes:
+    """A mail of ``n`` parts, each with a Content-Type as slow to parse as
+    the bounds on headers allow."""
+    ctype = 'text/plain; a="' + '("' * 30 + '"; b=' + "x " * 400
+    parts = "".join(f"--b\r\nContent-Type: {ctype}\r\n\r\nLIST\r\n" for _ in range(n))
+    return (
+        f"From: {STRANGER}\r\nTo: {ALPHA}\r\nSubject: parts\r\n"
+        'Content-Type: multipart/mixed; boundary="b"\r\n\r\n' + parts + "--b--\r\n"
+    ).encode()
+
+
+def _html(size: int) -> bytes:
+    return (
+        f"From: {STRANGER}\r\nTo: {ALPHA}\r\nSubject: html\r\nContent-Type: text/html\r\n\r\n"
+        + "<b>x</b>\r\n" * (size // 10)
+    ).encode()
+
+
+@pytest.mark.serial
+@pytest.mark.parametrize("raw", [_many_parts(490), _html(980_000)], ids=["parts", "html"])
+def test_a_mail_slow_to_read_holds_the_next_mail_up_less_than_a_second(judge, raw):
+    took = _flood_then_order(judge, raw)
+    assert took < 1.0, f"bob's receipt took {took:.2f} s"
+    assert judge.app.store.mails()[-1].state == "applied"
+
+
 HOSTILE = {
     "quotes": '"',
     "dots": ".",
