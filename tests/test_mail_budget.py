@@ -234,3 +234,18 @@ def test_the_answer_to_a_mail_over_the_caps_names_them(judge):
     receipt = _flat(judge.last(ANN))
     assert "lines 11-16 were not read: a mail may name at most 5 games" in receipt
     assert all(m.state in ("applied", "refused") for m in judge.app.store.mails())
+
+
+def test_passwords_in_any_text_are_compared_and_refused(tmp_path):
+    """A password with letters beyond ASCII is compared like any other
+    (the comparison in constant time takes bytes): refused, never a mail
+    that fails and is tried again."""
+    judge = Harness(tmp_path, YAML + PRIVATE_GAME)
+    try:
+        judge.send(STRANGER, SERVER, "WATCH gamma fäns-önly\n")
+        judge.send("gm@example.org", ALPHA, "PASSWORD gëhéim\nPAUSE\n")
+        assert [m.state for m in judge.app.store.mails()] == ["refused", "refused"]
+        assert "the observer password is wrong" in judge.last(STRANGER)
+        assert "password is missing or wrong" in judge.last("gm@example.org")
+    finally:
+        judge.close()

@@ -382,7 +382,7 @@ def _watch_refused(ctx: Context, game: str, arg: str) -> str | None:
         return f"{game} is private: only its players and the observers its game master lists"
     if not given:
         return f"{game} is private: write WATCH {game} <observer password> (its game master has it)"
-    if not hmac.compare_digest(given, cfg.observer_password):
+    if not hmac.compare_digest(given.encode(), cfg.observer_password.encode()):  # any text
         return "the observer password is wrong"
     return None
 
