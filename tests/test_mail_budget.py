@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from pbem.mail.budget import SLOW_CHECKS
+from pbem.mail.budget import SLOW_CHECKS, TIME, Budget
 from tests.mailharness import GAMES_YAML, PRIVATE_GAME, Harness, wait_for
 
 ANN = "ann@example.org"  # plays alpha (Sol) and beta
@@ -249,3 +249,32 @@ def test_passwords_in_any_text_are_compared_and_refused(tmp_path):
         assert "password is missing or wrong" in judge.last("gm@example.org")
     finally:
         judge.close()
+
+
+def test_the_budget_counts_time_and_checks_and_names_lines_as_ranges():
+    """The meter on a clock the test moves: over once the time is spent,
+    slow checks refused past the cap, lines not read told as ranges."""
+    now = [10.0]
+    budget = Budget(seconds=0.4, spent=0.1, clock=lambda: now[0])
+    assert not budget.over()
+    assert [budget.slow_check() for _ in range(SLOW_CHECKS + 1)] == [True] * SLOW_CHECKS + [False]
+    assert budget.unchecked == 1
+    now[0] += 0.3
+    assert budget.over() and not budget.slow_check()
+    for line in (7, 8, 9, 12, 3):
+        budget.skip(line)
+    budget.skip(201, 1000, "over a cap")
+    assert budget.notes() == [
+        f"lines 3, 7-9, 12 were not read: {TIME}",
+        "lines 201-1000 were not read: over a cap",
+    ]
+    one = Budget()
+    one.skip(5)
+    assert one.notes() == [f"line 5 was not read: {TIME}"]
+    many = Budget()
+    for line in range(1, 100, 2):
+        many.skip(line)
+    assert (
+        many.notes()[0].startswith("lines 1, 3, 5")
+        and "and 30 more were not read" in (many.notes()[0])
+    )

@@ -10,8 +10,10 @@ Two kinds of bound, both counted per mail:
 - a meter of the CPU time the mail has cost (the time of the thread that
   handles it, reading included: ``ParsedMail.cpu``), looked at between
   one unit of work and the next (a game's section, a command, a password
-  check). The reading itself is also cut off by the worker's CPU timer
-  (pbem/mail/parse.py ``within``) where the process has one.
+  check). The reading itself (PARSE_SECONDS of the budget) is cut off by
+  the worker's CPU timer (pbem/mail/parse.py ``within``) where the process
+  has one, and stops by itself where it has none (pbem/mail/headers.py,
+  pbem/mail/body.py: no more headers, MIME parts or HTML read).
 
 What a mail could not have is remembered by line (``skip``) and told to its
 sender, as lines not read and why (``notes``); the mail is finished with

@@ -273,8 +273,8 @@ def ask_confirmation(w: Way) -> End | None:
 
 
 def note_unread(w: Way) -> End | None:
-    """The lines not read (over a cap, or once the mail had had its time)
-    and the password checks not made, told in the answer's notes."""
+    """The lines not read (over a cap, or once the mail had had its time),
+    told in the answer's notes: which, and why."""
     w.mail.notes += w.budget.notes()
     return None
 
