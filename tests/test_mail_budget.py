@@ -218,7 +218,15 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_the_answer_to_a_mail_over_the_caps_names_them(judge):
+def test_the_answer_to_a_mail_over_the_caps_names_them(tmp_path):
+    judge = Harness(tmp_path, MANY_GAMES)
+    try:
+        _over_the_caps(judge)
+    finally:
+        judge.close()
+
+
+def _over_the_caps(judge: Harness) -> None:
     pw = judge.password(ANN)
     judge.send(ANN, ALPHA, f"PASSWORD {pw}\n" + _lines("Sol holds", 250))
     receipt = _flat(judge.last(ANN))
@@ -230,9 +238,12 @@ def test_the_answer_to_a_mail_over_the_caps_names_them(judge):
     receipt = _flat(judge.last(ANN))
     assert "line 4 was not read: at most 3 passwords are read from a mail" in receipt
     games = "".join(f"GAME g{i}\nSTATUS\n" for i in range(8))
-    judge.send(ANN, SERVER, games)
+    judge.send(ANN, SERVER, f"PASSWORD {pw}\n{games}HISTORY S1901M\n")
     receipt = _flat(judge.last(ANN))
-    assert "lines 11-16 were not read: a mail may name at most 5 games" in receipt
+    assert "lines 12-18 were not read: a mail may name at most 5 games" in receipt
+    # a word that names no game (a phase, a game not here) is not counted
+    judge.send(ANN, ALPHA, f"PASSWORD {pw}\n" + "".join(f"HISTORY S19{i:02}M\n" for i in range(8)))
+    assert "not read" not in _flat(judge.last(ANN))
     assert all(m.state in ("applied", "refused") for m in judge.app.store.mails())
 
 

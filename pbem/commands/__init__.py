@@ -11,6 +11,8 @@ tables of docs/mail.md (``python -m pbem.commands`` prints them) follow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pbem.commands import (
     account,
     calendar,
@@ -43,9 +45,13 @@ REGISTRY = Registry(
 )
 
 
-def read_commands(lines: list[tuple[int, str]], default_game: str | None) -> ReadMail:
+def read_commands(
+    lines: list[tuple[int, str]],
+    default_game: str | None,
+    is_game: Callable[[str], bool] = lambda name: True,
+) -> ReadMail:
     """Sort a mail's kept lines into sections, commands and order lines."""
-    return _read_commands(REGISTRY, lines, default_game)
+    return _read_commands(REGISTRY, lines, default_game, is_game)
 
 
 __all__ = [

@@ -9,6 +9,7 @@ a command's name are the game's orders.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pbem.commands.registry import Command, Registry, Where
@@ -49,10 +50,14 @@ _END_BODY = ("ENDPRESS", "END PRESS")
 
 
 def read_commands(
-    registry: Registry, lines: list[tuple[int, str]], default_game: str | None
+    registry: Registry,
+    lines: list[tuple[int, str]],
+    default_game: str | None,
+    is_game: Callable[[str], bool] = lambda name: True,
 ) -> ReadMail:
     """Sort a mail's kept lines into sections, commands and order lines,
-    no further than the caps above."""
+    no further than the caps above (a name that ``is_game`` says is no game
+    is not counted among the games: ``HISTORY S1901M`` names a phase)."""
     sections: dict[str | None, Section] = {default_game: Section(default_game)}
     current = sections[default_game]
     passwords: list[str] = []
@@ -72,7 +77,7 @@ def read_commands(
             continue
         read += 1
         found = registry.match(line)
-        named = _game_named(found, sections)
+        named = {g for g in _game_named(found, sections) if g in (None, default_game) or is_game(g)}
         why = LINES_CAP if read > MAX_LINES else GAMES_CAP if len(named) > MAX_GAMES + 1 else ""
         if why:
             last = next(n for n, text in reversed(lines) if text.strip())

@@ -159,7 +159,7 @@ def split_into_sections(w: Way) -> End | None:
     recipients = [r for r in (w.app.recipient(a) for a in w.row.rcpt_to) if r is not None]
     games = [r.game for r in recipients if r.game]
     w.addressed = games[0] if len(set(games)) == 1 else None
-    w.read = read_commands(w.mail.lines, w.addressed)
+    w.read = read_commands(w.mail.lines, w.addressed, w.app.has_game)
     for first, last, why in w.read.unread:
         w.budget.skip(first, last, why)
     fold_history(w.read.sections, w.addressed, w.app.has_game)
