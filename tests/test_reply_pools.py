@@ -80,11 +80,12 @@ def test_a_stranger_mail_of_a_thousand_unknown_words_gets_only_line_numbers(judg
     body = "".join(f"wordnumber{i}\n" for i in range(1000))
     raw, text, subject = _brief(judge, body, "Visit spam.example today")
     _quotes_nothing(body, text, subject, "Visit spam.example today")
-    assert "Lines not carried out: 1-1000." in text
+    assert "Lines not carried out: 1-200." in text
+    assert "lines 201-1000 were not read" in text  # the cap on lines a mail
 
 
 def test_help_to_a_stranger_is_answered_once_within_the_size_of_the_mail(judge):
     raw, text, subject = _brief(judge, "HELP\n" * 50, "Visit spam.example today")
     assert subject == "Re: your mail" and "spam.example" not in text
     assert text.count("this list of commands") == 1
-    assert "line 2: HELP: the list of commands is above (once a mail)" in text
+    assert "line 2" not in text  # the same command again in one mail: answered once

@@ -11,6 +11,8 @@ tables of docs/mail.md (``python -m pbem.commands`` prints them) follow.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pbem.commands import (
     account,
     calendar,
@@ -23,7 +25,7 @@ from pbem.commands import (
     syntax,
 )
 from pbem.commands.context import Context, GameContext, GameReply, Worker
-from pbem.commands.parse import ReadMail, Section, subject_password
+from pbem.commands.parse import MAX_PASSWORDS, PASSWORDS_CAP, ReadMail, Section, subject_password
 from pbem.commands.parse import read_commands as _read_commands
 from pbem.commands.registry import Command, Registry, Use, Where, Who
 
@@ -43,12 +45,18 @@ REGISTRY = Registry(
 )
 
 
-def read_commands(lines: list[tuple[int, str]], default_game: str | None) -> ReadMail:
+def read_commands(
+    lines: list[tuple[int, str]],
+    default_game: str | None,
+    is_game: Callable[[str], bool] = lambda name: True,
+) -> ReadMail:
     """Sort a mail's kept lines into sections, commands and order lines."""
-    return _read_commands(REGISTRY, lines, default_game)
+    return _read_commands(REGISTRY, lines, default_game, is_game)
 
 
 __all__ = [
+    "MAX_PASSWORDS",
+    "PASSWORDS_CAP",
     "REGISTRY",
     "Command",
     "Context",

@@ -69,8 +69,6 @@ class GameReply:
     deadline: str = ""
     error: str = ""  # the whole section was refused
     new_token: bool = False  # NEW TOKEN: the receipt's Reply-To is read again
-    paused: bool = False  # refused: password checks from the sender are paused
-    quiet: bool = False  # refused again during that pause: not answered (told once)
     proven: bool = False  # the sender's credentials for the game passed
 
 

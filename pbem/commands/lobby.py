@@ -428,7 +428,7 @@ def _watch_refused(ctx: Context, game: str, arg: str) -> str | None:
     given = arg.split()[1] if len(arg.split()) > 1 else ""
     if not given:
         return f"{game} is private: write WATCH {game} <observer password> (its game master has it)"
-    if not hmac.compare_digest(given, right):
+    if not hmac.compare_digest(given.encode(), right.encode()):  # any text, as bytes
         return "the observer password is wrong"
     return None
 

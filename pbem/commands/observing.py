@@ -116,7 +116,11 @@ def confirmed_with_password(ctx: Context, game: str, given: str) -> str | None:
         )
     cfg = app.game_config(game)
     right = None if cfg is None else observer_password(app.secret, cfg)
-    if app.store.game(conn, game) is not None and right and hmac.compare_digest(given, right):
+    if (
+        app.store.game(conn, game) is not None
+        and right
+        and hmac.compare_digest(given.encode(), right.encode())
+    ):
         return None
     app.store.add_auth_failure(conn, key, name, now)
     if right and app.store.game_failures(conn, FAILURE_KEY, name, now) == ALERT_AFTER:

@@ -81,18 +81,22 @@ def check_token(secret: str, game: str, player: str, version: int, token: str) -
 
 
 class Verifier:
-    """Checks passwords, remembering the ones that were right.
+    """Checks passwords, remembering the ones that were right and wrong.
 
     scrypt is slow on purpose (tens of milliseconds); a player sends the
     same password with every mail, so a right (hash, password) pair is
     remembered in memory, under a digest of both, and checked at once the
-    next time. Wrong passwords are never remembered: each costs a full
-    check, and the processor stops checking an address after many failures.
+    next time. A wrong pair is remembered too, under an HMAC with a key of
+    this process's own, so the same wrong guess sent again costs no check
+    (``known_wrong``); how many checks a mail may run is pbem/mail/budget.py's.
     """
 
-    def __init__(self, size: int = 4096) -> None:
+    def __init__(self, size: int = 4096, wrong: int = 16384) -> None:
         self.size = size
         self._known: dict[bytes, None] = {}
+        self.wrong_size = wrong
+        self._wrong: dict[bytes, None] = {}
+        self._pepper = secrets.token_bytes(32)
 
     @staticmethod
     def _key(password: str, stored: str) -> bytes:
@@ -102,11 +106,22 @@ class Verifier:
         """True if this password was checked right before (no slow check)."""
         return self._key(password, stored) in self._known
 
+    def _wrong_key(self, password: str, stored: str) -> bytes:
+        message = f"{stored}\0{password}".encode("utf-8", "surrogatepass")
+        return hmac.new(self._pepper, message, hashlib.sha256).digest()
+
+    def known_wrong(self, password: str, stored: str) -> bool:
+        """True if this password was checked wrong before (no slow check)."""
+        return self._wrong_key(password, stored) in self._wrong
+
     def check(self, password: str, stored: str) -> bool:
         key = self._key(password, stored)
         if key in self._known:
             return True
         if not check_password(password, stored):
+            if len(self._wrong) >= self.wrong_size:
+                self._wrong.pop(next(iter(self._wrong)))
+            self._wrong[self._wrong_key(password, stored)] = None
             return False
         if len(self._known) >= self.size:
             self._known.pop(next(iter(self._known)))

@@ -5,10 +5,14 @@ END are set aside."""
 from __future__ import annotations
 
 import re
+import time
 from email.message import Message
 from html.parser import HTMLParser
 
 from pbem.mail.parsed import MAX_DECODED, MAX_PARTS, MAX_TEXT, ParsedMail
+
+HTML_PIECE = 32_000  # characters of HTML read between two looks at the clock
+SLOW = "the mail takes too long to read"
 
 
 def _decode(part: Message, out: ParsedMail, where: str) -> str | None:
@@ -49,7 +53,9 @@ def _decode(part: Message, out: ParsedMail, where: str) -> str | None:
         return payload.decode("cp1252", errors="replace")
 
 
-def body_text(msg: Message, out: ParsedMail) -> tuple[str, str]:
+def body_text(msg: Message, out: ParsedMail, until: float | None = None) -> tuple[str, str]:
+    """The mail's text and where it came from (plain, html, none), read
+    part by part until this thread's CPU clock reaches ``until``."""
     plain: str | None = None
     html: str | None = None
     attachments = 0
@@ -61,6 +67,9 @@ def body_text(msg: Message, out: ParsedMail) -> tuple[str, str]:
         parts = [msg]
     for part in parts:
         count += 1
+        if until is not None and time.thread_time() > until:
+            out.notes.append(f"parts {count} and after were not read: {SLOW}")
+            break
         if count > MAX_PARTS:
             out.notes.append(f"only the first {MAX_PARTS} parts were read")
             break
@@ -91,7 +100,7 @@ def body_text(msg: Message, out: ParsedMail) -> tuple[str, str]:
     if plain is not None and plain.strip():
         return plain, "plain"
     if html is not None:
-        return html_to_text(html), "html"
+        return html_to_text(html, until, out), "html"
     if plain is not None:
         return plain, "plain"
     if attachments:
@@ -150,12 +159,21 @@ class _HtmlText(HTMLParser):
         self.parts.append(data)
 
 
-def html_to_text(html: str) -> str:
+def html_to_text(html: str, until: float | None = None, out: ParsedMail | None = None) -> str:
     """The text of an HTML mail, a line per block; blockquotes marked as
-    quotes so they are never read as orders."""
+    quotes so they are never read as orders. Read a piece at a time, up
+    to ``until`` on this thread's CPU clock (what was read is kept)."""
     parser = _HtmlText()
+    html = html[: MAX_TEXT * 5]
     try:
-        parser.feed(html[: MAX_TEXT * 5])
+        for start in range(0, len(html), HTML_PIECE):
+            if sum(map(len, parser.parts)) >= MAX_TEXT:
+                break  # as much text as is ever read (split_lines)
+            if until is not None and time.thread_time() > until:
+                if out is not None:
+                    out.notes.append(f"the HTML was read only in part: {SLOW}")
+                break
+            parser.feed(html[start : start + HTML_PIECE])
         parser.close()
     except Exception:
         pass

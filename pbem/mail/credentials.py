@@ -2,30 +2,40 @@
 player's password (the master password for the game master), and, with a
 trusted relay, the relay's verdict that the sender's domain signed the
 mail, or, where DKIM is required and no relay stands in front, our own
-DKIM check (pbem/mail/dkim.py). Wrong credentials are counted per address: the game master is told
-after a few, and past many the slow password check is not run for that
-address for a while (no guessing at speed)."""
+DKIM check (pbem/mail/dkim.py). Wrong credentials are counted per
+address, and the game master is told after a few.
+
+A right password is always accepted, however many wrong ones came "from"
+the same address (anyone can forge a From:). What a wrong one may cost is
+bounded instead: a mail's first three passwords are read
+(pbem/commands/parse.py), each checked only against the seats it could
+open (the sender's own; another player's only to tell that player their
+password was used elsewhere), a guess known to be wrong costs no check
+again (the verifier remembers it), and a mail runs at most a few slow
+checks (pbem/mail/budget.py)."""
 
 from __future__ import annotations
 
 import hmac
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import dataclass, field
 
 from pbem.app import Recipient
-from pbem.commands import GameContext
+from pbem.commands import MAX_PASSWORDS, GameContext
 from pbem.mail import auth, dkim
+from pbem.mail.budget import SLOW_CHECKS, Budget
 from pbem.store import PlayerRow
-from pbem.turns.localtime import local
-from pbem.words import wrap
 
 FAILURES_BEFORE_ALERT = 5  # wrong credentials from one address in an hour
-BLOCK_AFTER = 20  # failures in an hour after which passwords from it are not checked
-# (the slow hash is not run for that address for a while: no guessing at
-# speed). The address is told once, with the time checks resume; its
-# reply addresses (checked without a password) keep working.
-PAUSED = "password checks from this address are paused"
+# wrong passwords in an hour from an address after which its passwords are
+# no longer tried against other players' seats (to tell them theirs was used
+# elsewhere): only its own seats' (always) and passwords known right
+STRANGER_TRIES = 2
+UNCHECKED = (
+    "nothing was applied: your password was not checked, as this mail asked for more "
+    f"password checks than one mail may ({SLOW_CHECKS}). Send your orders again "
+    "in a mail of their own, with one PASSWORD line."
+)
 
 
 @dataclass
@@ -36,6 +46,7 @@ class Credentials:
     token: Recipient | None  # the reply address it was sent to, for this game
     players: list[PlayerRow]  # the seats of its sender's address
     dkim: Callable[[], dkim.Verdict] | None = None  # its DKIM verdict, worked out when asked
+    budget: Budget = field(default_factory=Budget)  # what the mail may still cost
 
 
 def token_ok(ctx: GameContext, creds: Credentials, seat: PlayerRow) -> bool:
@@ -51,20 +62,56 @@ def token_ok(ctx: GameContext, creds: Credentials, seat: PlayerRow) -> bool:
 
 
 def password_ok(ctx: GameContext, creds: Credentials, seat: PlayerRow) -> bool:
-    """One of the mail's first three passwords is the seat's."""
-    tries = creds.passwords[:3]
-    verifier = ctx.app.verifier
-    if any(verifier.known(pw, seat.password_hash) for pw in tries):
+    """One of the mail's first three passwords is the seat's: a password
+    checked right before, at once; a guess known to be wrong, not at all;
+    any other by the slow check, while the mail's budget has one left
+    (else ``creds.budget.unchecked`` counts it)."""
+    tries = creds.passwords[:MAX_PASSWORDS]
+    verifier, stored = ctx.app.verifier, seat.password_hash
+    if any(verifier.known(pw, stored) for pw in tries):
         return True
-    failures = ctx.app.store.recent_auth_failures(ctx.conn, ctx.sender, ctx.now) if tries else 0
-    if not tries or failures >= BLOCK_AFTER:
-        return False  # nothing to check, or too many failures: no more slow checks
-    return any(verifier.check(pw, seat.password_hash) for pw in tries)
+    for pw in tries:
+        if verifier.known_wrong(pw, stored):
+            continue
+        if not creds.budget.slow_check():
+            return False
+        if verifier.check(pw, stored):
+            return True
+    return False
+
+
+def password_owner(
+    ctx: GameContext, creds: Credentials, seats: list[PlayerRow]
+) -> PlayerRow | None:
+    """The seat, not the sender's, that one of the mail's passwords opens:
+    a password known right for one at once; else, unless wrong passwords
+    came from the sender lately (STRANGER_TRIES), by the slow checks the
+    mail's budget allows; a search that finds none is counted as a failure
+    of the sender's."""
+    tries, verifier = creds.passwords[:MAX_PASSWORDS], ctx.app.verifier
+    if not tries:
+        return None
+    known = next(
+        (s for s in seats if any(verifier.known(pw, s.password_hash) for pw in tries)), None
+    )
+    if known is not None:
+        return known
+    if ctx.app.store.recent_auth_failures(ctx.conn, ctx.sender, ctx.now) >= STRANGER_TRIES:
+        return None
+    found = next((s for s in seats if password_ok(ctx, creds, s)), None)
+    if found is None:
+        ctx.app.store.add_auth_failure(ctx.conn, ctx.sender, ctx.game, ctx.now)
+    return found
 
 
 def master_password_ok(ctx: GameContext, creds: Credentials) -> bool:
-    expected = ctx.cfg.master_password or ""
-    return any(hmac.compare_digest(p, expected) for p in creds.passwords[:3])
+    """One of the mail's first three passwords is the master password
+    (compared in constant time, as bytes: any text at all compares)."""
+    expected = (ctx.cfg.master_password or "").encode("utf-8", "surrogatepass")
+    return bool(expected) and any(
+        hmac.compare_digest(p.encode("utf-8", "surrogatepass"), expected)
+        for p in creds.passwords[:MAX_PASSWORDS]
+    )
 
 
 def sender_refused(ctx: GameContext, creds: Credentials) -> str | None:
@@ -107,12 +154,6 @@ def dkim_refusal(verdict: dkim.Verdict, domain: str) -> str | None:
     )
 
 
-def blocked(ctx: GameContext, sender: str) -> bool:
-    """Too many wrong passwords came from ``sender`` lately: its
-    passwords are not checked for now."""
-    return ctx.app.store.recent_auth_failures(ctx.conn, sender, ctx.now) >= BLOCK_AFTER
-
-
 def count_failure(ctx: GameContext, seat: PlayerRow) -> int:
     """A wrong password (or none) for ``seat``: counted, and the game
     master told when they keep coming. How many in the last hour."""
@@ -127,24 +168,3 @@ def count_failure(ctx: GameContext, seat: PlayerRow) -> int:
             "or reply address. Nothing was applied.",
         )
     return failures
-
-
-def paused_refusal(ctx: GameContext, sender: str, player: PlayerRow | None) -> str:
-    """The one refusal that says password checks from ``sender`` are
-    paused, until when, and what still works."""
-    times = ctx.app.store.auth_failure_times(ctx.conn, sender, ctx.now)
-    until = times[max(0, len(times) - BLOCK_AFTER)] + timedelta(hours=1)
-    when = local(until, (player.timezone if player else "") or ctx.cfg.timezone or "UTC")
-    way = (
-        "Replying to this mail, or to any mail from this server, still works: "
-        "its reply address is checked without the password."
-        if player
-        else "The command line on the server (pbem master) still works."
-    )
-    return wrap(  # a paragraph of its own, wrapped for a mail window
-        f"nothing was applied: {BLOCK_AFTER} mails in the last hour came from this "
-        "address with a wrong password (or none), so password checks from it are "
-        f"paused until {when}. Mails with a password sent before then are not "
-        f"answered. {way} If you did not send those mails, someone else used your address.",
-        hang="",
-    )

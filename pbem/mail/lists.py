@@ -67,7 +67,7 @@ def token_owner(secret: str, token: str, candidates: Iterable[str]) -> str | Non
     given = token.lower()
     found = None
     for address in candidates:  # every one compared: the time says nothing
-        if hmac.compare_digest(unsubscribe_token(secret, game, address), given):
+        if hmac.compare_digest(unsubscribe_token(secret, game, address).encode(), given.encode()):
             found = address
     return found
 

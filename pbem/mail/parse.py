@@ -1,7 +1,8 @@
 """Reading a stored mail: who sent it, whether it is automatic, and the new
 lines of its text.
 
-Built on the standard library's ``email`` package with the modern policy.
+Built on the standard library's ``email`` package with the modern policy,
+every header bounded before its parser sees it (pbem/mail/headers.py).
 Nothing here raises on bad input: whatever could not be read becomes a
 note that the reply shows ("part 2 has an unknown charset 'x-foo'").
 Mail too complex to read in the time budget (too many parts, too deep) is
@@ -19,6 +20,7 @@ import functools
 import re
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from email.headerregistry import Address
@@ -26,7 +28,11 @@ from email.message import Message
 from typing import Any
 
 from pbem.mail.body import body_text, split_lines
+from pbem.mail.headers import POLICY, readable
 from pbem.mail.parsed import MAX_DEPTH, MAX_HEADERS, MAX_PARTS, PARSE_SECONDS, ParsedMail
+
+MAX_HEAD = 16_000  # octets of a bounce's head that its detectors read
+MAX_BOUNCE = 64_000  # octets of a bounce that its detectors read
 
 _ADDR_SPEC = re.compile(r"^[^\s<>@\"\\,;:()\[\]]+@[A-Za-z0-9.-]+$")
 
@@ -48,8 +54,8 @@ def sender_address(msg: Message) -> str | None:
         raw = next((v for k, v in msg.raw_items() if k.lower() == "from"), None)
     except Exception:
         return None
-    if raw is None:
-        return None
+    if raw is None or not readable("From", str(raw), structured=True):
+        return None  # longer, or stranger, than any From: a person writes
     return _from_header(str(raw))
 
 
@@ -59,7 +65,7 @@ def _from_header(raw: str) -> str | None:
     registry; remembered, as players write from the same header again and
     again and parsing it costs more than the rest of reading a mail."""
     try:
-        header = email.policy.default.header_fetch_parse("From", raw)
+        header = POLICY.header_fetch_parse("From", raw)
     except Exception:  # a header the registry cannot parse at all
         return None
     addresses = getattr(header, "addresses", None)
@@ -109,7 +115,14 @@ def parse_mail(
     automatic, and whom to tell), then, within ``budget`` seconds where the
     process can bound it, the whole mail, parsed once. A mail to one of our
     bounce addresses (``bounce_address``) is read as a possible bounce
-    whoever sent it."""
+    whoever sent it. What it cost (CPU time of this thread) is ``cpu``."""
+    started = time.thread_time()
+    out = _parse_mail(raw, envelope_from, budget, bounce_address)
+    out.cpu = time.thread_time() - started
+    return out
+
+
+def _parse_mail(raw: bytes, envelope_from: str, budget: float, bounce_address: bool) -> ParsedMail:
     out = ParsedMail()
     text = normalise(raw)
     reason = complexity(text)
@@ -117,8 +130,10 @@ def parse_mail(
         _head_only(text, envelope_from, out)
         out.too_complex = reason
         return out
+    # the same bound, kept by the reading itself where no timer can (threads)
+    until = time.thread_time() + budget if budget > 0 else None
     try:
-        within(budget, lambda: _read(text, envelope_from, out, bounce_address))
+        within(budget, lambda: _read(text, envelope_from, out, bounce_address, until))
     except ReadTimeout:
         fresh = ParsedMail()
         _head_only(text, envelope_from, fresh)
@@ -129,14 +144,17 @@ def parse_mail(
 
 def _head_only(text: bytes, envelope_from: str, out: ParsedMail) -> None:
     head = text.split(b"\n\n", 1)[0][:256_000] + b"\n\n"
-    _read_headers(email.message_from_bytes(head, policy=email.policy.default), out)
+    _read_headers(email.message_from_bytes(head, policy=POLICY), out)
     out.bounce, out.auto = automatic(envelope_from, out)
     out.loop = "x-pbem-server" in out.headers
 
 
-def _read(text: bytes, envelope_from: str, out: ParsedMail, bounce_address: bool) -> None:
+def _read(
+    text: bytes, envelope_from: str, out: ParsedMail, bounce_address: bool, until: float | None
+) -> None:
     try:
-        msg = email.message_from_bytes(text, policy=email.policy.default)
+        policy = POLICY if until is None else POLICY.clone(until=until)
+        msg = email.message_from_bytes(text, policy=policy)
     except Exception as exc:  # the parser is lenient; this is belt and braces
         _head_only(text, envelope_from, out)
         out.notes.append(f"the mail could not be parsed ({type(exc).__name__})")
@@ -153,7 +171,7 @@ def _read(text: bytes, envelope_from: str, out: ParsedMail, bounce_address: bool
         return
     if out.auto:
         return
-    body, source = body_text(msg, out)
+    body, source = body_text(msg, out, until)
     out.source = source
     split_lines(body, out)
 
@@ -361,11 +379,17 @@ def read_failures(text: bytes, out: ParsedMail) -> None:
     the non-standard formats of many mail systems): the addresses that
     failed for good and those delayed; and, when the library names no
     address, the Action fields of the DSN itself. Never raises: a detector
-    that fails on a mangled bounce leaves the bounce unread."""
+    that fails on a mangled bounce leaves the bounce unread, and so does
+    a head longer than any mail system writes. The detectors' work grows
+    with what they read (1 MB of From:, or of address lines, costs them
+    seconds), so they read the first MAX_BOUNCE octets: the report comes
+    before the mail it returns."""
     from flufl.bounce import all_failures  # imported by the first bounce read
 
+    if len(text.split(b"\n\n", 1)[0]) > MAX_HEAD:
+        return
     try:
-        msg = email.message_from_bytes(text)  # the detectors expect the classic policy
+        msg = email.message_from_bytes(text[:MAX_BOUNCE])  # the classic policy, as they expect
         temporary, permanent = all_failures(msg)
         actions = _dsn_actions(msg)
     except Exception:
@@ -392,7 +416,7 @@ def read_failures_within(text: bytes, out: ParsedMail, budget: float = PARSE_SEC
 def bounced_ids(raw: bytes) -> tuple[str, ...]:
     """The Message-IDs a bounce names (see _bounced_ids); never raises."""
     try:
-        return _bounced_ids(email.message_from_bytes(raw, policy=email.policy.default))
+        return _bounced_ids(email.message_from_bytes(raw, policy=POLICY))
     except Exception:
         return ()
 

@@ -19,6 +19,8 @@ from sqlalchemy import Connection
 
 from pbem.app import App, Recipient
 from pbem.commands import (
+    MAX_PASSWORDS,
+    PASSWORDS_CAP,
     REGISTRY,
     Context,
     GameReply,
@@ -33,8 +35,8 @@ from pbem.commands import (
 from pbem.commands.orders import fold_history
 from pbem.mail import bounces, dkim, parse
 from pbem.mail import section as sections
+from pbem.mail.budget import Budget
 from pbem.mail.compose import BadAddress, safe_address
-from pbem.mail.credentials import PAUSED
 from pbem.mail.parse import ParsedMail, is_daemon, normalise
 from pbem.mail.unsubscribe import unsubscribe
 from pbem.store import InboxRow, PlayerRow
@@ -70,6 +72,7 @@ class Way:
     dkim: Callable[[], dkim.Verdict] | None = None  # its DKIM verdict, worked out when asked
     pending: list[confirm.Pending] = field(default_factory=list)  # commands to confirm
     authenticated: bool = False  # a game's credentials passed: the mail proved its sender
+    budget: Budget = field(default_factory=Budget)  # what the mail may still cost
 
 
 Step = Callable[[Way], "End | None"]
@@ -78,7 +81,7 @@ Step = Callable[[Way], "End | None"]
 def handle(worker: Worker, conn: Connection, row: InboxRow, mail: ParsedMail) -> str:
     """Take one stored mail through every step; returns its final state."""
     app = worker.app
-    way = Way(app, conn, worker, row, mail, app.clock.now())
+    way = Way(app, conn, worker, row, mail, app.clock.now(), budget=Budget(spent=mail.cpu))
     end = next((e for e in (step(way) for step in STEPS) if e is not None), None)
     if end is None:
         end = End("applied" if way.applied else "refused")
@@ -157,12 +160,16 @@ def split_into_sections(w: Way) -> End | None:
     recipients = [r for r in (w.app.recipient(a) for a in w.row.rcpt_to) if r is not None]
     games = [r.game for r in recipients if r.game]
     w.addressed = games[0] if len(set(games)) == 1 else None
-    w.read = read_commands(w.mail.lines, w.addressed)
+    w.read = read_commands(w.mail.lines, w.addressed, w.app.has_game)
+    for first, last, why in w.read.unread:
+        w.budget.skip(first, last, why)
     fold_history(w.read.sections, w.addressed, w.app.has_game)
     w.passwords = list(w.read.passwords)
     in_subject = subject_password(w.mail.subject)
-    if in_subject:
+    if in_subject and len(w.passwords) < MAX_PASSWORDS:
         w.passwords.append(in_subject)
+    elif in_subject:
+        w.mail.notes.append(f"the password in the subject was not read: {PASSWORDS_CAP}")
     w.tokens = {r.game: r for r in recipients if r.kind == "reply"}
     w.players = w.worker.players_by_email(w.conn, w.sender)
     cfg = w.app.config.server.dkim
@@ -188,6 +195,10 @@ def run_game_sections(w: Way) -> End | None:
     """Each game's section: who writes, then its orders and commands."""
     assert w.read is not None
     for key, section in w.read.sections.items():
+        if w.budget.over():  # the mail has had its time: the rest is not read
+            for number in section_lines(section):
+                w.budget.skip(number)
+            continue
         if key is None:
             w.replies += no_game(section)
             continue
@@ -201,7 +212,7 @@ def run_game_sections(w: Way) -> End | None:
             w.mail,
             w.now,
             section,
-            sections.Credentials(w.passwords, w.tokens.get(key), w.players, w.dkim),
+            sections.Credentials(w.passwords, w.tokens.get(key), w.players, w.dkim, w.budget),
         )
         if reply is not None:
             w.replies.append(reply)
@@ -211,14 +222,21 @@ def run_game_sections(w: Way) -> End | None:
 
 
 def run_server_commands(w: Way) -> End | None:
-    """The commands that need no game (HELP, LIST, JOIN, WATCH...)."""
+    """The commands that need no game (HELP, LIST, JOIN, WATCH...), each
+    answered once however often the mail gives it."""
     assert w.read is not None
     ctx = Context(w.app, w.conn, w.worker, REGISTRY, w.mail, w.row, w.now, w.server_lines)
     ctx.addressed = w.addressed
     ctx.proven = w.authenticated
+    done: set[tuple[str, str]] = set()
     for number, name, arg in w.read.server_commands:
         command = REGISTRY.get(name)
-        if command is not None and command.handler is not None:
+        if (name, arg.lower()) in done:
+            continue
+        done.add((name, arg.lower()))
+        if w.budget.over():
+            w.budget.skip(number)
+        elif command is not None and command.handler is not None:
             command.handler(ctx, Use(number, name, arg))
     w.pending = ctx.pending
     w.applied = w.applied or ctx.changed
@@ -258,12 +276,10 @@ def ask_confirmation(w: Way) -> End | None:
     return End("applied", "waiting for confirmation: " + "; ".join(lines))
 
 
-def drop_quiet_refusals(w: Way) -> End | None:
-    """Refusals not answered (password checks paused: the sender was told
-    once); a mail with nothing else ends here."""
-    if w.replies and all(r.quiet for r in w.replies) and not w.server_lines:
-        return End("refused", PAUSED)
-    w.replies = [r for r in w.replies if not r.quiet]
+def note_unread(w: Way) -> End | None:
+    """The lines not read (over a cap, or once the mail had had its time),
+    told in the answer's notes: which, and why."""
+    w.mail.notes += w.budget.notes()
     return None
 
 
@@ -350,13 +366,22 @@ STEPS: tuple[Step, ...] = (
     run_game_sections,
     run_server_commands,
     ask_confirmation,
-    drop_quiet_refusals,
+    note_unread,
     refuse_unreadable,
     send_receipt,
 )
 
 
 # -- what the steps share ----------------------------------------------------------------
+
+
+def section_lines(section: Section) -> list[int]:
+    """The numbers of a section's order, command and press lines."""
+    return sorted(
+        [n for n, _ in section.orders]
+        + [n for n, _, _ in section.commands]
+        + [n for n, _, _ in section.press]
+    )
 
 
 def section_has_business(section: Section) -> bool:
@@ -425,7 +450,7 @@ def registered_address(players: list[PlayerRow], sender: str) -> str:
 def reply_to(w: Way) -> str | None:
     """The player's reply address for the first game answered (read
     again if this mail asked for a new token)."""
-    games = [r.game for r in w.replies if r.game and (not r.error or r.paused)]
+    games = [r.game for r in w.replies if r.game and not r.error]
     for p in w.players:
         if games and p.game == games[0] and p.status == "active":
             if any(r.new_token for r in w.replies):

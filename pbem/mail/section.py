@@ -19,7 +19,7 @@ from pbem.commands import REGISTRY, Command, GameContext, GameReply, Section, Us
 from pbem.commands.observing import no_such_game
 from pbem.config import GameConfig
 from pbem.mail import bounces, credentials, lists
-from pbem.mail.credentials import BLOCK_AFTER, Credentials
+from pbem.mail.credentials import Credentials
 from pbem.mail.parse import ParsedMail
 from pbem.store import GameRow, InboxRow
 from pbem.turns.deadlines import cron_after
@@ -115,6 +115,15 @@ def _command(name: str) -> Command:
     return command
 
 
+def in_time(p: Part, line: int) -> bool:
+    """Whether the mail has time left for ``line``; else it is not read,
+    and the sender is told (pbem/mail/budget.py)."""
+    if p.creds.budget.over():
+        p.creds.budget.skip(line)
+        return False
+    return True
+
+
 def refused(p: Part, why: str) -> Done:
     p.ctx.reply.error = why
     return Done(p.ctx.reply)
@@ -128,10 +137,9 @@ def credentials_elsewhere(p: Part) -> Done | None:
     applied and the sender gets no receipt for the game. Else: not a player."""
     ctx = p.ctx
     everyone = ctx.app.store.players(ctx.conn, ctx.game)
-    owner = next((s for s in everyone if credentials.token_ok(ctx, p.creds, s)), None) or next(
-        (s for s in everyone if p.creds.passwords and credentials.password_ok(ctx, p.creds, s)),
-        None,
-    )
+    owner = next(
+        (s for s in everyone if credentials.token_ok(ctx, p.creds, s)), None
+    ) or credentials.password_owner(ctx, p.creds, everyone)
     if owner is None and ctx.cfg.visibility == "private":  # to a stranger, no such game
         return Done(no_such_game(ctx.app.config.server.address, ctx.game))
     if owner is None:
@@ -162,18 +170,11 @@ def master_relay_verified(p: Part) -> Done | None:
 
 
 def master_password(p: Part) -> Done | None:
-    """The master password, from the master's address; not checked at all
-    while too many wrong ones came from it."""
-    ctx = p.ctx
-    sender = ctx.cfg.master_email or ""
-    if credentials.blocked(ctx, sender):
-        ctx.reply.quiet = True  # told once, when the pause began
-        return refused(p, credentials.PAUSED)
-    if credentials.master_password_ok(ctx, p.creds):
-        ctx.reply.proven = True
+    """The master password, from the master's address (always checked:
+    the check is a comparison, not a slow hash)."""
+    if credentials.master_password_ok(p.ctx, p.creds):
+        p.ctx.reply.proven = True
         return None
-    if ctx.app.store.add_auth_failure(ctx.conn, sender, ctx.game, ctx.now) >= BLOCK_AFTER:
-        return refused(p, credentials.paused_refusal(ctx, sender, None))
     return refused(
         p,
         "nothing was applied: the game master's password is missing or wrong "
@@ -208,17 +209,13 @@ def relay_verified(p: Part) -> Done | None:
 
 def player_credentials(p: Part) -> Done | None:
     """A reply address of the player's, or the player's password."""
-    ctx, seat = p.ctx, p.ctx.me
+    ctx, seat, unchecked = p.ctx, p.ctx.me, p.creds.budget.unchecked
     if credentials.token_ok(ctx, p.creds, seat) or credentials.password_ok(ctx, p.creds, seat):
         ctx.reply.proven = True
         return None
-    if credentials.blocked(ctx, ctx.sender):
-        ctx.reply.quiet = True  # told once, when the pause began
-        return refused(p, credentials.PAUSED)
-    if credentials.count_failure(ctx, seat) >= credentials.BLOCK_AFTER:
-        ctx.reply.paused = True  # its Reply-To works: the closing says how, per game
-        ctx.reply.received = ctx.engine.order_mode is OrderMode.RECEIVED
-        return refused(p, credentials.paused_refusal(ctx, ctx.sender, seat))
+    if p.creds.budget.unchecked > unchecked:  # not wrong: not checked, for want of budget
+        return refused(p, credentials.UNCHECKED)
+    credentials.count_failure(ctx, seat)
     return refused(
         p,
         "nothing was applied: the password is missing or wrong. Put a "
@@ -302,6 +299,8 @@ def commands_before_orders(p: Part) -> Done | None:
     done: set[str] = set()
     for number, name, arg in p.section.commands:
         command = _command(name)
+        if command.before_orders and not in_time(p, number):
+            continue
         if command.before_orders and command.allows(Who.PLAYER) and name not in done:
             done.add(name)
             assert command.handler is not None
@@ -313,7 +312,7 @@ def read_orders(p: Part) -> Done | None:
     """The mail's order lines, read by the game: accepted, refused and
     noticed; what is read is stored."""
     ctx, orders = p.ctx, p.section.orders
-    if not orders:
+    if not orders or not [n for n, _ in orders if in_time(p, n)]:  # each noted if not read
         return None
     text_lines = [""] * max(n for n, _ in orders)
     for n, text in orders:
@@ -396,7 +395,7 @@ def run_commands(p: Part) -> Done | None:
         command = _command(name)
         if command.handler is None or not command.allows(ctx.who):
             ctx.say(f"line {number}: {name} is not available here")
-        elif not command.before_orders:  # those ran before the orders
+        elif not command.before_orders and in_time(p, number):  # those ran before the orders
             command.handler(ctx, Use(number, name, arg))
     return None
 
@@ -406,7 +405,8 @@ def run_press(p: Part) -> Done | None:
     press = _command("PRESS")
     assert press.handler is not None
     for number, to, body in p.section.press:
-        press.handler(p.ctx, Use(number, press.name, to, tuple(body)))
+        if in_time(p, number):
+            press.handler(p.ctx, Use(number, press.name, to, tuple(body)))
     return None
 
 
