@@ -15,7 +15,7 @@ from typing import Any
 import jinja2
 import yaml
 
-from pbem.paths import templates_dir
+from pbem.paths import ResourceLoader, read_text, templates_root
 
 HUES = (
     "red", "orange", "yellow", "lime", "green", "mint",
@@ -47,7 +47,7 @@ def templates() -> jinja2.Environment:
     """The Jinja2 templates: text mail as written (no escaping), HTML
     escaped (files ending .html.j2)."""
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=ResourceLoader(templates_root()),
         autoescape=jinja2.select_autoescape(
             enabled_extensions=("html.j2",), default_for_string=False
         ),
@@ -80,10 +80,8 @@ def wrap(text: str, width: int = 72, indent: str = "", hang: str = "    ") -> st
 
 @cache
 def phrasebook(game: str) -> dict[str, dict[str, str]]:
-    path = templates_dir() / game / "phrases.yaml"
-    if not path.is_file():
-        return {}
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    text = read_text(templates_root(), f"{game}/phrases.yaml")
+    return {} if text is None else yaml.safe_load(text) or {}
 
 
 def _show(value: Any) -> str:

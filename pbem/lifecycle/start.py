@@ -16,6 +16,7 @@ from pbem.config import GameConfig
 from pbem.lifecycle.seats import seat_of, with_seat
 from pbem.mail.calendar import FILENAME, MIME, calendar_of
 from pbem.mapdraw import picture, to_png
+from pbem.paths import read_bytes, rules_root
 from pbem.reports import compact_options
 from pbem.store import PlayerRow
 from pbem.turns.deadlines import cron_after
@@ -158,7 +159,6 @@ def order_examples(
 
 
 def rules_guide(game: str) -> bytes | None:
-    """docs/rules/<game>.md, the guide for players (None where the docs are
-    not installed)."""
-    path = Path(__file__).resolve().parents[2] / "docs" / "rules" / f"{game}.md"
-    return path.read_bytes() if path.is_file() else None
+    """docs/rules/<game>.md, the guide for players (installed as the
+    package data of pbem.rules; None for a game with no guide)."""
+    return read_bytes(rules_root(), f"{game}.md")
