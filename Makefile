@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint bench check demo clean postgresql chromium screenshots
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'

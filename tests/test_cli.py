@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -452,3 +453,25 @@ def test_report_writes_only_where_it_is_told(capsys, tmp_path, monkeypatch):
         "map-alpha-1.png",
         "map-alpha-1.svg",
     ]
+
+
+def test_version_from_a_checkout_names_the_commit_checked_out(tmp_path):
+    """`pbem --version` run from this checkout: the release, and the commit
+    git says is checked out now; with no git to ask, the installed version,
+    and never a failure."""
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    said = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "--version"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    if head:
+        assert re.fullmatch(rf"pbem \d+\.\d+\.\d+\+g{head}(\.dirty)?", said), said
+    no_git = subprocess.run(
+        [sys.executable, "-m", "pbem.cli", "--version"],
+        capture_output=True,
+        text=True,
+        env={"PATH": str(tmp_path), "HOME": str(tmp_path)},  # no git on it
+    )
+    assert no_git.returncode == 0, no_git.stderr
+    assert re.fullmatch(r"pbem \d+\.\d+\.\d+(\+g[0-9a-f]{12}(\.dirty)?)?", no_git.stdout.strip())

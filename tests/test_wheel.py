@@ -1,6 +1,6 @@
 """pbem as an operator installs it: a wheel built from this checkout,
 installed without -e and without the test extras into a fresh virtual
-environment, then `pbem check` and `pbem serve` on the
+environment, then `pbem --version`, `pbem check` and `pbem serve` on the
 shipped games.yaml in a folder of its own, an order played by SMTP as the
 README does, a turn forced (its report and map drawn from the wheel's
 files), the game pages and their static files asked for.
@@ -100,15 +100,24 @@ def test_the_wheel_holds_every_shipped_file(venv: Path) -> None:
 
 
 def test_the_installed_package_runs_apart_from_the_checkout(venv: Path, tmp_path: Path) -> None:
-    """The wheel's pbem is the one that runs, with no test extra installed."""
+    """The wheel's pbem is the one that runs, with no test extra installed;
+    its version names the commit the wheel was built from."""
     where = run(venv / "python", "-c", "import pbem; print(pbem.__file__)", cwd=tmp_path)
     assert Path(where.stdout.strip()).is_relative_to(venv.parent), where.stdout
     assert run(venv / "python", "-c", "import pytest", cwd=tmp_path, check=False).returncode != 0
+    said = run(venv / "pbem", "--version", cwd=tmp_path).stdout.strip()
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    if shutil.which("git") and commit:
+        assert re.fullmatch(rf"pbem \d+\.\d+\.\d+\+g{commit}(\.dirty)?", said), said
+    else:
+        assert re.fullmatch(r"pbem \d+\.\d+\.\d+", said), said
 
 
 def test_a_game_is_played_on_the_installed_package(venv: Path, tmp_path: Path) -> None:
     """`pbem serve` on the shipped games.yaml: the password mail, a receipt
-    for ann's order sent by smtplib, a turn's
+    for ann's order sent by smtplib, HELP's version at its foot, a turn's
     report with its map, the game pages with their style sheet."""
     shutil.copy(ROOT / "games.yaml", tmp_path / "games.yaml")
     shutil.copytree(ROOT / "scenarios", tmp_path / "scenarios")
@@ -128,7 +137,8 @@ def test_a_game_is_played_on_the_installed_package(venv: Path, tmp_path: Path) -
             "the server to start",
         )
         assert serve.poll() is None, log.read_text()
-        assert f"listening on 127.0.0.1:{port}" in log.read_text(), log.read_text()
+        version = run(venv / "pbem", "--version", cwd=tmp_path).stdout.split()[1]
+        assert f"pbem {version}: listening on 127.0.0.1:{port}" in log.read_text(), log.read_text()
         maildir = tmp_path / "var" / "mail" / "new"
 
         def mails_to_ann(word: str) -> list[EmailMessage]:
@@ -150,9 +160,15 @@ def test_a_game_is_played_on_the_installed_package(venv: Path, tmp_path: Path) -
                 f"From: {ANN}\r\nSubject: orders\r\n\r\nPASSWORD {password}\r\n"
                 "Sol x Alnitak\r\n".encode(),
             )
+            smtp.sendmail(
+                ANN, ["judge@judge.example"], f"From: {ANN}\r\nSubject: help\r\n\r\nHELP\r\n"
+            )
         wait_for(lambda: mails_to_ann("Re: orders"), 30, "the receipt")
         receipt = text_of(mails_to_ann("Re: orders")[0])
         assert "Understood:\n  line 2: Sol attacks Alnitak" in receipt, receipt
+        wait_for(lambda: [m for m in mails_to_ann("") if "Commands (one" in text_of(m)], 30, "HELP")
+        (helped,) = [text_of(m) for m in mails_to_ann("") if "Commands (one" in text_of(m)]
+        assert f"This server runs pbem {version}." in helped, helped
 
         said = run(venv / "pbem", "master", "alpha", "adjudicate", cwd=tmp_path).stdout
         assert "tick 1 resolved" in said, said

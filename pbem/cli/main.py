@@ -17,6 +17,7 @@
     pbem master GAME ACTION ...    pause, resume, extend, adjudicate, replace, remove, end
     pbem report GAME [--turn N]    print a kept turn report (--out DIR: its map picture)
     pbem rank                      the scoreboard
+    pbem --version                 the release, and the commit it was built from
 
 Exit status: 0 done, 2 bad input (every problem is printed), 1 a fault.
 """
@@ -100,11 +101,28 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     need every game's rules, which `pbem serve` and the server commands do
     not)."""
     parser = argparse.ArgumentParser(prog="pbem", description="A play-by-email game server.")
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
+    if command == "--version":  # no command's group is needed to say it
+        return parser
     named = [add for add, names in GROUPS if command in names]
     for add in named or [add for add, _ in GROUPS]:
         add(sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """``pbem --version``: the release, and the commit of a checkout or of
+    the checkout a wheel was built from (pbem/version.py)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print pbem's version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        from pbem.version import version
+
+        print(f"pbem {version()}")
+        parser.exit()
 
 
 def _file_commands(sub: Any) -> None:

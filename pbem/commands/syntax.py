@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pbem.commands.context import Context
 from pbem.commands.registry import Family, Use, Where, Who
+from pbem.version import version
 
 family = Family("mail")
 
@@ -24,7 +25,7 @@ def help_(ctx: Context, use: Use) -> None:
         ctx.say(f"line {use.line}: HELP: the list of commands is above (once a mail)")
         return
     ctx.asked.add(("HELP", ""))
-    ctx.say(*ctx.registry.help_lines())
+    ctx.say(*ctx.registry.help_lines(), "", f"This server runs pbem {version()}.")
 
 
 family.declare(

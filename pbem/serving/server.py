@@ -34,6 +34,7 @@ from pbem.serving.webproc import WebProcess, announce
 from pbem.store.database import shown
 from pbem.turns.runner import TurnRunner
 from pbem.turns.schedule import Deadlines
+from pbem.version import version
 
 if TYPE_CHECKING:
     from pbem.web.server import WebServer
@@ -415,7 +416,7 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
         server = Server(app, worker="process")
         await server.start()
         print(
-            f"pbem: listening on {server.host}:{server.port} for {app.domain}; "
+            f"pbem {version()}: listening on {server.host}:{server.port} for {app.domain}; "
             f"mail out: {_outbound(app)}",
             flush=True,
         )
