@@ -1,8 +1,9 @@
 """The package's version, for pyproject.toml (``dynamic = ["version"]``):
 the release in pbem/__init__.py, and for a build from a git checkout the
 commit it was built from, as a local version label: ``0.1.0+g1a2b3c4d5e6f``
-(``.dirty`` when files tracked by git were changed). Without git, or from an
-unpacked source archive, the release alone. `pbem --version` shows it."""
+(``.dirty`` when files tracked by git were changed). From an unpacked source
+archive, the version it was made with; without git, the release alone.
+`pbem --version` shows it."""
 
 import re
 import subprocess
@@ -18,6 +19,16 @@ def release() -> str:
     return re.search(r'^__version__ = "([^"]+)"', text, re.M).group(1)
 
 
+def unpacked() -> str | None:
+    """The version of the source archive this folder was unpacked from (its
+    PKG-INFO, which says the commit the archive was made from)."""
+    info = HERE / "PKG-INFO"
+    if not info.is_file():
+        return None
+    found = re.search(r"^Version: (\S+)$", info.read_text(encoding="utf-8"), re.M)
+    return found.group(1) if found else None
+
+
 def git(*args: str) -> str | None:
     try:
         done = subprocess.run(
@@ -30,7 +41,7 @@ def git(*args: str) -> str | None:
 
 def version() -> str:
     if not (HERE / ".git").exists():
-        return release()
+        return unpacked() or release()
     commit = git("rev-parse", "--short=12", "HEAD")
     if not commit:
         return release()
