@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import fcntl
 import os
 import re
 import shutil
@@ -55,8 +56,25 @@ def _env() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtual environment with the wheel installed: its bin/."""
-    base = tmp_path_factory.mktemp("wheel")
+    """A fresh virtual environment with the wheel installed: its bin/. Made
+    once a run: the test processes of `make test` (pytest-xdist) share one,
+    the first to ask making it while the other waits (the build writes in
+    the checkout's build/, which two builds at once would both write)."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # the run's folder, above each process's own
+    base = shared / "wheel"
+    with open(shared / "wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (base / "made").exists():
+            shutil.rmtree(base, ignore_errors=True)
+            _install(base)
+            (base / "made").touch()
+    return base / "env" / "bin"
+
+
+def _install(base: Path) -> None:
+    base.mkdir()
     shutil.rmtree(ROOT / "build" / "lib", ignore_errors=True)  # no stale module in the wheel
     run(
         sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", base / "dist", ROOT, cwd=base
@@ -65,7 +83,6 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run(sys.executable, "-m", "venv", "--without-pip", base / "env", cwd=base)
     python = base / "env" / "bin" / "python"
     run(sys.executable, "-m", "pip", "--python", python, "install", "-q", wheel, cwd=base)
-    return base / "env" / "bin"
 
 
 @pytest.fixture(scope="module")
