@@ -16,7 +16,7 @@ family = Family("mail")
     who=Who.ANYONE,
     where=Where.SERVER,
     help="this list of commands",
-    doc="the list of commands",
+    doc="the list of commands, and the version of pbem the server runs",
 )
 def help_(ctx: Context, use: Use) -> None:
     """The list of commands, once a mail (it fits the size of any reply,
