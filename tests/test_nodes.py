@@ -421,3 +421,24 @@ def test_a_cut_database_connection_answers_451_and_writes_nothing_half(postgres,
     finally:
         store.close()
         proxy.close()
+
+
+def test_pbem_nodes_names_the_version_each_node_runs(postgres, tmp_path):
+    """Each node's heartbeat carries the pbem it runs (`pbem --version`):
+    `pbem nodes` shows it, so a node left on an older release is seen."""
+    games_yaml(tmp_path, database(postgres, "versions"))
+    Node(tmp_path)
+    cli = [sys.executable, "-m", "pbem.cli"]
+    said = subprocess.run([*cli, "--version"], capture_output=True, text=True, check=True)
+    version = said.stdout.split()[1]
+    store = Store(postgres.url("versions"))
+    try:
+        wait_for(lambda: store.node_rows(time.time()), 30, "the node's heartbeat")
+        assert [r.version for r in store.node_rows(time.time())] == [version]
+    finally:
+        store.close()
+    out = subprocess.run(
+        [*cli, "nodes", "--config", "games.yaml"], cwd=tmp_path, capture_output=True, text=True,
+        timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    ).stdout  # fmt: skip
+    assert f", pbem {version}\n" in out and "1 node alive" in out, out

@@ -367,6 +367,7 @@ def _node_line(row: Any, wall: float) -> str:
     else:
         health = f"GONE: no heartbeat for {ago:.0f} s (the next node to look frees its claims)"
     where = f", {row.listen}" if row.listen else ""
+    where += f", pbem {row.version}" if row.version else ""
     return (
         f"  {row.holder}: process {row.pid} on {row.host}{where}\n"
         f"    {health}\n"

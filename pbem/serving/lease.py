@@ -41,6 +41,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from pbem.store import LeaseRow, NodeRow, Store, StoreError
+from pbem.version import version
 
 log = logging.getLogger("pbem.lease")
 
@@ -147,7 +148,7 @@ class Lease:
         try:
             self.store.beat_node(
                 self.holder, os.getpid(), socket.gethostname()[:255], self.listen, wall, HOLD,
-                self.done,
+                self.done, version()[:64],
             )  # fmt: skip
             for gone in self.store.reap_nodes(wall, process_gone):
                 log.warning(

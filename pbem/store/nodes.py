@@ -31,6 +31,7 @@ class NodeRow:
     pid: int
     host: str
     listen: str | None
+    version: str | None  # the pbem it runs (`pbem --version`)
     since: float
     beat: float
     until: float
@@ -105,13 +106,16 @@ class Nodes(Database):
         wall: float,
         hold: float,
         done: dict[str, int],
+        version: str | None = None,
     ) -> None:
         """Write this node's heartbeat, lasting ``hold`` seconds, with what
-        it has done since it started (mails, turns, sent)."""
+        it has done since it started (mails, turns, sent) and the pbem it
+        runs."""
         values = {
             "pid": pid,
             "host": host,
             "listen": listen,
+            "version": version,
             "beat": wall,
             "until": wall + hold,
             **{k: done.get(k, 0) for k in ("mails", "turns", "sent")},
@@ -229,6 +233,6 @@ class Nodes(Database):
 
 def _node(r, mails: int = 0, sends: int = 0) -> NodeRow:  # type: ignore[no-untyped-def]
     return NodeRow(
-        r.holder, r.pid, r.host, r.listen, r.since, r.beat, r.until, r.mails, r.turns, r.sent,
-        mails, sends,
+        r.holder, r.pid, r.host, r.listen, r.version, r.since, r.beat, r.until,
+        r.mails, r.turns, r.sent, mails, sends,
     )  # fmt: skip

@@ -297,6 +297,7 @@ nodes = Table(
     Column("pid", Integer, nullable=False),
     Column("host", String(255), nullable=False),
     Column("listen", String(255)),  # where its SMTP and LMTP servers listen
+    Column("version", String(64)),  # the pbem it runs (`pbem --version`); migration 0016
     Column("since", Float, nullable=False),
     Column("beat", Float, nullable=False),
     Column("until", Float, nullable=False),
