@@ -28,6 +28,7 @@ from pbem.inbox import Processor
 from pbem.lifecycle.opening import open_app
 from pbem.mail.outbox import Sender
 from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
+from pbem.serving import logs
 from pbem.serving.lease import RENEW, Lease, child_of
 from pbem.serving.trouble import Loop, Trouble
 from pbem.serving.webproc import WebProcess, announce
@@ -162,6 +163,7 @@ def _child_main(
     holds the store's lease: a worker of another server on the same store
     makes it wait (and the log says which process that is)."""
     os.environ[CHILD] = "1"
+    logs.configure_child()
     child_of(parent, "pbem-worker")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     # a sender waits on every 250; nobody waits on a receipt a few
@@ -414,30 +416,25 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
     async def main() -> None:
         server = Server(app, worker="process")
         await server.start()
-        print(
+        _say(
             f"pbem: listening on {server.host}:{server.port} for {app.domain}; "
-            f"mail out: {_outbound(app)}",
-            flush=True,
+            f"mail out: {_outbound(app)}"
         )
         for g in app.config.games:
             if g.lobby:
-                print(f"  {g.name}: mail JOIN {g.name} to {app.config.server.address}", flush=True)
+                _say(f"  {g.name}: mail JOIN {g.name} to {app.config.server.address}")
             else:
-                print(f"  {g.name}: send orders to {app.game_address(g.name)}", flush=True)
+                _say(f"  {g.name}: send orders to {app.game_address(g.name)}")
         out = app.config.server.outbound
         if not out.host:
-            print(f"  replies land in {out.maildir}/new/", flush=True)
+            _say(f"  replies land in {out.maildir}/new/")
         if app.store.shared:
-            print(
-                f"  storage {shown(app.store.url)}: one node of several (`pbem nodes` lists them)",
-                flush=True,
-            )
+            _say(f"  storage {shown(app.store.url)}: one node of several (`pbem nodes` lists them)")
         if server.web is not None:
             public = app.config.server.web.url if app.config.server.web else None
-            print(
+            _say(
                 f"  web: http://{server.web.host}:{server.web.port}/"
-                + (f" (public address {public})" if public else " (no public address set)"),
-                flush=True,
+                + (f" (public address {public})" if public else " (no public address set)")
             )
         if ready:
             ready(server)
@@ -448,7 +445,7 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
         await stop.wait()
         await server.stop()
         if server.committer is not None:
-            print(f"pbem: stopped; {server.committer.stats()}", flush=True)
+            _say(f"pbem: stopped; {server.committer.stats()}")
 
     asyncio.run(main())
 
@@ -456,3 +453,8 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
 def _outbound(app: App) -> str:
     out = app.config.server.outbound
     return f"relay {out.host}:{out.port}" if out.host else f"maildir {out.maildir}"
+
+
+def _say(line: str) -> None:
+    """A line of what `pbem serve` prints, beginning as the log's lines do."""
+    print(f"{logs.stamp()} INFO pbem: {line}", flush=True)
