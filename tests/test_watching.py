@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from pbem.store import Store
 from tests.mailharness import GAMES_YAML, free_port, wait_for
 from tests.pgserver import PostgresServer, need_postgres
 from tests.serveproc import Serve, kill_all
@@ -168,12 +169,14 @@ def test_the_operator_is_told_once_when_the_worker_keeps_failing(tmp_path):
 def test_readyz_fails_and_metrics_answer_while_postgresql_is_down(tmp_path):
     """The database stopped under a running server: /healthz still 200,
     /readyz 503 with the database's check failing and saying why, /metrics
-    still answers, with the database down."""
+    still answers, with the database down. Started again, the server is
+    ready again and the operator gets one mail saying how long it lasted
+    (an alert about the database cannot wait in it)."""
     postgres = PostgresServer(need_postgres()).start()
     try:
         postgres.sql("CREATE DATABASE watched")
         root, port = _watched(tmp_path, postgres.url("watched"))
-        Serve(root)
+        server = Serve(root)
         wait_for(lambda: get(port, "/readyz")[0] == 200, 30, "the server ready")
         assert metric(port, "pbem_database_up") == 1
         postgres._run("pg_ctl", "-D", str(postgres.data), "-m", "immediate", "-w", "stop")
@@ -183,6 +186,54 @@ def test_readyz_fails_and_metrics_answer_while_postgresql_is_down(tmp_path):
         assert get(port, "/healthz")[0] == 200
         assert metric(port, "pbem_database_up") == 0
         assert metric(port, "pbem_mails_accepted_total") is None  # unknown, not zero
+        assert "CRITICAL pbem.metrics: the database does not answer" in server.output()
+        options = f"-p {postgres.port} -c listen_addresses=127.0.0.1 "
+        options += f"-c unix_socket_directories={postgres.root}"
+        restarted = postgres._run(
+            "pg_ctl", "-D", str(postgres.data), "-l", str(postgres.log), "-w", "-o", options,
+            "start",
+        )  # fmt: skip
+        assert restarted.returncode == 0, restarted.stderr
+        wait_for(lambda: get(port, "/readyz")[0] == 200, 60, "ready again")
+        store = Store(postgres.url("watched"))
+        try:
+            wait_for(lambda: store.outbox_rows("alert", OPS), 30, "the operator told")
+            told = [r.message for r in store.outbox_rows("alert", OPS)]
+            assert len(told) == 1 and b"database was unreachable" in told[0], told
+        finally:
+            store.close()
     finally:
         kill_all()
         postgres.stop()
+
+
+def test_the_operator_is_told_once_an_hour_when_the_outbox_backs_up(tmp_path):
+    """The relay does not answer: the mail to go out waits. Once the oldest
+    has waited longer than max_outbox_minutes the operator is told, once
+    (not at every look), and /readyz's outbox check fails."""
+    from pbem.serving.metrics import Watch
+    from tests.mailharness import Harness
+
+    closed = free_port()  # nothing listens there: the relay is down
+    yaml = GAMES_YAML.replace(
+        "  outbound: {from: judge@judge.example, maildir: var/mail}\n",
+        f"  outbound: {{from: judge@judge.example, host: 127.0.0.1, port: {closed}}}\n"
+        f"  operator: {OPS}\n  metrics: {{listen: {{port: 0}}, max_outbox_minutes: 15}}\n",
+    )
+    judge = Harness(tmp_path, yaml)
+    try:
+        watch = Watch(judge.app, lambda: True, [0] * 6, judge.app.config.server.metrics)
+        watch.check()
+        assert judge.outbox("alert", OPS) == []  # waiting, not for long yet
+        assert watch.ready()[1]["outbox"]["ok"] is True
+        judge.clock.advance(minutes=16)
+        watch._last = None  # a fresh reading, on the test's clock
+        watch.check()
+        watch._last = None
+        watch.check()
+        alerts = [m["Subject"] for m in judge.outbox("alert", OPS)]
+        assert alerts == ["[pbem] the outbox is backing up"], alerts
+        ok, checks = watch.ready()
+        assert not ok and checks["outbox"]["oldest_pending_seconds"] >= 15 * 60
+    finally:
+        judge.close()

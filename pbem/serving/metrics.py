@@ -144,7 +144,11 @@ class Watch:
                     first = (str(exc).strip().splitlines() or [""])[0]
                     said = f"{type(exc).__name__}: {first}"
                     self._last = Readings(time.time(), error=said[:300])
-            return self._last
+                fresh = self._last
+            else:
+                return self._last
+        self._database(fresh)
+        return fresh
 
     def in_a_row(self) -> int:
         return max(self.tally[i * SLOTS + IN_A_ROW] for i in range(len(LOOPS)))
@@ -198,19 +202,40 @@ class Watch:
                 log.exception("watching the server failed")
 
     def check(self) -> None:
-        """The database answers or not; the outbox flows or not."""
+        """The database answers or not (``readings`` says so); the outbox
+        flows or not."""
         r = self.readings()
         if r.error is not None:
-            if self._down_since is None:
-                self._down_since = r.at
+            return
+        age = self.limits.max_outbox_age.total_seconds()
+        if r.oldest_pending >= age:
+            self._alert(
+                "outbox",
+                "the outbox is backing up",
+                f"{r.outbox.get('pending', 0)} mails wait to go out, the oldest for "
+                f"{r.oldest_pending / 60:.0f} minutes. `pbem outbox` shows them and "
+                "their last errors (the relay refusing, or unreachable).",
+            )
+
+    def _database(self, r: Readings) -> None:
+        """A fresh reading: the database went down (said at once in the
+        log), or came back (the operator mailed how long it lasted)."""
+        with self._lock:
+            began = self._down_since
+            if r.error is not None:
+                if began is None:
+                    self._down_since = r.at
+            else:
+                self._down_since = None
+        if r.error is not None:
+            if began is None:
                 log.critical(
                     "the database does not answer (%s): mail is refused for now; the "
                     "operator is told once it answers again",
                     r.error,
                 )
             return
-        if self._down_since is not None:
-            began, self._down_since = self._down_since, None
+        if began is not None:
             lasted = r.at - began
             log.warning("the database answers again, after %.0f s", lasted)
             self._alert(
@@ -220,15 +245,6 @@ class Watch:
                 f"({lasted:.0f} s). It answers again; mail received meanwhile was refused "
                 f"with a temporary error and is sent again by its senders.",
                 limit=False,
-            )
-        age = self.limits.max_outbox_age.total_seconds()
-        if r.oldest_pending >= age:
-            self._alert(
-                "outbox",
-                "the outbox is backing up",
-                f"{r.outbox.get('pending', 0)} mails wait to go out, the oldest for "
-                f"{r.oldest_pending / 60:.0f} minutes. `pbem outbox` shows them and "
-                "their last errors (the relay refusing, or unreachable).",
             )
 
     def _alert(self, kind: str, subject: str, text: str, limit: bool = True) -> None:

@@ -2,8 +2,8 @@
 once in the log and once to the operator (games.yaml's server operator;
 without one, the game masters), tried again less and less often, and the
 loop's recovery is said once too. Never the same lines twice a second for
-as long as the cause lasts. A full disk is said at once; an alert that
-storage keeps from being queued is mailed once the loop works again."""
+as long as the cause lasts. A full disk is said at once, and mailed once
+writing works again if it could not be queued then."""
 
 from __future__ import annotations
 
@@ -152,8 +152,8 @@ class Trouble:
 
     def _tell_operator(self, kind: str, subject: str, text: str, limit: bool = True) -> None:
         """Mail the operator (pbem/app.py: alert_operator), at most once an
-        hour of each kind; if storage fails too, the log says it loudly and
-        the alert is mailed once the loop works again, with how long it
+        hour of each kind; if storage fails too, the log says it loudly, and
+        a full disk is mailed once the loop works again, with how long it
         lasted."""
         if self.app is None:
             return
@@ -163,12 +163,18 @@ class Trouble:
             with self.app.store.tx() as conn:
                 self.app.alert_operator(conn, subject, text)
         except Exception as again:
+            # the database down: the watch (metrics.py) mails the outage's
+            # length once it answers; a full disk is mailed from here once
+            # writing works again
+            owed = kind == "disk"
             log.critical(
-                "%s: telling the operator failed too (%s); it is told once this works again",
+                "%s: telling the operator failed too (%s)%s",
                 self.name,
                 _said(again),
+                "; it is told once this works again" if owed else "",
             )
-            self._owed = f"{subject[:1].upper()}{subject[1:]}:\n\n{text}"
+            if owed:
+                self._owed = f"{subject[:1].upper()}{subject[1:]}:\n\n{text}"
 
     def _tell(self, exc: BaseException, count: int, mail: int | None) -> None:
         """Tell the operator (without one, every game's master), once a kind
