@@ -237,3 +237,29 @@ def test_the_operator_is_told_once_an_hour_when_the_outbox_backs_up(tmp_path):
         assert not ok and checks["outbox"]["oldest_pending_seconds"] >= 15 * 60
     finally:
         judge.close()
+
+
+def test_a_full_disk_is_said_at_once_and_mailed_to_the_operator(tmp_path, caplog):
+    """Writing the outgoing mail fails for want of space (the kernel's own
+    /dev/full answers ENOSPC): the log says at once, at CRITICAL, that the
+    disk is full, and the operator gets one mail about it."""
+    import logging
+
+    from tests.mailharness import Harness
+
+    caplog.set_level(logging.INFO)
+    first = tmp_path / "var" / "mail" / "tmp" / "pbem-1.judge.example"
+    first.parent.mkdir(parents=True)
+    first.symlink_to("/dev/full")  # the first mail's write fails: no space left
+    yaml = GAMES_YAML.replace(
+        "  timezone: Europe/Oslo\n", f"  timezone: Europe/Oslo\n  operator: {OPS}\n", 1
+    )
+    judge = Harness(tmp_path, yaml)
+    try:
+        wait_for(lambda: judge.outbox("alert", OPS), 30, "the operator told")
+        alerts = [m["Subject"] for m in judge.outbox("alert", OPS)]
+        assert alerts == ["[pbem] the disk is full"], alerts
+        full = [r for r in caplog.records if "the disk is full" in r.getMessage()]
+        assert len(full) == 1 and full[0].levelno == logging.CRITICAL, full
+    finally:
+        judge.close()

@@ -107,6 +107,7 @@ class Sender:
         the whole batch."""
         folder = self.app.config.server.outbound.maildir
         sent: list[int] = []
+        failure: OSError | None = None
         try:
             for sub in ("tmp", "new", "cur"):
                 (folder / sub).mkdir(parents=True, exist_ok=True)
@@ -119,7 +120,7 @@ class Sender:
                 sent.append(row.id)
                 log.info("sent #%s (%s) to %s: maildir %s", row.id, row.kind, row.to_addr, name)
         except OSError as exc:
-            log.error("cannot write the maildir %s: %s", folder, exc.strerror)
+            failure = exc
             for row in rows:
                 if row.id not in sent:
                     self.app.store.mark_retry(
@@ -127,6 +128,10 @@ class Sender:
                     )
         if sent:
             self.app.store.mark_sent_many(sent, self.app.clock.now(), self.holder)
+        if failure is not None:  # the sender's loop says it once (a full disk: at once)
+            raise OSError(
+                failure.errno, f"cannot write the maildir {folder}: {failure.strerror}"
+            ) from failure
 
     def deliver(self, row: OutboxRow) -> None:
         now = self.app.clock.now()
