@@ -161,6 +161,18 @@ class App:
         """Tell the game master (of ``game``, or of every game)."""
         self.composer.alert_master(self, conn, game, subject, text)
 
+    def alert_operator(self, conn: Connection, subject: str, text: str) -> None:
+        """Tell the server's operator (games.yaml's server ``operator``) of
+        trouble with the server itself; without one, every game master."""
+        operator = self.config.server.operator
+        if operator is None:
+            self.alert_master(conn, None, subject, text)
+            return
+        data = {"subject": subject, "text": text, "game": None}
+        self.composer.queue(
+            self, conn, "alert", operator, f"[pbem] {subject}", "alert", data, auto="auto-generated"
+        )
+
     # -- crash tests ---------------------------------------------------------------
 
     def fault(self, point: str, error: Exception | None = None) -> None:

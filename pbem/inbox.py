@@ -17,6 +17,7 @@ raises, for the worker's loop to say once and try again later
 from __future__ import annotations
 
 import logging
+import re
 import time
 import traceback
 from datetime import timedelta
@@ -131,6 +132,7 @@ class Processor:
         queue = list(rows)
         while queue:
             attempted: list[InboxRow] = []
+            done: list[tuple[InboxRow, str]] = []
             try:
                 with self.app.store.tx() as conn, self.app.store.later(conn) as flush:
                     self._cache = {}
@@ -145,7 +147,7 @@ class Processor:
                         row = queue.pop(0)
                         attempted.append(row)
                         try:
-                            self._handle_one(conn, row, parsed[row.id])
+                            done.append((row, self._handle_one(conn, row, parsed[row.id])))
                         except Exception as exc:
                             raise _MailFailed from exc
                     try:  # the last mail's writes (a ClaimLost among them fails the batch)
@@ -153,6 +155,7 @@ class Processor:
                     except Exception as exc:
                         raise _MailFailed from exc
                     self.app.fault("during_process")  # handled but not committed
+                _logged(done, parsed)
             except _MailFailed:
                 # that transaction rolled back: handle its mails again, each
                 # in a savepoint of its own, so only the failing one fails
@@ -211,21 +214,22 @@ class Processor:
             self._pruned_at = now
             self.app.store.prune_spool(now - timedelta(days=1))
 
-    def _handle_one(self, conn: Connection, row: InboxRow, mail: ParsedMail | Exception) -> None:
+    def _handle_one(self, conn: Connection, row: InboxRow, mail: ParsedMail | Exception) -> str:
         if not isinstance(mail, Exception) and "poison" in mail.subject.lower():
             self.app.fault("poison", RuntimeError("fault injected: a poison mail"))
-        self.handle(conn, row, mail)
+        return self.handle(conn, row, mail)
 
     def _one_by_one(
         self, rows: list[InboxRow], parsed: dict[int, ParsedMail | Exception]
     ) -> list[tuple[InboxRow, str]]:
         failed = []
+        done: list[tuple[InboxRow, str]] = []
         with self.app.store.tx() as conn:
             self._cache = {}
             for row in rows:
                 savepoint = conn.begin_nested()
                 try:
-                    self._handle_one(conn, row, parsed[row.id])
+                    done.append((row, self._handle_one(conn, row, parsed[row.id])))
                     savepoint.commit()
                 except ClaimLost:  # another worker finished it: not a failure
                     savepoint.rollback()
@@ -234,6 +238,7 @@ class Processor:
                     savepoint.rollback()
                     self._cache = {}
                     failed.append((row, traceback.format_exc(limit=8)))
+        _logged(done, parsed)
         return failed
 
     # -- reads, remembered for one transaction (it holds the write lock, so
@@ -294,3 +299,35 @@ class Processor:
         if isinstance(mail, Exception):
             raise mail
         return pipeline.handle(self, conn, row, mail)
+
+
+def _logged(done: list[tuple[InboxRow, str]], parsed: dict[int, ParsedMail | Exception]) -> None:
+    """A line for each mail whose final state was committed: its number,
+    its Message-ID, the relay's queue ID (from the topmost Received
+    header: the MTA's log line of the same mail), its state."""
+    for row, state in done:
+        mail = parsed.get(row.id)
+        message_id = getattr(mail, "message_id", None) or row.message_id
+        relay = relay_queue_id(row.raw)
+        log.info(
+            "mail #%s %s%s %s",
+            row.id,
+            message_id or "(no Message-ID)",
+            f" relay id {relay}" if relay else "",
+            state,
+        )
+
+
+_RECEIVED = re.compile(rb"^Received:((?:[^\r\n]*(?:\r?\n[ \t])?)*)", re.IGNORECASE | re.MULTILINE)
+_QUEUE_ID = re.compile(rb"\bid\s+<?([A-Za-z0-9][A-Za-z0-9._-]{2,63})", re.IGNORECASE)
+
+
+def relay_queue_id(raw: bytes) -> str | None:
+    """The queue ID the relay gave the mail, from the topmost Received
+    header (``... with ESMTP id 4Xy2Kq1QZ8z9s ...``), if it says one."""
+    head = bytes(raw[:65536]).split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+    found = _RECEIVED.search(head)
+    if found is None:
+        return None
+    queue_id = _QUEUE_ID.search(found.group(1))
+    return queue_id.group(1).decode("ascii") if queue_id else None

@@ -74,6 +74,23 @@ def test_relay_delivers_everything_once(tmp_path, relay):
     assert b"Message-ID: <" in relay.received[0]
 
 
+def test_each_mail_sent_has_a_log_line_with_the_relays_queue_id(tmp_path, relay, caplog):
+    """One line a mail handed to the relay: its outbox number, kind and
+    address, and the relay's answer (the queue ID its own log knows it by)."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="pbem.outbox")
+    relay.codes = ["250 2.0.0 Ok: queued as 4Xy2Kq2B1mz9t"]
+    app, _ = app_with_relay(tmp_path, relay.port)
+    assert Sender(app).run_due() == 10
+    sent = [r.getMessage() for r in caplog.records if r.getMessage().startswith("sent #")]
+    assert len(sent) == 10, sent
+    assert sent[0] == (
+        "sent #1 (password) to ann@example.org: relay answered 250 2.0.0 Ok: queued as "
+        "4Xy2Kq2B1mz9t"
+    ), sent
+
+
 def test_451_is_retried_with_backoff(tmp_path, relay):
     app, clock = app_with_relay(tmp_path, relay.port)
     relay.codes = ["451 4.3.0 try later", "451 4.3.0 try later"]

@@ -176,6 +176,7 @@ def _server_commands(sub: Any) -> None:
         "--web-port", type=int, help="the web pages' port, if games.yaml has web (default: its)"
     )
     p.add_argument("--quiet", action="store_true", help="log warnings only")
+    p.add_argument("--verbose", action="store_true", help="log everything, each SMTP command too")
     p.set_defaults(run=_at("operate", "cmd_serve"))
 
     add_dkim_key(sub, _command)

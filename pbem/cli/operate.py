@@ -9,7 +9,6 @@ import dataclasses
 import email
 import email.policy
 import errno
-import logging
 import smtplib
 import socket
 import sys
@@ -28,18 +27,14 @@ from pbem.config import EMAIL, PLAYER_NAME, load_config
 from pbem.lifecycle.opening import open_app
 from pbem.lifecycle.seats import add_player
 from pbem.lifecycle.start import start_game
+from pbem.serving import logs
 from pbem.serving.server import serve
 from pbem.turns.runner import TurnRunner
 from pbem.words import plural
 
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
-    logging.basicConfig(
-        level=logging.WARNING if args.quiet else logging.INFO,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-    )
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # a line per job run otherwise
-    logging.getLogger("alembic").setLevel(logging.WARNING)  # a line per migration otherwise
+    logs.configure(quiet=args.quiet, verbose=getattr(args, "verbose", False))
     listen = load_config(args.file).server
     _port_free(args.host or listen.host, listen.port if args.port is None else args.port)
     app = open_app(args.file)

@@ -128,6 +128,20 @@ class TrustedRelay:
         return any(ip in net for net in self.addresses)
 
 
+# -- watching the server: health, metrics, the operator's alerts --------------
+
+
+@dataclass(frozen=True)
+class MetricsConfig:
+    """Where `pbem serve` answers /healthz, /readyz and /metrics (games.yaml's
+    server ``metrics:``), and what /readyz counts as too much waiting."""
+
+    host: str = "127.0.0.1"
+    port: int = 9125
+    max_backlog: int = 1000  # mails stored but not finished
+    max_outbox_age: timedelta = timedelta(minutes=15)  # the oldest mail due to go out
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     domain: str
@@ -146,6 +160,8 @@ class ServerConfig:
     trusted_relay: TrustedRelay | None = None
     web: WebConfig | None = None  # the HTTP server; None: off
     dkim: Dkim = field(default_factory=Dkim)
+    operator: str | None = None  # told when the server itself is in trouble (None: the masters)
+    metrics: MetricsConfig | None = None  # health and metrics over HTTP; None: off
 
     @property
     def address(self) -> str:

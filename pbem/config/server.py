@@ -15,6 +15,7 @@ from pbem.config.model import (
     EMAIL,
     Dkim,
     Limits,
+    MetricsConfig,
     Network,
     Outbound,
     ServerConfig,
@@ -34,6 +35,8 @@ SERVER_KEYS = (
     "trusted_relay",
     "web",
     "dkim",
+    "operator",
+    "metrics",
 )
 DKIM_KEYS = ("require", "nameservers", "timeout", "key", "selector", "domain")
 OUTBOUND_KEYS = ("host", "port", "from", "username", "password", "starttls", "tls", "maildir")
@@ -92,6 +95,8 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
     relay = _trusted_relay(c, raw)
     web = _web(c, raw)
     dkim = _dkim(c, raw, domain, place)
+    operator = c.string(raw, "operator", "server operator (an address)", pattern=EMAIL)
+    metrics = _metrics(c, raw)
     if domain is None:
         return None
     return ServerConfig(
@@ -107,6 +112,8 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         trusted_relay=relay,
         web=web,
         dkim=dkim,
+        operator=operator,
+        metrics=metrics,
     )
 
 
@@ -335,3 +342,25 @@ def _confirm_within(c: Checker, lim: dict) -> timedelta:
         c.add(lim, "confirm_within", "server limits: confirm_within must be 5m to 30d")
         return default
     return found
+
+
+def _metrics(c: Checker, raw: dict) -> MetricsConfig | None:
+    """Health and metrics over HTTP (``metrics``): off unless the section is there."""
+    if raw.get("metrics") is None:
+        return None
+    m = c.mapping(raw, "metrics", "server metrics")
+    c.keys(m, ("listen", "max_backlog", "max_outbox_minutes"), "server metrics")
+    listen = c.mapping(m, "listen", "metrics listen")
+    c.keys(listen, ("host", "port"), "metrics listen")
+    return MetricsConfig(
+        host=c.string(listen, "host", "metrics listen host") or "127.0.0.1",
+        port=c.integer(listen, "port", "metrics listen port (0: any free port)", 9125, 0, 65535),
+        max_backlog=c.integer(
+            m, "max_backlog", "metrics max_backlog (mails waiting)", 1000, 1, 10**9
+        ),
+        max_outbox_age=timedelta(
+            minutes=c.integer(
+                m, "max_outbox_minutes", "metrics max_outbox_minutes", 15, 1, 10 * 24 * 60
+            )
+        ),
+    )

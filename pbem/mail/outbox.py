@@ -107,6 +107,7 @@ class Sender:
         the whole batch."""
         folder = self.app.config.server.outbound.maildir
         sent: list[int] = []
+        failure: OSError | None = None
         try:
             for sub in ("tmp", "new", "cur"):
                 (folder / sub).mkdir(parents=True, exist_ok=True)
@@ -117,8 +118,9 @@ class Sender:
                 tmp.write_bytes(f"Return-Path: <{path}>\r\n".encode() + self.sign(row.message))
                 os.replace(tmp, folder / "new" / name)
                 sent.append(row.id)
+                log.info("sent #%s (%s) to %s: maildir %s", row.id, row.kind, row.to_addr, name)
         except OSError as exc:
-            log.error("cannot write the maildir %s: %s", folder, exc.strerror)
+            failure = exc
             for row in rows:
                 if row.id not in sent:
                     self.app.store.mark_retry(
@@ -126,11 +128,15 @@ class Sender:
                     )
         if sent:
             self.app.store.mark_sent_many(sent, self.app.clock.now(), self.holder)
+        if failure is not None:  # the sender's loop says it once (a full disk: at once)
+            raise OSError(
+                failure.errno, f"cannot write the maildir {folder}: {failure.strerror}"
+            ) from failure
 
     def deliver(self, row: OutboxRow) -> None:
         now = self.app.clock.now()
         try:
-            self._send(row)
+            answer = self._send(row)
         except Permanent as exc:
             log.warning("mail #%s to %s refused: %s", row.id, row.to_addr, exc)
             self._give_up(
@@ -154,6 +160,7 @@ class Sender:
             return
         self.app.fault("after_send")
         self.app.store.mark_sent(row.id, self.app.clock.now(), self.holder)
+        log.info("sent #%s (%s) to %s: relay answered %s", row.id, row.kind, row.to_addr, answer)
 
     def _next_try(self, row: OutboxRow) -> datetime:
         """Backoff: 30 s after the first failure, doubling, at most an hour."""
@@ -177,8 +184,11 @@ class Sender:
                     f"Mail #{row.id} ({row.kind}) to {row.to_addr} is {what}. {why}",
                 )
 
-    def _send(self, row: OutboxRow) -> None:
+    def _send(self, row: OutboxRow) -> str:
+        """Hand the mail to the relay; the relay's answer to it (``250 2.0.0
+        Ok: queued as 4Xy...``: the queue ID its log knows the mail by)."""
         out = self.app.config.server.outbound
+        answer: list[str] = []
         assert out.host is not None
         try:
             if out.tls:
@@ -194,6 +204,14 @@ class Sender:
                     client.ehlo()
                 if out.username:
                     client.login(out.username, out.password or "")
+                data = client.data
+
+                def kept(msg: Any) -> tuple[int, bytes]:
+                    code, said = data(msg)
+                    answer.append(f"{code} {_text(said)}")
+                    return code, said
+
+                client.data = kept  # type: ignore[method-assign]
                 client.sendmail(
                     bounces.return_path(self.app, row), [row.to_addr], self.sign(row.message)
                 )
@@ -205,6 +223,7 @@ class Sender:
             raise cls(f"{exc.smtp_code} {_text(exc.smtp_error)}") from exc
         except (OSError, smtplib.SMTPException) as exc:
             raise Temporary(f"{type(exc).__name__}: {exc}") from exc
+        return answer[0] if answer else "250"
 
 
 def _text(value: bytes | str) -> str:

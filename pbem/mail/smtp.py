@@ -30,6 +30,7 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbem.app import App
+from pbem.serving.trouble import Trouble
 from pbem.store import SpoolWriter, Store, StoreError
 
 log = logging.getLogger("pbem.smtp")
@@ -64,6 +65,7 @@ class Committer:
         self.commits = 0  # groups committed
         self.committed = 0  # mails in them
         self.largest = 0  # the largest group
+        self.trouble = Trouble(app, "the SMTP side storing received mail")
 
     def submit(self, mail: dict[str, Any]) -> asyncio.Future:
         loop = asyncio.get_running_loop()
@@ -100,7 +102,7 @@ class Committer:
             self.app.fault("store_down", StoreError("fault injected: store_down"))
             ids = self.spool.try_store([m for m, _ in batch])
         except Exception as exc:  # every session of the group answers 451
-            log.error("storing %d mail(s) failed: %s", len(batch), exc)
+            self.trouble.failed(exc)  # said once, then with a count; a full disk at once
             self._waiting_since = None
             for _, fut in batch:
                 if not fut.done():
@@ -121,6 +123,7 @@ class Committer:
                 loop.call_later(self.STEP, self._flush)
             return
         self._waiting_since = None
+        self.trouble.worked()
         self.commits += 1
         self.committed += len(batch)
         self.largest = max(self.largest, len(batch))

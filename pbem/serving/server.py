@@ -28,8 +28,9 @@ from pbem.inbox import Processor
 from pbem.lifecycle.opening import open_app
 from pbem.mail.outbox import Sender
 from pbem.mail.smtp import Committer, Gate, Handler, smtp_factory
+from pbem.serving import logs
 from pbem.serving.lease import RENEW, Lease, child_of
-from pbem.serving.trouble import Loop, Trouble
+from pbem.serving.trouble import SLOTS, Loop, Trouble
 from pbem.serving.webproc import WebProcess, announce
 from pbem.store.database import shown
 from pbem.turns.runner import TurnRunner
@@ -37,6 +38,7 @@ from pbem.turns.schedule import Deadlines
 from pbem.version import version
 
 if TYPE_CHECKING:
+    from pbem.serving.metrics import Watch
     from pbem.web.server import WebServer
 
 log = logging.getLogger("pbem.server")
@@ -78,8 +80,9 @@ class ThreadWorker:
         self.processor = Processor(app, self.lease.holder)
         self.runner = TurnRunner(app)
         self._sender = Sender(app, self.lease.holder)
-        self.sender = Loop("pbem-send", self._send, 1.0, app)
-        self.worker = Loop("pbem-work", self._process, 1.0, app)
+        self.tally = [0] * (2 * SLOTS)  # the worker's and the sender's failures (trouble.py)
+        self.sender = Loop("pbem-send", self._send, 1.0, app, self.tally, SLOTS)
+        self.worker = Loop("pbem-work", self._process, 1.0, app, self.tally, 0)
         self._turns = threading.Event()
         self._turns.set()  # turns that fell due while the server was down
         self.turn_checks = 0  # how many times due turns were looked for (tests wait on it)
@@ -144,6 +147,9 @@ class ThreadWorker:
     def check(self) -> None:
         pass
 
+    def alive(self) -> bool:
+        return self.worker._thread.is_alive() and self.sender._thread.is_alive()
+
     def stop(self) -> None:
         self.worker.stop()
         self.sender.stop()
@@ -151,7 +157,7 @@ class ThreadWorker:
 
 
 def _child_main(
-    config_path: str, wake_fd: Any, parent: int, listen: str | None = None
+    config_path: str, wake_fd: Any, parent: int, listen: str | None = None, tally: Any = None
 ) -> None:  # pragma: no cover
     """The worker process: its own app, its own connections. The SMTP
     process wakes it by writing a byte to a pipe after each commit; it also
@@ -163,6 +169,7 @@ def _child_main(
     holds the store's lease: a worker of another server on the same store
     makes it wait (and the log says which process that is)."""
     os.environ[CHILD] = "1"
+    logs.configure_child()
     child_of(parent, "pbem-worker")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     # a sender waits on every 250; nobody waits on a receipt a few
@@ -175,7 +182,7 @@ def _child_main(
         return
     lease.keep(lambda: os._exit(3))  # another worker took over: the parent starts us again
     try:
-        _work(app, lease, fd)
+        _work(app, lease, fd, tally)
     finally:
         lease.release()
 
@@ -201,7 +208,7 @@ def _read_for(fd: int, wait: float) -> bytes | None:
             return b"t" if turns else b""
 
 
-def _work(app: App, lease: Lease, fd: int) -> None:  # pragma: no cover
+def _work(app: App, lease: Lease, fd: int, tally: Any = None) -> None:  # pragma: no cover
     """Mail in this thread; delivery in a thread of its own, woken after
     each batch, so writing out receipts (files, or a relay's round trips:
     waiting, mostly, outside the interpreter's lock) never holds up reading
@@ -214,9 +221,9 @@ def _work(app: App, lease: Lease, fd: int) -> None:  # pragma: no cover
         lease.done["sent"] += sent
         return sent
 
-    sending = Loop("pbem-send", send, 1.0, app)
+    sending = Loop("pbem-send", send, 1.0, app, tally, SLOTS)
     sending.start()
-    trouble = Trouble(app, "the mail worker")
+    trouble = Trouble(app, "the mail worker", tally=tally, slot=0)
     turns = True  # turns that fell due while the server was down
     try:
         while True:
@@ -266,6 +273,9 @@ class ProcessWorker:
         self._writer: Any = None
         self._stopping = False
         self.listen: str | None = None  # where the node's servers listen
+        # the worker's failures (trouble.py), in memory shared with it, no
+        # lock (a worker killed holding one would leave it held): /metrics
+        self.tally = self._ctx.Array("q", 2 * SLOTS, lock=False)
 
     def start(self) -> None:
         reader, writer = self._ctx.Pipe(duplex=False)
@@ -273,7 +283,7 @@ class ProcessWorker:
             target=_child_main,
             name="pbem-worker",
             daemon=True,
-            args=(self.config_path, reader, os.getpid(), self.listen),
+            args=(self.config_path, reader, os.getpid(), self.listen, self.tally),
         )
         self._proc.start()
         reader.close()
@@ -290,6 +300,9 @@ class ProcessWorker:
 
     def wake_turns(self) -> None:
         self.wake(b"t")
+
+    def alive(self) -> bool:
+        return self._proc is not None and self._proc.is_alive()
 
     def check(self) -> None:
         """Restart the worker if it died."""
@@ -322,6 +335,8 @@ class Server:
         self.servers: list[asyncio.AbstractServer] = []
         self.web: WebServer | WebProcess | None = None  # server.web in games.yaml: the HTTP side
         self._watch: asyncio.Task | None = None
+        self.watch: Watch | None = None  # health, metrics, the operator's alerts
+        self.metrics_port: int | None = None
         self.deadlines = Deadlines(app, self.worker.wake_turns)
 
     @property
@@ -360,6 +375,7 @@ class Server:
             await self.web.start()
             await announce(self.app, self.web.host, self.web.port)
         self._start_worker(sock, tcp)
+        self._start_watch()
         self._watch = loop.create_task(self._supervise())
         self.deadlines.start()
         log.info("listening on %s:%s", self.host, self.port)
@@ -377,6 +393,20 @@ class Server:
         else:
             self.worker.lease.listen = listen[:255]
         self.worker.start()
+
+    def _start_watch(self) -> None:
+        """Health and metrics on their port (server.metrics), and the
+        operator's alerts (server.operator): either is enough to watch."""
+        server = self.app.config.server
+        if server.metrics is None and server.operator is None:
+            return
+        from pbem.serving.metrics import Watch  # prometheus_client only where it is used
+
+        self.watch = Watch(self.app, self.worker.alive, self.worker.tally, server.metrics)
+        if server.metrics is not None:
+            self.metrics_port = self.watch.serve(server.metrics.host, server.metrics.port)
+            log.info("health and metrics on http://%s:%s/", server.metrics.host, self.metrics_port)
+        self.watch.start()
 
     def _web(self) -> WebServer | WebProcess:
         """The web pages: a process of their own beside the worker's
@@ -397,6 +427,8 @@ class Server:
 
     async def stop(self) -> None:
         self.deadlines.stop()
+        if self.watch is not None:
+            self.watch.stop()
         if self._watch is not None:
             self._watch.cancel()
         if self.web is not None:
@@ -415,30 +447,32 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
     async def main() -> None:
         server = Server(app, worker="process")
         await server.start()
-        print(
+        _say(
             f"pbem {version()}: listening on {server.host}:{server.port} for {app.domain}; "
-            f"mail out: {_outbound(app)}",
-            flush=True,
+            f"mail out: {_outbound(app)}"
         )
         for g in app.config.games:
             if g.lobby:
-                print(f"  {g.name}: mail JOIN {g.name} to {app.config.server.address}", flush=True)
+                _say(f"  {g.name}: mail JOIN {g.name} to {app.config.server.address}")
             else:
-                print(f"  {g.name}: send orders to {app.game_address(g.name)}", flush=True)
+                _say(f"  {g.name}: send orders to {app.game_address(g.name)}")
         out = app.config.server.outbound
         if not out.host:
-            print(f"  replies land in {out.maildir}/new/", flush=True)
+            _say(f"  replies land in {out.maildir}/new/")
         if app.store.shared:
-            print(
-                f"  storage {shown(app.store.url)}: one node of several (`pbem nodes` lists them)",
-                flush=True,
-            )
+            _say(f"  storage {shown(app.store.url)}: one node of several (`pbem nodes` lists them)")
         if server.web is not None:
             public = app.config.server.web.url if app.config.server.web else None
-            print(
+            _say(
                 f"  web: http://{server.web.host}:{server.web.port}/"
-                + (f" (public address {public})" if public else " (no public address set)"),
-                flush=True,
+                + (f" (public address {public})" if public else " (no public address set)")
+            )
+        if server.metrics_port is not None:
+            metrics = app.config.server.metrics
+            assert metrics is not None
+            _say(
+                f"  health and metrics: http://{metrics.host}:{server.metrics_port}/readyz "
+                "and /metrics"
             )
         if ready:
             ready(server)
@@ -449,7 +483,7 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
         await stop.wait()
         await server.stop()
         if server.committer is not None:
-            print(f"pbem: stopped; {server.committer.stats()}", flush=True)
+            _say(f"pbem: stopped; {server.committer.stats()}")
 
     asyncio.run(main())
 
@@ -457,3 +491,8 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
 def _outbound(app: App) -> str:
     out = app.config.server.outbound
     return f"relay {out.host}:{out.port}" if out.host else f"maildir {out.maildir}"
+
+
+def _say(line: str) -> None:
+    """A line of what `pbem serve` prints, beginning as the log's lines do."""
+    print(f"{logs.stamp()} INFO pbem: {line}", flush=True)

@@ -32,6 +32,7 @@ from typing import Any
 
 from pbem.app import App
 from pbem.faults import CHILD
+from pbem.serving import logs
 from pbem.serving.lease import child_of
 
 log = logging.getLogger("pbem.web")
@@ -76,6 +77,7 @@ def _web_main(  # pragma: no cover
     """The child: the web server on ``sock`` until ``stop_fd`` closes (or
     the parent dies)."""
     os.environ[CHILD] = "1"
+    logs.configure_child()
     child_of(parent, "pbem-web")
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     os.nice(NICE)
