@@ -236,6 +236,18 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=_at("operate", "cmd_reachable"))
 
+    p = _command(
+        sub,
+        "backup",
+        help="copy an SQLite store and its spool while the server runs (files of mode 0600)",
+    )
+    p.add_argument(
+        "file",
+        help="the copy's file (its spool goes beside it), or a folder (a name without a suffix)",
+    )
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=_at("backup", "cmd_backup"))
+
 
 def _master_commands(sub: Any) -> None:
     """The game master's commands, the scoreboard, kept reports."""
@@ -353,7 +365,7 @@ GROUPS: tuple[tuple[Callable[[Any], None], frozenset[str]], ...] = (
     (_file_commands, frozenset({"check", "adjudicate", "maps", "genmap"})),
     (
         _server_commands,
-        frozenset("serve dkim-key play retry seat new-token inbox nodes reachable".split()),
+        frozenset("serve dkim-key play retry seat new-token inbox nodes reachable backup".split()),
     ),
     (_master_commands, frozenset({"master", "rank", "report"})),
     (_trying_commands, frozenset({"preview", "demo"})),
