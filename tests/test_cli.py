@@ -252,6 +252,11 @@ def test_inbox_and_retry_commands(capsys, tmp_path):
 
     (tmp_path / "games.yaml").write_text(GAMES_YAML)
     config = str(tmp_path / "games.yaml")
+    code, _, err = run(capsys, "inbox", "--config", config)
+    # only `pbem serve` and `pbem migrate` build a new store
+    assert code == 1 and "has no tables yet" in err and "run `pbem migrate`" in err
+    code, out, _ = run(capsys, "migrate", config)
+    assert code == 0 and "is built, at revision" in out
     code, out, _ = run(capsys, "inbox", "--config", config)
     assert code == 0 and out.strip().endswith("no mail")
 
@@ -292,6 +297,7 @@ def test_seat_and_new_token(capsys, tmp_path):
 
     (tmp_path / "games.yaml").write_text(GAMES_YAML + OPEN_GAME)
     config = str(tmp_path / "games.yaml")
+    assert run(capsys, "migrate", config)[0] == 0
     code, out, _ = run(capsys, "seat", "gamma", "bob", "bob@example.org", "--config", config)
     assert code == 0 and "bob <bob@example.org> is seated in gamma (2 of 3)" in out
     code, _, err = run(capsys, "seat", "gamma", "Bob", "b2@example.org", "--config", config)

@@ -7,6 +7,7 @@
     pbem preview [FILE]            one offline turn of every configured game
     pbem demo [--dir DIR]          six scripted players play a whole game by mail
     pbem serve [FILE]              the mail server
+    pbem migrate [FILE]            bring the store's schema to this version's
     pbem dkim-key --selector S     a key to DKIM-sign outgoing mail; its DNS record
     pbem play GAME PLAYER LINE...  send a mail as a player; print the receipt
     pbem inbox, retry N            stored mail; process quarantined mail again
@@ -52,6 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from adjudicator.base import GameError
     from pbem.cli.errors import InputError
     from pbem.config import ConfigError
+    from pbem.store.rows import StoreError
 
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser(argv[0] if argv else None).parse_args(argv)
@@ -67,6 +69,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for p in exc.problems:
             print(f"  {p}", file=sys.stderr)
         return 2
+    except StoreError as exc:  # the database down, its schema not this version's
+        from pbem.store.revision import Unreachable, WrongRevision
+
+        plain = isinstance(exc, (Unreachable, WrongRevision))
+        said = str(exc) if plain else "storage failed: " + str(exc).strip().splitlines()[0]
+        print(f"pbem: {said}", file=sys.stderr)
+        return 1
     except BrokenPipeError:  # the reader went away (`pbem inbox | head`): nothing to say
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
         return 0
@@ -159,6 +168,18 @@ def _server_commands(sub: Any) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="log warnings only")
     p.set_defaults(run=_at("operate", "cmd_serve"))
+
+    p = _command(
+        sub,
+        "migrate",
+        help="bring the store's schema to this version of pbem",
+        description="Bring the store's schema to this version of pbem's newest (or build "
+        "a new store). Only this command changes a schema: every other command on a store "
+        "behind this version says so and stops. Running nodes of the previous version keep "
+        "working on the new schema; restart them on this version one by one.",
+    )
+    p.add_argument("file", nargs="?", default="games.yaml")
+    p.set_defaults(run=_at("operate", "cmd_migrate"))
 
     add_dkim_key(sub, _command)
 
@@ -334,7 +355,7 @@ GROUPS: tuple[tuple[Callable[[Any], None], frozenset[str]], ...] = (
     (_file_commands, frozenset({"check", "adjudicate", "maps", "genmap"})),
     (
         _server_commands,
-        frozenset("serve dkim-key play retry seat new-token inbox nodes reachable".split()),
+        frozenset("serve migrate dkim-key play retry seat new-token inbox nodes reachable".split()),
     ),
     (_master_commands, frozenset({"master", "rank", "report"})),
     (_trying_commands, frozenset({"preview", "demo"})),

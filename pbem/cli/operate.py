@@ -29,6 +29,7 @@ from pbem.lifecycle.opening import open_app
 from pbem.lifecycle.seats import add_player
 from pbem.lifecycle.start import start_game
 from pbem.serving.server import serve
+from pbem.store.database import is_url, shown
 from pbem.turns.runner import TurnRunner
 from pbem.words import plural
 
@@ -63,6 +64,33 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_migrate(args: argparse.Namespace, out: TextIO) -> int:
+    """The store's schema brought to this version's newest: the one
+    command that changes a schema. Running nodes of the previous version
+    keep working on it (migrations add before they take away)."""
+    from pbem.store import Store, revision
+    from pbem.store.database import head_revision
+
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    server = load_config(args.file).server
+    store = Store.open(server.storage, timeouts=server.storage_timeouts)
+    try:
+        was, head = revision.revision(store), head_revision()
+        where = shown(store.url) if is_url(server.storage) else str(server.storage)
+        if was is not None and was > head:
+            revision.check(store)  # says which version of pbem it needs
+        store.migrate()
+    finally:
+        store.close()
+    if was == head:
+        print(f"the store at {where} is at revision {head} already: nothing to do", file=out)
+    elif was is None:
+        print(f"the store at {where} is built, at revision {head}", file=out)
+    else:
+        print(f"the store at {where} was at revision {was}; it is now at {head}", file=out)
+    return 0
+
+
 def _port_free(host: str, port: int, web: bool = False) -> None:
     """InputError naming the port, and how to choose another, if something
     listens on it already (``web``: the web pages' port)."""
@@ -93,7 +121,7 @@ def _port_free(host: str, port: int, web: bool = False) -> None:
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     """A mail as a player, through the running server, and its receipt."""
 
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     with app.store.tx(write=False) as conn:
         seated = [p for p in app.store.players(conn, args.game) if p.status == "active"]
     who = args.player.lower()
@@ -147,7 +175,7 @@ def _receipt_for(app: Any, email_addr: str, message_id: str) -> str | None:
 
 
 def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     if not app.store.retry_mail(args.message):
         raise InputError(f"mail #{args.message} is not quarantined")
     print(
@@ -169,7 +197,7 @@ def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
             ZoneInfo(args.timezone)
         except (ZoneInfoNotFoundError, ValueError):
             raise InputError(f"{args.timezone!r} is not a time zone") from None
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     cfg = app.game_config(args.game)
     with app.store.tx() as conn:
         row = app.store.game(conn, args.game)
@@ -196,7 +224,7 @@ def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     with app.store.tx() as conn:
         player = next(
             (p for p in app.store.players(conn, args.game) if p.name == args.player), None
@@ -215,7 +243,7 @@ def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_reachable(args: argparse.Namespace, out: TextIO) -> int:
     """The addresses no longer mailed because their mail bounces; with an
     address, mail it again (its count of failures starts afresh)."""
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     if args.address is None:
         gone = app.store.unreachable_addresses()
         for address, since in gone:
@@ -231,7 +259,7 @@ def cmd_reachable(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     """The game master's commands, as by mail."""
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     want = {"extend": 1, "replace": 2, "remove": 1}.get(args.action, 0)
     if len(args.args) != want:
         what = {"extend": "DURATION", "replace": "PLAYER EMAIL", "remove": "PLAYER"}
@@ -271,7 +299,7 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     with app.store.tx(write=False) as conn:
         lines = rank_lines(app.store.ranking(conn))
     print("\n".join(lines), file=out)
@@ -279,7 +307,7 @@ def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     with app.store.tx(write=False) as conn:
         found = app.store.report(conn, args.game, args.reader, args.turn)
         turns = app.store.report_turns(conn, args.game)
@@ -308,7 +336,7 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     for row in app.store.mails(args.state):
         note = f" ({row.note})" if row.note else ""
         error = f" [attempts {row.attempts}]" if row.attempts else ""
@@ -327,9 +355,8 @@ def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_nodes(args: argparse.Namespace, out: TextIO) -> int:
     """The server nodes working on this store, what each holds, the backlog."""
     from pbem.serving.lease import HOLD, NAME
-    from pbem.store.database import shown
 
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     store, wall = app.store, time.time()
     print(f"storage {shown(store.url)}", file=out)
     if store.shared:

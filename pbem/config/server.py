@@ -18,6 +18,7 @@ from pbem.config.model import (
     Network,
     Outbound,
     ServerConfig,
+    StorageTimeouts,
     TrustedRelay,
     WebConfig,
 )
@@ -34,6 +35,7 @@ SERVER_KEYS = (
     "trusted_relay",
     "web",
     "dkim",
+    "storage_timeouts",
 )
 DKIM_KEYS = ("require", "nameservers", "timeout", "key", "selector", "domain")
 OUTBOUND_KEYS = ("host", "port", "from", "username", "password", "starttls", "tls", "maildir")
@@ -107,6 +109,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         trusted_relay=relay,
         web=web,
         dkim=dkim,
+        storage_timeouts=_storage_timeouts(c, raw),
     )
 
 
@@ -335,3 +338,15 @@ def _confirm_within(c: Checker, lim: dict) -> timedelta:
         c.add(lim, "confirm_within", "server limits: confirm_within must be 5m to 30d")
         return default
     return found
+
+
+def _storage_timeouts(c: Checker, raw: dict) -> StorageTimeouts:
+    """How long pbem waits on its database: connect, statement, spool
+    (seconds; PostgreSQL, and the SMTP side's spool on either)."""
+    d = c.mapping(raw, "storage_timeouts", "server storage_timeouts")
+    c.keys(d, ("connect", "statement", "spool"), "server storage_timeouts")
+    return StorageTimeouts(
+        connect=c.integer(d, "connect", "storage_timeouts connect", 10, 2, 600),
+        statement=c.integer(d, "statement", "storage_timeouts statement", 60, 1, 3600),
+        spool=c.integer(d, "spool", "storage_timeouts spool", 5, 1, 60),
+    )
