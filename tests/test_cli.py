@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -288,6 +289,57 @@ def test_inbox_and_retry_commands(capsys, tmp_path):
     assert code == 0 and f"mail #{inbox_id} is queued again" in out
     code, _, err = run(capsys, "retry", str(inbox_id), "--config", config)
     assert code == 2 and f"mail #{inbox_id} is not quarantined" in err
+
+
+def test_inbox_last_and_since(capsys, tmp_path):
+    """--last N: the newest N mails; --since: a span back from now (2h) or
+    a time (ISO, UTC unless it says its zone); together: both hold."""
+    from datetime import UTC, datetime, timedelta
+
+    from pbem.lifecycle.opening import open_app
+    from tests.mailharness import GAMES_YAML
+
+    (tmp_path / "games.yaml").write_text(GAMES_YAML)
+    config = str(tmp_path / "games.yaml")
+    app = open_app(config)
+    now = datetime.now(UTC).replace(microsecond=0)
+    stored = app.store.store_mails(
+        [
+            {
+                "received_at": now - timedelta(hours=hours),
+                "mail_from": f"p{hours}@example.org",
+                "rcpt_to": ["alpha@judge.example"],
+                "raw": b"Subject: x\r\n\r\n%d\r\n" % hours,
+                "sha256": f"{hours:064d}",
+                "message_id": None,
+            }
+            for hours in (50, 5, 3, 1)
+        ]
+    )
+    app.store.move_spooled()
+    app.store.close()
+    ids = [number for number, _ in stored]
+
+    def listed(*args):
+        code, out, _ = run(capsys, "inbox", "--config", config, *args)
+        assert code == 0
+        return [int(line.split()[0][1:]) for line in out.splitlines() if line.startswith("#")]
+
+    assert listed() == ids
+    assert listed("--last", "2") == ids[2:]
+    assert listed("--since", "4h") == ids[2:]
+    assert listed("--since", "2d") == ids[1:]
+    assert listed("--since", "4h", "--last", "1") == ids[3:]
+    two_hours_ago = now - timedelta(hours=2)
+    assert listed("--since", two_hours_ago.strftime("%Y-%m-%dT%H:%M:%S")) == ids[3:]
+    in_oslo = two_hours_ago.astimezone(ZoneInfo("Europe/Oslo")).isoformat()
+    assert listed("--since", in_oslo) == ids[3:]
+    day = (now - timedelta(hours=50)).date().isoformat()
+    assert listed("--since", day) == ids
+    code, _, err = run(capsys, "inbox", "--config", config, "--since", "yesterday")
+    assert code == 2 and "--since yesterday: give a date or time" in err
+    code, _, err = run(capsys, "inbox", "--config", config, "--last", "0")
+    assert code == 2 and "--last 0" in err
 
 
 def test_seat_and_new_token(capsys, tmp_path):

@@ -221,7 +221,14 @@ def _server_commands(sub: Any) -> None:
 
     p = _command(sub, "inbox", help="list stored mail and its state")
     p.add_argument("--config", default="games.yaml")
-    p.add_argument("--state", help="only mail in this state (new, applied, refused, ...)")
+    p.add_argument("--state", help="only mail in this state (new, applied, answered, refused, ...)")
+    p.add_argument("--last", type=int, metavar="N", help="only the last N mails")
+    p.add_argument(
+        "--since",
+        metavar="TIME",
+        help="only mail received since TIME: a date or time (2026-03-01, "
+        "2026-03-01T18:00; UTC unless it says its zone) or a span back from now (90m, 2h, 1d)",
+    )
     p.set_defaults(run=_at("operate", "cmd_inbox"))
 
     p = _command(sub, "nodes", help="the server nodes on this store, their claims, the backlog")

@@ -14,6 +14,7 @@ import smtplib
 import socket
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -24,7 +25,7 @@ from pbem.cli.demo import standalone_html
 from pbem.cli.errors import InputError
 from pbem.commands import master
 from pbem.commands.lobby import rank_lines
-from pbem.config import EMAIL, PLAYER_NAME, load_config
+from pbem.config import EMAIL, PLAYER_NAME, load_config, parse_duration
 from pbem.lifecycle.opening import open_app
 from pbem.lifecycle.seats import add_player
 from pbem.lifecycle.start import start_game
@@ -336,8 +337,13 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
+    if args.last is not None and args.last < 1:
+        raise InputError(f"--last {args.last}: give a number of mails, 1 or more")
+    since = None if args.since is None else _since(args.since)
     app = open_app(args.config, schema="check")
-    for row in app.store.mails(args.state):
+    if isinstance(since, timedelta):  # a span back from now, by the server's clock
+        since = app.clock.now() - since
+    for row in app.store.mails(args.state, since, args.last):
         note = f" ({row.note})" if row.note else ""
         error = f" [attempts {row.attempts}]" if row.attempts else ""
         if row.state == "quarantined" and row.error:  # why, in its last line
@@ -350,6 +356,22 @@ def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
     states = app.store.mail_states()
     print("; ".join(f"{k} {v}" for k, v in sorted(states.items())) or "no mail", file=out)
     return 0
+
+
+def _since(text: str) -> datetime | timedelta:
+    """--since: a time (a date or time, UTC unless it says its zone), or
+    a span back from now (90m, 2h, 1d)."""
+    span = parse_duration(text)
+    if span is not None and not text.strip().isdigit():
+        return span
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InputError(
+            f"--since {text}: give a date or time (2026-03-01, 2026-03-01T18:00, "
+            "2026-03-01T18:00+01:00) or a span back from now (90m, 2h, 1d)"
+        ) from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def cmd_nodes(args: argparse.Namespace, out: TextIO) -> int:
