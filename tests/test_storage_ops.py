@@ -280,3 +280,16 @@ def test_a_hung_postgresql_gives_451_within_seconds_and_mail_flows_again(tmp_pat
     finally:
         _signal(server, signal.SIGCONT)
         server.stop()
+
+
+def test_postgresql_statements_have_the_configured_timeout(pg_url):
+    """games.yaml's statement timeout is PostgreSQL's statement_timeout on
+    every connection of the store."""
+    from pbem.config.model import StorageTimeouts
+
+    store = Store.open(pg_url, timeouts=StorageTimeouts(connect=3, statement=7, spool=2))
+    try:
+        with store.tx(write=False) as conn:
+            assert conn.exec_driver_sql("SHOW statement_timeout").scalar() == "7s"
+    finally:
+        store.close()

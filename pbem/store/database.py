@@ -305,7 +305,8 @@ class Database:
                 raw.execute("PRAGMA foreign_keys=OFF")
             try:
                 with conn.begin():
-                    if not self._sqlite:
+                    if not self._sqlite:  # a migration may take long: no timeout
+                        conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
                         conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
                     cfg.attributes["connection"] = conn
                     getattr(command, how)(cfg, revision)
