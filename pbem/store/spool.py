@@ -138,6 +138,8 @@ class SpoolWriter:
             deadline, conn = self._deadline, self._pg
             if deadline is None or conn is None or time.monotonic() < deadline:
                 continue
+            if self._deadline is not deadline:
+                continue  # that group ended meanwhile
             try:
                 socket.socket(fileno=os.dup(conn.pgconn.socket)).shutdown(socket.SHUT_RDWR)
             except Exception:
