@@ -1,5 +1,5 @@
 """Processing stored mail: every mail answered 250 reaches exactly one final
-state (applied, refused, ignored, bounce, duplicate, quarantined).
+state (applied, answered, refused, ignored, bounce, duplicate, quarantined).
 
 Mail is read (pure, outside any transaction), then each mail is handled in
 a savepoint of one transaction per batch: its submissions, its replies in

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -253,6 +254,11 @@ def test_inbox_and_retry_commands(capsys, tmp_path):
 
     (tmp_path / "games.yaml").write_text(GAMES_YAML)
     config = str(tmp_path / "games.yaml")
+    code, _, err = run(capsys, "inbox", "--config", config)
+    # only `pbem serve` and `pbem migrate` build a new store
+    assert code == 1 and "has no tables yet" in err and "run `pbem migrate`" in err
+    code, out, _ = run(capsys, "migrate", config)
+    assert code == 0 and "is built, at revision" in out
     code, out, _ = run(capsys, "inbox", "--config", config)
     assert code == 0 and out.strip().endswith("no mail")
 
@@ -286,6 +292,57 @@ def test_inbox_and_retry_commands(capsys, tmp_path):
     assert code == 2 and f"mail #{inbox_id} is not quarantined" in err
 
 
+def test_inbox_last_and_since(capsys, tmp_path):
+    """--last N: the newest N mails; --since: a span back from now (2h) or
+    a time (ISO, UTC unless it says its zone); together: both hold."""
+    from datetime import UTC, datetime, timedelta
+
+    from pbem.lifecycle.opening import open_app
+    from tests.mailharness import GAMES_YAML
+
+    (tmp_path / "games.yaml").write_text(GAMES_YAML)
+    config = str(tmp_path / "games.yaml")
+    app = open_app(config)
+    now = datetime.now(UTC).replace(microsecond=0)
+    stored = app.store.store_mails(
+        [
+            {
+                "received_at": now - timedelta(hours=hours),
+                "mail_from": f"p{hours}@example.org",
+                "rcpt_to": ["alpha@judge.example"],
+                "raw": b"Subject: x\r\n\r\n%d\r\n" % hours,
+                "sha256": f"{hours:064d}",
+                "message_id": None,
+            }
+            for hours in (50, 5, 3, 1)
+        ]
+    )
+    app.store.move_spooled()
+    app.store.close()
+    ids = [number for number, _ in stored]
+
+    def listed(*args):
+        code, out, _ = run(capsys, "inbox", "--config", config, *args)
+        assert code == 0
+        return [int(line.split()[0][1:]) for line in out.splitlines() if line.startswith("#")]
+
+    assert listed() == ids
+    assert listed("--last", "2") == ids[2:]
+    assert listed("--since", "4h") == ids[2:]
+    assert listed("--since", "2d") == ids[1:]
+    assert listed("--since", "4h", "--last", "1") == ids[3:]
+    two_hours_ago = now - timedelta(hours=2)
+    assert listed("--since", two_hours_ago.strftime("%Y-%m-%dT%H:%M:%S")) == ids[3:]
+    in_oslo = two_hours_ago.astimezone(ZoneInfo("Europe/Oslo")).isoformat()
+    assert listed("--since", in_oslo) == ids[3:]
+    day = (now - timedelta(hours=50)).date().isoformat()
+    assert listed("--since", day) == ids
+    code, _, err = run(capsys, "inbox", "--config", config, "--since", "yesterday")
+    assert code == 2 and "--since yesterday: give a date or time" in err
+    code, _, err = run(capsys, "inbox", "--config", config, "--last", "0")
+    assert code == 2 and "--last 0" in err
+
+
 def test_seat_and_new_token(capsys, tmp_path):
     from pbem.lifecycle.opening import open_app
     from tests.mailharness import GAMES_YAML
@@ -293,6 +350,7 @@ def test_seat_and_new_token(capsys, tmp_path):
 
     (tmp_path / "games.yaml").write_text(GAMES_YAML + OPEN_GAME)
     config = str(tmp_path / "games.yaml")
+    assert run(capsys, "migrate", config)[0] == 0
     code, out, _ = run(capsys, "seat", "gamma", "bob", "bob@example.org", "--config", config)
     assert code == 0 and "bob <bob@example.org> is seated in gamma (2 of 3)" in out
     code, _, err = run(capsys, "seat", "gamma", "Bob", "b2@example.org", "--config", config)

@@ -55,6 +55,31 @@ def test_minimal_file_and_defaults(tmp_path):
     assert config.server.outbound.sender == "judge@judge.example"
 
 
+def test_storage_timeouts(tmp_path):
+    """How long pbem waits on its database: defaults, values, bounds; the
+    store made from games.yaml carries them to PostgreSQL's connection."""
+    from pbem.store import Store
+
+    assert parse_config(BASE, tmp_path / "games.yaml").server.storage_timeouts.spool == 5
+    text = BASE.replace(
+        "  domain: judge.example\n",
+        "  domain: judge.example\n  storage_timeouts: {connect: 3, statement: 20, spool: 2}\n",
+    )
+    timeouts = parse_config(text, tmp_path / "games.yaml").server.storage_timeouts
+    assert (timeouts.connect, timeouts.statement, timeouts.spool) == (3, 20, 2)
+    store = Store.open("postgresql://pbem@127.0.0.1:1/pbem", timeouts=timeouts)
+    assert store.spool_timeout == 2.0 and store.statement_timeout == 20.0
+    store.close()
+    bad = BASE.replace(
+        "  domain: judge.example\n",
+        "  domain: judge.example\n  storage_timeouts: {connect: 0, spool: 90, wait: 1}\n",
+    )
+    found = problems_of(bad, tmp_path)
+    assert any("storage_timeouts connect must be a whole number from 2 to 600" in p for p in found)
+    assert any("storage_timeouts spool must be a whole number from 1 to 60" in p for p in found)
+    assert any("wait" in p for p in found), found
+
+
 @pytest.mark.parametrize(
     "old, new, expected",
     [

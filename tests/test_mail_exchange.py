@@ -163,6 +163,7 @@ def test_help_and_list_need_no_game(judge):
     body = judge.last("stranger@example.net")
     assert "PASSWORD secret" in body and "WATCH game" in body
     assert "alpha            Office Wars, tick 1, 3 players, running: alpha@judge.example" in body
+    assert judge.states() == {"answered": 1}  # all it asked was answered
 
 
 def test_watch_and_unwatch(judge):
@@ -244,6 +245,7 @@ def test_help_to_a_game_address_is_just_help(judge):
     body = judge.last("stranger@example.net")
     assert "PASSWORD secret" in body
     assert "not a player" not in body and "password is missing" not in body
+    assert judge.states() == {"answered": 1}
 
 
 def test_anonymous_press(judge):

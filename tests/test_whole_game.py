@@ -39,7 +39,7 @@ def test_six_players_play_a_whole_game_by_mail(tmp_path):
     try:
         states = local.app.store.mail_states()
         assert sum(states.values()) == result["mails_in"]
-        assert set(states) <= {"applied", "refused"}, states
+        assert set(states) <= {"applied", "answered", "refused"}, states
         with local.app.store.tx(write=False) as conn:
             assert local.app.store.report_turns(conn, "demo") == list(range(1, ticks + 1))
         _send(local, "gm@demo.example", "GAME demo\nPASSWORD demo\nHISTORY 1\n")

@@ -20,16 +20,19 @@ from pbem.config import load_config
 from pbem.lifecycle.seats import with_seat
 from pbem.lifecycle.start import first_state
 from pbem.mapdraw import picture, to_png, to_svg
-from pbem.store.database import is_url, shown, storage_problem
+from pbem.store.database import is_url, shown
+from pbem.store.revision import storage_problem
 from pbem.words import plural, say
 
 
 def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
     config = load_config(args.file)
     s = config.server
-    print(f"{args.file}: OK", file=out)
+    problem = storage_problem(s.storage, s.storage_timeouts.connect)
+    # the file may be fine and its storage not: OK says both are
+    head = "OK" if problem is None else "the file is fine; its storage is not"
+    print(f"{args.file}: {head}", file=out)
     print(f"  server {s.domain}, listening on {s.host}:{s.port}, time zone {s.timezone}", file=out)
-    problem = storage_problem(s.storage)
     where = shown(s.storage) if is_url(s.storage) else s.storage
     print(f"  storage {where}" + (f": {problem}" if problem else ""), file=out)
     if s.web is not None:

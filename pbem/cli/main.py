@@ -7,6 +7,7 @@
     pbem preview [FILE]            one offline turn of every configured game
     pbem demo [--dir DIR]          six scripted players play a whole game by mail
     pbem serve [FILE]              the mail server
+    pbem migrate [FILE]            bring the store's schema to this version's
     pbem dkim-key --selector S     a key to DKIM-sign outgoing mail; its DNS record
     pbem play GAME PLAYER LINE...  send a mail as a player; print the receipt
     pbem inbox, retry N            stored mail; process quarantined mail again
@@ -53,6 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from adjudicator.base import GameError
     from pbem.cli.errors import InputError
     from pbem.config import ConfigError
+    from pbem.store.rows import StoreError
 
     argv = sys.argv[1:] if argv is None else list(argv)
     args = _parser(argv[0] if argv else None).parse_args(argv)
@@ -68,6 +70,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for p in exc.problems:
             print(f"  {p}", file=sys.stderr)
         return 2
+    except StoreError as exc:  # the database down, its schema not this version's
+        from pbem.store.revision import Unreachable, WrongRevision
+
+        plain = isinstance(exc, (Unreachable, WrongRevision))
+        said = str(exc) if plain else "storage failed: " + str(exc).strip().splitlines()[0]
+        print(f"pbem: {said}", file=sys.stderr)
+        return 1
     except BrokenPipeError:  # the reader went away (`pbem inbox | head`): nothing to say
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes stdout at exit
         return 0
@@ -179,6 +188,18 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("--verbose", action="store_true", help="log everything, each SMTP command too")
     p.set_defaults(run=_at("operate", "cmd_serve"))
 
+    p = _command(
+        sub,
+        "migrate",
+        help="bring the store's schema to this version of pbem",
+        description="Bring the store's schema to this version of pbem's newest (or build "
+        "a new store). Only this command changes a schema: every other command on a store "
+        "behind this version says so and stops. Running nodes of the previous version keep "
+        "working on the new schema; restart them on this version one by one.",
+    )
+    p.add_argument("file", nargs="?", default="games.yaml")
+    p.set_defaults(run=_at("operate", "cmd_migrate"))
+
     add_dkim_key(sub, _command)
 
     p = _command(
@@ -219,7 +240,14 @@ def _server_commands(sub: Any) -> None:
 
     p = _command(sub, "inbox", help="list stored mail and its state")
     p.add_argument("--config", default="games.yaml")
-    p.add_argument("--state", help="only mail in this state (new, applied, refused, ...)")
+    p.add_argument("--state", help="only mail in this state (new, applied, answered, refused, ...)")
+    p.add_argument("--last", type=int, metavar="N", help="only the last N mails")
+    p.add_argument(
+        "--since",
+        metavar="TIME",
+        help="only mail received since TIME: a date or time (2026-03-01, "
+        "2026-03-01T18:00; UTC unless it says its zone) or a span back from now (90m, 2h, 1d)",
+    )
     p.set_defaults(run=_at("operate", "cmd_inbox"))
 
     p = _command(sub, "nodes", help="the server nodes on this store, their claims, the backlog")
@@ -365,7 +393,9 @@ GROUPS: tuple[tuple[Callable[[Any], None], frozenset[str]], ...] = (
     (_file_commands, frozenset({"check", "adjudicate", "maps", "genmap"})),
     (
         _server_commands,
-        frozenset("serve dkim-key play retry seat new-token inbox nodes reachable backup".split()),
+        frozenset(
+            "serve migrate dkim-key play retry seat new-token inbox nodes reachable backup".split()
+        ),
     ),
     (_master_commands, frozenset({"master", "rank", "report"})),
     (_trying_commands, frozenset({"preview", "demo"})),

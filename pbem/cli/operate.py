@@ -13,6 +13,7 @@ import smtplib
 import socket
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
@@ -23,12 +24,13 @@ from pbem.cli.demo import standalone_html
 from pbem.cli.errors import InputError
 from pbem.commands import master
 from pbem.commands.lobby import rank_lines
-from pbem.config import EMAIL, PLAYER_NAME, load_config
+from pbem.config import EMAIL, PLAYER_NAME, load_config, parse_duration
 from pbem.lifecycle.opening import open_app
 from pbem.lifecycle.seats import add_player
 from pbem.lifecycle.start import start_game
 from pbem.serving import logs
 from pbem.serving.server import serve
+from pbem.store.database import is_url, shown
 from pbem.turns.runner import TurnRunner
 from pbem.words import plural
 
@@ -55,6 +57,33 @@ def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     if web is not None:
         _port_free(web.host, web.port, web=True)
     serve(app)
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace, out: TextIO) -> int:
+    """The store's schema brought to this version's newest: the one
+    command that changes a schema. Running nodes of the previous version
+    keep working on it (migrations add before they take away)."""
+    from pbem.store import Store, revision
+    from pbem.store.database import head_revision
+
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    server = load_config(args.file).server
+    store = Store.open(server.storage, timeouts=server.storage_timeouts)
+    try:
+        was, head = revision.revision(store), head_revision()
+        where = shown(store.url) if is_url(server.storage) else str(server.storage)
+        if was is not None and was > head:
+            revision.check(store)  # says which version of pbem it needs
+        store.migrate()
+    finally:
+        store.close()
+    if was == head:
+        print(f"the store at {where} is at revision {head} already: nothing to do", file=out)
+    elif was is None:
+        print(f"the store at {where} is built, at revision {head}", file=out)
+    else:
+        print(f"the store at {where} was at revision {was}; it is now at {head}", file=out)
     return 0
 
 
@@ -88,7 +117,7 @@ def _port_free(host: str, port: int, web: bool = False) -> None:
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
     """A mail as a player, through the running server, and its receipt."""
 
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     with app.store.tx(write=False) as conn:
         seated = [p for p in app.store.players(conn, args.game) if p.status == "active"]
     who = args.player.lower()
@@ -142,7 +171,7 @@ def _receipt_for(app: Any, email_addr: str, message_id: str) -> str | None:
 
 
 def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     if not app.store.retry_mail(args.message):
         raise InputError(f"mail #{args.message} is not quarantined")
     print(
@@ -164,7 +193,7 @@ def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
             ZoneInfo(args.timezone)
         except (ZoneInfoNotFoundError, ValueError):
             raise InputError(f"{args.timezone!r} is not a time zone") from None
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     cfg = app.game_config(args.game)
     with app.store.tx() as conn:
         row = app.store.game(conn, args.game)
@@ -191,7 +220,7 @@ def cmd_seat(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     with app.store.tx() as conn:
         player = next(
             (p for p in app.store.players(conn, args.game) if p.name == args.player), None
@@ -210,7 +239,7 @@ def cmd_new_token(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_reachable(args: argparse.Namespace, out: TextIO) -> int:
     """The addresses no longer mailed because their mail bounces; with an
     address, mail it again (its count of failures starts afresh)."""
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     if args.address is None:
         gone = app.store.unreachable_addresses()
         for address, since in gone:
@@ -226,7 +255,7 @@ def cmd_reachable(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     """The game master's commands, as by mail."""
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     want = {"extend": 1, "replace": 2, "remove": 1}.get(args.action, 0)
     if len(args.args) != want:
         what = {"extend": "DURATION", "replace": "PLAYER EMAIL", "remove": "PLAYER"}
@@ -266,7 +295,7 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     with app.store.tx(write=False) as conn:
         lines = rank_lines(app.store.ranking(conn))
     print("\n".join(lines), file=out)
@@ -274,7 +303,7 @@ def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     with app.store.tx(write=False) as conn:
         found = app.store.report(conn, args.game, args.reader, args.turn)
         turns = app.store.report_turns(conn, args.game)
@@ -303,8 +332,13 @@ def cmd_report(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
-    app = open_app(args.config)
-    for row in app.store.mails(args.state):
+    if args.last is not None and args.last < 1:
+        raise InputError(f"--last {args.last}: give a number of mails, 1 or more")
+    since = None if args.since is None else _since(args.since)
+    app = open_app(args.config, schema="check")
+    if isinstance(since, timedelta):  # a span back from now, by the server's clock
+        since = app.clock.now() - since
+    for row in app.store.mails(args.state, since, args.last):
         note = f" ({row.note})" if row.note else ""
         error = f" [attempts {row.attempts}]" if row.attempts else ""
         if row.state == "quarantined" and row.error:  # why, in its last line
@@ -319,12 +353,27 @@ def cmd_inbox(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _since(text: str) -> datetime | timedelta:
+    """--since: a time (a date or time, UTC unless it says its zone), or
+    a span back from now (90m, 2h, 1d)."""
+    span = parse_duration(text)
+    if span is not None and not text.strip().isdigit():
+        return span
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InputError(
+            f"--since {text}: give a date or time (2026-03-01, 2026-03-01T18:00, "
+            "2026-03-01T18:00+01:00) or a span back from now (90m, 2h, 1d)"
+        ) from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
 def cmd_nodes(args: argparse.Namespace, out: TextIO) -> int:
     """The server nodes working on this store, what each holds, the backlog."""
     from pbem.serving.lease import HOLD, NAME
-    from pbem.store.database import shown
 
-    app = open_app(args.config)
+    app = open_app(args.config, schema="check")
     store, wall = app.store, time.time()
     print(f"storage {shown(store.url)}", file=out)
     if store.shared:

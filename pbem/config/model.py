@@ -67,6 +67,17 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class StorageTimeouts:
+    """How long pbem waits on its database (seconds): to connect, for one
+    statement of the worker's and the commands', and for the SMTP side's
+    write of received mail (a session waits on it: past it, 451)."""
+
+    connect: float = 10.0
+    statement: float = 60.0
+    spool: float = 5.0
+
+
+@dataclass(frozen=True)
 class WebConfig:
     """The HTTP server `pbem serve` also runs (off unless games.yaml has
     ``server.web``): where it listens, and the public address readers
@@ -162,6 +173,7 @@ class ServerConfig:
     dkim: Dkim = field(default_factory=Dkim)
     operator: str | None = None  # told when the server itself is in trouble (None: the masters)
     metrics: MetricsConfig | None = None  # health and metrics over HTTP; None: off
+    storage_timeouts: StorageTimeouts = field(default_factory=StorageTimeouts)
 
     @property
     def address(self) -> str:

@@ -19,6 +19,7 @@ from pbem.config.model import (
     Network,
     Outbound,
     ServerConfig,
+    StorageTimeouts,
     TrustedRelay,
     WebConfig,
 )
@@ -37,6 +38,7 @@ SERVER_KEYS = (
     "dkim",
     "operator",
     "metrics",
+    "storage_timeouts",
 )
 DKIM_KEYS = ("require", "nameservers", "timeout", "key", "selector", "domain")
 OUTBOUND_KEYS = ("host", "port", "from", "username", "password", "starttls", "tls", "maildir")
@@ -114,6 +116,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         dkim=dkim,
         operator=operator,
         metrics=metrics,
+        storage_timeouts=_storage_timeouts(c, raw),
     )
 
 
@@ -363,4 +366,16 @@ def _metrics(c: Checker, raw: dict) -> MetricsConfig | None:
                 m, "max_outbox_minutes", "metrics max_outbox_minutes", 15, 1, 10 * 24 * 60
             )
         ),
+    )
+
+
+def _storage_timeouts(c: Checker, raw: dict) -> StorageTimeouts:
+    """How long pbem waits on its database: connect, statement, spool
+    (seconds; PostgreSQL, and the SMTP side's spool on either)."""
+    d = c.mapping(raw, "storage_timeouts", "server storage_timeouts")
+    c.keys(d, ("connect", "statement", "spool"), "server storage_timeouts")
+    return StorageTimeouts(
+        connect=c.integer(d, "connect", "storage_timeouts connect", 10, 2, 600),
+        statement=c.integer(d, "statement", "storage_timeouts statement", 60, 1, 3600),
+        spool=c.integer(d, "spool", "storage_timeouts spool", 5, 1, 60),
     )

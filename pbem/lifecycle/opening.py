@@ -14,19 +14,29 @@ from pbem.lifecycle.seats import add_player
 from pbem.lifecycle.start import start_game
 from pbem.mail import auth
 from pbem.mail.compose import Composer
-from pbem.store import Store
+from pbem.store import Store, revision
 from pbem.turns.clock import Clock, SystemClock
 
 
 def open_app(
-    config_path: str | Path, clock: Clock | None = None, store: Store | None = None
+    config_path: str | Path,
+    clock: Clock | None = None,
+    store: Store | None = None,
+    schema: str = "build",
 ) -> App:
-    """Load games.yaml, open and migrate storage, set up new games."""
+    """Load games.yaml, open storage, set up new games. Only ``pbem
+    migrate`` changes a schema: a store behind or ahead of this version
+    is refused (WrongRevision, saying what to do); ``schema`` "build"
+    builds a brand-new empty store (``pbem serve``, the tests, the demo),
+    "check" refuses it too (the other commands), "as is" checks nothing
+    (a running server's own processes: it checked as it started, and a
+    newer release's migrations keep the schema readable by this one)."""
     config = load_config(config_path)
     if store is None:
-        store = Store.open(config.server.storage)
+        store = Store.open(config.server.storage, timeouts=config.server.storage_timeouts)
         opened(store)  # a command closes it when it ends (closing.py)
-    store.migrate()
+    if schema != "as is":
+        revision.check(store, create=schema == "build")
     secret = store.setting("reply_secret", auth.new_secret)
     assert secret is not None
     app = App(

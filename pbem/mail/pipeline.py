@@ -2,7 +2,8 @@
 below, in the order they run. Each is a small function with one job; a
 step that settles the mail returns its final state and the reason
 (``End``), and the steps after it do not run. A mail that goes through
-every step is ``applied`` if something of it was stored, else ``refused``.
+every step is ``applied`` if something of it was stored, ``answered`` if
+all it asked was answered and nothing refused (HELP), else ``refused``.
 
 The queue around it (claiming, batches, savepoints, quarantine) is
 pbem/inbox.py; a game's section of a mail goes its own way
@@ -46,7 +47,7 @@ from pbem.store import InboxRow, PlayerRow
 class End:
     """A mail's final state, and why."""
 
-    state: str  # applied, refused, ignored, bounce, duplicate
+    state: str  # applied, answered, refused, ignored, bounce, duplicate
     note: str | None = None
 
 
@@ -84,10 +85,16 @@ def handle(worker: Worker, conn: Connection, row: InboxRow, mail: ParsedMail) ->
     way = Way(app, conn, worker, row, mail, app.clock.now(), budget=Budget(spent=mail.cpu))
     end = next((e for e in (step(way) for step in STEPS) if e is not None), None)
     if end is None:
-        end = End("applied" if way.applied else "refused")
+        end = End("applied" if way.applied else "answered" if answered(way) else "refused")
     app.store.finish_mail(conn, row.id, end.state, end.note, way.now, worker.holder)
     worker.finished(row.id, mail.message_id)
     return end.state
+
+
+def answered(w: Way) -> bool:
+    """Every command answered: nothing refused or left unread."""
+    ok = (w.server_lines or w.replies) and not w.mail.notes
+    return bool(ok) and all(not r.refused and not r.error for r in w.replies)
 
 
 # -- the steps -------------------------------------------------------------------------

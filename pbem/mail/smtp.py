@@ -58,7 +58,8 @@ class Committer:
     def __init__(self, app: App) -> None:
         self.app = app
         # the spool, through a store of its own that never waits inside SQLite
-        self.spool = SpoolWriter(Store(app.store.spool_url, wait_in_python=True))
+        spool = Store(app.store.spool_url, wait_in_python=True, timeouts=app.store.timeouts)
+        self.spool = SpoolWriter(spool)
         self._pending: list[tuple[dict[str, Any], asyncio.Future]] = []
         self._scheduled = False
         self._waiting_since: float | None = None

@@ -175,7 +175,7 @@ def _child_main(
     # a sender waits on every 250; nobody waits on a receipt a few
     # milliseconds longer: under load the SMTP side goes first
     os.nice(19)
-    app = open_app(config_path)
+    app = open_app(config_path, schema="as is")
     fd = wake_fd.fileno()
     lease = Lease(app.store, listen=listen)
     if not lease.wait(lambda: _closed(fd)):

@@ -84,7 +84,7 @@ def _web_main(  # pragma: no cover
     from pbem.lifecycle.opening import open_app
     from pbem.web.server import WebServer
 
-    app = open_app(config_path)
+    app = open_app(config_path, schema="as is")
     wake_out = wake_fd.fileno()
     os.set_blocking(wake_out, False)
 

@@ -10,7 +10,6 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
-from sqlalchemy.pool import NullPool
 from sqlalchemy.sql.dml import Insert
 from sqlalchemy.sql.expression import Executable
 
@@ -163,15 +162,23 @@ class Database:
     connection."""
 
     def __init__(
-        self, url: str, wait_in_python: bool = False, spool_url: str | None = None
+        self,
+        url: str,
+        wait_in_python: bool = False,
+        spool_url: str | None = None,
+        timeouts: Any = None,
     ) -> None:
         """``wait_in_python``: wait for the write lock with short sleeps of
         our own instead of SQLite's busy handler, whose sleeps grow to tens
         of milliseconds; for the SMTP side, where every wait is a client's.
         ``spool_url``: where received mail is spooled (default: this
-        database's own spool table)."""
+        database's own spool table). ``timeouts``: games.yaml's
+        storage_timeouts (connect, statement, spool; seconds)."""
         url = engine_url(url)
         self.url = url
+        self.timeouts = timeouts
+        self.statement_timeout = float(getattr(timeouts, "statement", 60))
+        self.spool_timeout = float(getattr(timeouts, "spool", 5))
         self.spool_url = engine_url(spool_url) if spool_url else url
         self.wait_in_python = wait_in_python
         self._spool: Any = None
@@ -191,10 +198,12 @@ class Database:
                 {"timeout": 0 if wait_in_python else 30, "check_same_thread": False}
                 if sqlite
                 else {
-                    "connect_timeout": 10,
+                    "connect_timeout": int(getattr(timeouts, "connect", 10)),
                     "application_name": application_name(),
-                    # times come back in UTC, whatever the server's own zone
-                    "options": "-c timezone=UTC",
+                    # times come back in UTC, whatever the server's own zone;
+                    # no statement waits (on a lock, a hung disk) for ever
+                    "options": "-c timezone=UTC -c statement_timeout="
+                    f"{int(self.statement_timeout * 1000)}",
                 }
             ),
         )
@@ -214,20 +223,22 @@ class Database:
             raw.close()
 
     @classmethod
-    def open(cls, storage: str | Path) -> Any:
+    def open(cls, storage: str | Path, timeouts: Any = None) -> Any:
         """The store games.yaml's ``storage`` names: a database URL, or an
         SQLite file (see ``at``)."""
-        return cls(str(storage)) if is_url(storage) else cls.at(storage)
+        if is_url(storage):
+            return cls(str(storage), timeouts=timeouts)
+        return cls.at(storage, timeouts)
 
     @classmethod
-    def at(cls, path: str | Path) -> Any:
+    def at(cls, path: str | Path, timeouts: Any = None) -> Any:
         """A store in an SQLite file, its folder made if need be, with its
         spool in a file beside it (``pbem.sqlite`` spools to
         ``pbem-spool.sqlite``)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         spool = path.with_name(f"{path.stem}-spool{path.suffix}")
-        return cls(f"sqlite:///{path}", spool_url=f"sqlite:///{spool}")
+        return cls(f"sqlite:///{path}", spool_url=f"sqlite:///{spool}", timeouts=timeouts)
 
     @property
     def _sqlite(self) -> bool:
@@ -246,7 +257,9 @@ class Database:
         if self.spool_url == self.url:
             return self
         if self._spool is None:
-            self._spool = type(self)(self.spool_url, wait_in_python=self.wait_in_python)
+            self._spool = type(self)(
+                self.spool_url, wait_in_python=self.wait_in_python, timeouts=self.timeouts
+            )
         return self._spool
 
     def migrate(self) -> None:
@@ -261,12 +274,14 @@ class Database:
             self.spool.migrate()
 
     def _revision(self) -> str | None:
-        """The migration the schema is at (None: none yet)."""
-        try:
-            with self.engine.connect() as conn:
-                found = conn.exec_driver_sql("SELECT version_num FROM alembic_version").all()
-        except DBAPIError:  # no such table: a new database
-            return None
+        """The migration the schema is at (None: none yet). Raises the
+        driver's error if the database cannot be reached."""
+        from sqlalchemy import inspect
+
+        with self.engine.connect() as conn:
+            if not inspect(conn).has_table("alembic_version"):
+                return None
+            found = conn.exec_driver_sql("SELECT version_num FROM alembic_version").all()
         return found[0][0] if len(found) == 1 else None
 
     def alembic(self, how: str, revision: str) -> None:
@@ -290,7 +305,8 @@ class Database:
                 raw.execute("PRAGMA foreign_keys=OFF")
             try:
                 with conn.begin():
-                    if not self._sqlite:
+                    if not self._sqlite:  # a migration may take long: no timeout
+                        conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
                         conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
                     cfg.attributes["connection"] = conn
                     getattr(command, how)(cfg, revision)
@@ -418,43 +434,6 @@ class Database:
         ran = [(hot.on_cursor(raw.cursor(), self.engine.dialect, p), c) for hot, p, c in pending]
         pending.clear()
         return ran
-
-
-def storage_problem(storage: str | Path, timeout: float = 5.0) -> str | None:
-    """What keeps pbem from keeping its mail in ``storage`` (None: nothing):
-    a database it cannot reach or log in to, or an SQLite file whose
-    folder cannot be made or written. Changes nothing."""
-    import os
-
-    if is_url(storage):
-        url = engine_url(str(storage))
-        args = {} if url.startswith("sqlite") else {"connect_timeout": max(1, int(timeout))}
-        try:
-            probe = create_engine(url, connect_args=args, poolclass=NullPool)
-        except Exception as exc:  # a URL SQLAlchemy cannot read, a driver missing
-            return f"{shown(str(storage))} cannot be used: {exc}"
-        try:
-            with probe.connect() as conn:
-                conn.exec_driver_sql("SELECT 1")
-        except Exception as exc:
-            orig = getattr(exc, "orig", None) or exc
-            reason = " ".join(str(orig).split())
-            return f"cannot reach {shown(str(storage))}: {reason}"
-        finally:
-            probe.dispose()
-        return None
-    path = Path(storage)
-    folder = path.parent
-    while not folder.exists():
-        folder = folder.parent
-    if not folder.is_dir():
-        return f"cannot keep {path}: {folder} is not a folder"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"cannot keep {path}: {folder} cannot be written to"
-    if path.exists() and (path.is_dir() or not os.access(path, os.R_OK | os.W_OK)):
-        what = "is a folder" if path.is_dir() else "cannot be read and written"
-        return f"cannot keep {path}: it {what}"
-    return None
 
 
 def application_name() -> str:

@@ -487,9 +487,13 @@ class ReceivedMail(Database):
             states["new"] = states.get("new", 0) + waiting
         return states
 
-    def mails(self, state: str | None = None) -> list[InboxRow]:
+    def mails(
+        self, state: str | None = None, since: datetime | None = None, last: int | None = None
+    ) -> list[InboxRow]:
+        """Mail in the inbox, oldest first: in ``state``, received since ``since``, the last."""
         with self.tx(write=False) as conn:
-            q = select(inbox).order_by(inbox.c.id)
-            if state:
-                q = q.where(inbox.c.state == state)
-            return [InboxRow.of(r) for r in conn.execute(q).all()]
+            q = select(inbox).order_by(inbox.c.id.desc())
+            q = q.where(inbox.c.state == state) if state else q
+            q = q if since is None else q.where(inbox.c.received_at >= since)
+            q = q if last is None else q.limit(last)
+            return [InboxRow.of(r) for r in reversed(conn.execute(q).all())]

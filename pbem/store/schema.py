@@ -106,7 +106,7 @@ inbox = Table(
     "inbox",
     metadata,
     *_received(unique=False),
-    # new, applied, refused, ignored, bounce, duplicate, quarantined
+    # new, applied, answered, refused, ignored, bounce, duplicate, quarantined
     Column("state", String(16), nullable=False),
     Column("attempts", Integer, nullable=False, default=0),  # failures
     # the worker that claimed the mail, and until when (seconds since the

@@ -4,6 +4,10 @@ commit. What the spool is and how the worker empties it: received.py."""
 
 from __future__ import annotations
 
+import os
+import socket
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,6 +28,9 @@ class SpoolWriter:
         self.store = store.spool
         self._raw: Any = None
         self._pg: Any = None  # the PostgreSQL connection, made when first used
+        self._deadline: float | None = None  # when the group being written is late
+        self._watch: threading.Thread | None = None
+        self._closed = False
         if self.store._sqlite:
             import sqlite3
 
@@ -74,6 +81,7 @@ class SpoolWriter:
         import psycopg
 
         distinct = list({m["sha256"]: m for m in reversed(mails)}.values())[::-1]
+        self._deadline = time.monotonic() + self.store.spool_timeout
         try:
             conn = self._pg or self._connect()
             with conn.cursor() as cursor:
@@ -83,6 +91,8 @@ class SpoolWriter:
         except psycopg.Error as exc:
             self._drop()
             raise StoreError(str(exc)) from exc
+        finally:
+            self._deadline = None
         added = {sha: number for number, sha, new in rows if new}
         known = {sha: number for number, sha, new in rows if not new}
         out = []
@@ -99,16 +109,42 @@ class SpoolWriter:
         return out
 
     def _connect(self) -> Any:
+        """The connection, and the watch on it: a group that has not
+        committed within the spool timeout has its connection cut, so a
+        hung database gives every waiting session 451 within seconds and
+        never holds the event loop longer. (The server's own
+        statement_timeout ends a statement that waits on a lock; a server
+        that does not answer at all cannot end it.)"""
         import psycopg
 
         url = self.store.engine.url.set(drivername="postgresql")
+        wait = self.store.spool_timeout
         self._pg = psycopg.connect(
             url.render_as_string(hide_password=False),
-            connect_timeout=10,
+            connect_timeout=max(2, int(wait)),
             application_name=application_name(),
-            options="-c timezone=UTC",
+            options=f"-c timezone=UTC -c statement_timeout={int(wait * 1000)}",
         )
+        if self._watch is None:
+            self._watch = threading.Thread(target=self._watching, name="spool-watch", daemon=True)
+            self._watch.start()
         return self._pg
+
+    def _watching(self) -> None:
+        """Cut the connection of a group past its deadline (shutting its
+        socket down wakes the driver's wait with an error)."""
+        while not self._closed:
+            time.sleep(0.2)
+            deadline, conn = self._deadline, self._pg
+            if deadline is None or conn is None or time.monotonic() < deadline:
+                continue
+            if self._deadline is not deadline:
+                continue  # that group ended meanwhile
+            try:
+                socket.socket(fileno=os.dup(conn.pgconn.socket)).shutdown(socket.SHUT_RDWR)
+            except Exception:
+                pass  # closed meanwhile
+            self._deadline = None
 
     def _drop(self) -> None:
         if self._pg is not None:
@@ -119,6 +155,7 @@ class SpoolWriter:
             self._pg = None
 
     def close(self) -> None:
+        self._closed = True
         if self._raw is not None:
             self._raw.close()
         self._drop()
