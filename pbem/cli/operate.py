@@ -9,6 +9,7 @@ import dataclasses
 import email
 import email.policy
 import errno
+import logging
 import smtplib
 import socket
 import sys
