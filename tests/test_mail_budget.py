@@ -270,7 +270,7 @@ def test_the_budget_counts_time_and_checks_and_names_lines_as_ranges():
     """The meter on a clock the test moves: over once the time is spent,
     slow checks refused past the cap, lines not read told as ranges."""
     now = [10.0]
-    budget = Budget(seconds=0.4, spent=0.1, clock=lambda: now[0])
+    budget = Budget(seconds=0.4, spent=0.1, clock=lambda: now[0], free=0)
     assert not budget.over()
     assert [budget.slow_check() for _ in range(SLOW_CHECKS + 1)] == [True] * SLOW_CHECKS + [False]
     assert budget.unchecked == 1
@@ -283,6 +283,10 @@ def test_the_budget_counts_time_and_checks_and_names_lines_as_ranges():
         f"lines 3, 7-9, 12 were not read: {TIME}",
         "lines 201-1000 were not read: over a cap",
     ]
+    # the first units of work run whatever the meter says (a server's
+    # one-time costs at a mail never cut a player's few commands)
+    late = Budget(seconds=0.4, spent=5.0, clock=lambda: now[0], free=2)
+    assert [late.over() for _ in range(3)] == [False, False, True]
     one = Budget()
     one.skip(5)
     assert one.notes() == [f"line 5 was not read: {TIME}"]
