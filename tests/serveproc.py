@@ -16,14 +16,19 @@ from tests.mailharness import free_port, wait_for
 
 
 class Serve:
-    """`pbem serve ROOT/games.yaml --port PORT` (any free port unless told),
-    with the fault points ``fault`` names (PBEM_FAULT), logging warnings
+    """`pbem serve ROOT/games.yaml --port PORT ARGS` (any free port unless
+    told), with the fault points ``fault`` names (PBEM_FAULT), logging warnings
     only unless not ``quiet``; started when made, once it listens."""
 
     started: list[Serve] = []
 
     def __init__(
-        self, root: Path, port: int | None = None, fault: str = "", quiet: bool = True
+        self,
+        root: Path,
+        port: int | None = None,
+        fault: str = "",
+        quiet: bool = True,
+        args: tuple[str, ...] = (),
     ) -> None:
         self.root = root
         self.port = port or free_port()
@@ -31,7 +36,7 @@ class Serve:
         with open(self.log, "w") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "pbem.cli", "serve", str(root / "games.yaml"),
-                 "--port", str(self.port)] + (["--quiet"] if quiet else []),
+                 "--port", str(self.port), *args] + (["--quiet"] if quiet else []),
                 cwd=root,
                 env=dict(os.environ, PBEM_FAULT=fault),
                 stdout=out,

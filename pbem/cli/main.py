@@ -182,7 +182,17 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("--host", help="listen on this address (default: games.yaml)")
     p.add_argument("--port", type=int, help="listen on this port (default: games.yaml)")
     p.add_argument(
+        "--lmtp",
+        metavar="ADDRESS",
+        help="take LMTP on this host:port or socket path (default: games.yaml's lmtp, if any)",
+    )
+    p.add_argument(
         "--web-port", type=int, help="the web pages' port, if games.yaml has web (default: its)"
+    )
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        help="the health and metrics port, if games.yaml has metrics (default: its)",
     )
     p.add_argument("--quiet", action="store_true", help="log warnings only")
     p.add_argument("--verbose", action="store_true", help="log everything, each SMTP command too")

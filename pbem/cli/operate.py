@@ -5,13 +5,10 @@ master's commands, the scoreboard, kept reports, stored mail."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import email
 import email.policy
-import errno
 import logging
 import smtplib
-import socket
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -23,6 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pbem.cli.demo import standalone_html
 from pbem.cli.errors import InputError
+from pbem.cli.listening import check_free, with_flags
 from pbem.commands import master
 from pbem.commands.lobby import rank_lines
 from pbem.config import EMAIL, PLAYER_NAME, load_config, parse_duration
@@ -38,25 +36,10 @@ from pbem.words import plural
 
 def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
     logs.configure(quiet=args.quiet, verbose=getattr(args, "verbose", False))
-    listen = load_config(args.file).server
-    _port_free(args.host or listen.host, listen.port if args.port is None else args.port)
+    base = Path(args.file).resolve().parent
+    check_free(with_flags(load_config(args.file), args, base))  # before the store opens
     app = open_app(args.file)
-    if args.host or args.port is not None:
-        server = dataclasses.replace(
-            app.config.server,
-            host=args.host or app.config.server.host,
-            port=app.config.server.port if args.port is None else args.port,
-        )
-        app.config = dataclasses.replace(app.config, server=server)
-    web = app.config.server.web
-    if web is not None and args.web_port is not None:
-        server = dataclasses.replace(
-            app.config.server, web=dataclasses.replace(web, port=args.web_port)
-        )
-        app.config = dataclasses.replace(app.config, server=server)
-    web = app.config.server.web
-    if web is not None:
-        _port_free(web.host, web.port, web=True)
+    app.config = with_flags(app.config, args, base)
     serve(app)
     return 0
 
@@ -86,33 +69,6 @@ def cmd_migrate(args: argparse.Namespace, out: TextIO) -> int:
     else:
         print(f"the store at {where} was at revision {was}; it is now at {head}", file=out)
     return 0
-
-
-def _port_free(host: str, port: int, web: bool = False) -> None:
-    """InputError naming the port, and how to choose another, if something
-    listens on it already (``web``: the web pages' port)."""
-
-    if port == 0:
-        return
-    try:
-        with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind((host, port))
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE and web:
-            raise InputError(
-                f"port {port} on {host}, for the web pages, is in use (another pbem serve, "
-                f"or another web server?). Stop it, or choose another port: pbem serve "
-                f"--web-port {port + 1} (make run WEBPORT={port + 1}; or web: listen: "
-                f"{{port: {port + 1}}} in games.yaml)"
-            ) from None
-        if exc.errno == errno.EADDRINUSE:
-            raise InputError(
-                f"port {port} on {host} is in use (another pbem serve, or another mail "
-                f"server?). Stop it, or choose another port: pbem serve --port {port + 1} "
-                f"(make run PORT={port + 1}; or listen: {{port: {port + 1}}} in games.yaml)"
-            ) from None
-        raise InputError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
