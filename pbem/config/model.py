@@ -128,6 +128,15 @@ class TrustedRelay:
         return any(ip in net for net in self.addresses)
 
 
+# mail an MTA held (docs/deadlines.md): a turn whose deadline passed while
+# the server took no mail waits this long once it takes mail again (Postfix
+# tries a deferred mail again after 300 s at first); a trusted relay's
+# Received time counts at most this long before ours (Postfix's
+# maximal_queue_lifetime)
+SETTLE_AFTER_OUTAGE = timedelta(minutes=5)
+RELAY_QUEUE_LIFETIME = timedelta(days=5)
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     domain: str
@@ -146,6 +155,8 @@ class ServerConfig:
     trusted_relay: TrustedRelay | None = None
     web: WebConfig | None = None  # the HTTP server; None: off
     dkim: Dkim = field(default_factory=Dkim)
+    settle_after_outage: timedelta = SETTLE_AFTER_OUTAGE  # 0: resolve at once
+    relay_queue_lifetime: timedelta = RELAY_QUEUE_LIFETIME
 
     @property
     def address(self) -> str:

@@ -13,6 +13,8 @@ from pbem.config.checker import Checker, _duration
 from pbem.config.model import (
     DOMAIN,
     EMAIL,
+    RELAY_QUEUE_LIFETIME,
+    SETTLE_AFTER_OUTAGE,
     Dkim,
     Limits,
     Network,
@@ -34,6 +36,9 @@ SERVER_KEYS = (
     "trusted_relay",
     "web",
     "dkim",
+    # mail delayed by an MTA (docs/deadlines.md, "Mail held by an MTA")
+    "settle_after_outage",
+    "relay_queue_lifetime",
 )
 DKIM_KEYS = ("require", "nameservers", "timeout", "key", "selector", "domain")
 OUTBOUND_KEYS = ("host", "port", "from", "username", "password", "starttls", "tls", "maildir")
@@ -92,6 +97,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
     relay = _trusted_relay(c, raw)
     web = _web(c, raw)
     dkim = _dkim(c, raw, domain, place)
+    settle, lifetime = _held_mail(c, raw)
     if domain is None:
         return None
     return ServerConfig(
@@ -107,7 +113,18 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         trusted_relay=relay,
         web=web,
         dkim=dkim,
+        settle_after_outage=settle,
+        relay_queue_lifetime=lifetime,
     )
+
+
+def _held_mail(c: Checker, raw: dict) -> tuple[timedelta, timedelta]:
+    """How long a turn whose deadline passed while the server took no mail
+    waits once it takes mail again (0: not at all), and how far before our
+    own receipt a trusted relay's Received time may lie."""
+    settle = _duration(c, raw, "settle_after_outage", "server", SETTLE_AFTER_OUTAGE)
+    lifetime = _duration(c, raw, "relay_queue_lifetime", "server", RELAY_QUEUE_LIFETIME)
+    return settle or timedelta(0), lifetime or timedelta(0)
 
 
 RELAY_ID_HINT = " (the authserv-id of your relay's Authentication-Results)"
