@@ -108,6 +108,8 @@ class ThreadWorker:
         if not self._holding():
             return 0
         done = self.processor.run_pending()
+        if self.worker.trouble.in_a_row:  # storage works again: mail held meanwhile comes
+            self.runner.taking_mail()
         if done:
             self.lease.done["mails"] += done
             self.sender.wake()
@@ -228,12 +230,16 @@ def _work(app: App, lease: Lease, fd: int, tally: Any = None) -> None:  # pragma
     try:
         while True:
             try:
-                while (done := processor.run_pending(BATCH)) > 0:
+                done = processor.run_pending(BATCH)
+                if trouble.in_a_row:  # storage works again: mail held meanwhile comes
+                    runner.taking_mail()
+                while done > 0:
                     trouble.worked()  # between failures: not in a row
                     lease.done["mails"] += done
                     sending.wake()
                     if done < BATCH:  # mail is trickling in: let more of it gather
                         time.sleep(GATHER)
+                    done = processor.run_pending(BATCH)
                 if turns or processor.turn_requests or processor.forced:  # inbox drained first
                     turns = False
                     resolved, turns = run_turns(processor, runner)  # turns: look again soon
