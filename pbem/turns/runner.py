@@ -86,10 +86,12 @@ class TurnRunner:
         self.since = app.clock.now()
         self._told: datetime | None = None  # the settling the log has said
 
-    def taking_mail(self) -> None:
-        """Storage works again after a failure: mail the MTA held meanwhile
-        comes in now, and a turn whose deadline passed waits for it."""
-        self.since = self.app.clock.now()
+    def taking_mail(self, again: bool = True) -> None:
+        """Storage works again after a failure (``again``: the worker had
+        failed until now): mail the MTA held meanwhile comes in now, and a
+        turn whose deadline passed waits for it."""
+        if again:
+            self.since = self.app.clock.now()
 
     def settling(self, g: GameRow, now: datetime) -> bool:
         """Whether a due turn waits for mail an MTA held: its deadline passed
