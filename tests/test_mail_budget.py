@@ -40,8 +40,14 @@ def _flood_then_order(judge: Harness, raw_or_mail: object, mail_from: str = STRA
     """Send a mail (an EmailMessage, or raw bytes), and right after it an
     order of bob's: seconds from sending bob's mail until its receipt is
     in the outbox."""
-    before = _receipts(judge, BOB)
     order = judge.message(BOB, ALPHA, f"PASSWORD {judge.password(BOB)}\nVega holds\n")
+    if not _receipts(judge, BOB):  # warm: the server's one-time costs are no flood's
+        with judge.smtp() as s:
+            s.send_message(
+                judge.message(BOB, ALPHA, f"PASSWORD {judge.password(BOB)}\nVega holds\n")
+            )
+        judge.settle(120)
+    before = _receipts(judge, BOB)
     with judge.smtp() as s:
         if isinstance(raw_or_mail, bytes):
             s.sendmail(mail_from, [ALPHA], raw_or_mail)
@@ -78,7 +84,7 @@ def test_a_flood_of_commands_holds_the_next_mail_up_less_than_a_second(judge, se
     body = body.format(password=f"PASSWORD {judge.password(ANN)}")
     took = _flood_then_order(judge, judge.message(sender, to, body))
     assert took < 1.0, f"bob's receipt took {took:.2f} s"
-    flood, order = judge.app.store.mails()
+    flood, order = judge.app.store.mails()[-2:]
     assert order.state == "applied"
     assert flood.state in ("applied", "refused")  # finished, never failed or retried
     answer = judge.last(sender)
@@ -112,7 +118,7 @@ def test_a_mail_that_has_had_its_time_is_answered_with_what_was_done(tmp_path):
         assert "Games on this server" in answer  # what was done counts
         assert "were not read: the mail used up its share of the server's time" in answer
         assert "lines 201-1000 were not read: a mail is read up to its 200th" in answer
-        flood, order = judge.app.store.mails()
+        flood, order = judge.app.store.mails()[-2:]
         assert flood.state == "refused" and order.state == "applied"  # LIST changes nothing
     finally:
         judge.close()
@@ -270,7 +276,7 @@ def test_the_budget_counts_time_and_checks_and_names_lines_as_ranges():
     """The meter on a clock the test moves: over once the time is spent,
     slow checks refused past the cap, lines not read told as ranges."""
     now = [10.0]
-    budget = Budget(seconds=0.4, spent=0.1, clock=lambda: now[0])
+    budget = Budget(seconds=0.4, spent=0.1, clock=lambda: now[0], free=0)
     assert not budget.over()
     assert [budget.slow_check() for _ in range(SLOW_CHECKS + 1)] == [True] * SLOW_CHECKS + [False]
     assert budget.unchecked == 1
@@ -283,6 +289,10 @@ def test_the_budget_counts_time_and_checks_and_names_lines_as_ranges():
         f"lines 3, 7-9, 12 were not read: {TIME}",
         "lines 201-1000 were not read: over a cap",
     ]
+    # the first units of work run whatever the meter says (a server's
+    # one-time costs at a mail never cut a player's few commands)
+    late = Budget(seconds=0.4, spent=5.0, clock=lambda: now[0], free=2)
+    assert [late.over() for _ in range(3)] == [False, False, True]
     one = Budget()
     one.skip(5)
     assert one.notes() == [f"line 5 was not read: {TIME}"]

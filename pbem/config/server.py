@@ -71,10 +71,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         pattern=DOMAIN,
         hint=" (for example judge.example)",
     )
-    listen = c.mapping(raw, "listen", "server listen")
-    c.keys(listen, ("host", "port"), "server listen")
-    host = c.string(listen, "host", "listen host") or "127.0.0.1"
-    port = c.integer(listen, "port", "listen port (0: any free port)", 2525, 0, 65535)
+    host, port = _listen(c, raw, "server listen", "listen", 2525)
     tz = c.timezone(raw, "timezone", "server timezone") or "UTC"
     storage = c.string(raw, "storage", "server storage") or "var/pbem.sqlite"
     base = path.resolve().parent
@@ -196,6 +193,17 @@ def _trusted_relay(c: Checker, raw: dict) -> TrustedRelay | None:
 STORAGE_SCHEMES = ("postgresql", "postgres", "postgresql+psycopg", "sqlite")
 
 
+def _listen(c: Checker, raw: dict, label: str, item: str, port: int) -> tuple[str, int]:
+    """A ``listen: {host, port}`` mapping (the server's, the web's, the
+    metrics'): its host (127.0.0.1 unless given) and port."""
+    listen = c.mapping(raw, "listen", label)
+    c.keys(listen, ("host", "port"), label)
+    return (
+        c.string(listen, "host", f"{item} host") or "127.0.0.1",
+        c.integer(listen, "port", f"{item} port (0: any free port)", port, 0, 65535),
+    )
+
+
 def _host_port(value: str | None) -> tuple[str, int] | None:
     """``lmtp: 127.0.0.1:2424`` (or ``[::1]:2424``) asks for LMTP over TCP;
     anything else is a socket path."""
@@ -243,8 +251,7 @@ def _web(c: Checker, raw: dict) -> WebConfig | None:
         return None
     web = c.mapping(raw, "web", "server web")
     c.keys(web, ("listen", "url", "rate", "burst"), "server web")
-    listen = c.mapping(web, "listen", "web listen")
-    c.keys(listen, ("host", "port"), "web listen")
+    host, port = _listen(c, web, "web listen", "web listen", 8025)
     url = c.string(
         web,
         "url",
@@ -254,8 +261,8 @@ def _web(c: Checker, raw: dict) -> WebConfig | None:
         " https for one-click unsubscribing)",
     )
     return WebConfig(
-        host=c.string(listen, "host", "web listen host") or "127.0.0.1",
-        port=c.integer(listen, "port", "web listen port (0: any free port)", 8025, 0, 65535),
+        host=host,
+        port=port,
         url=url,
         rate=c.integer(
             web, "rate", "web rate (requests a second per address; 0: no limit)", 20, 0, 100_000
@@ -370,11 +377,10 @@ def _metrics(c: Checker, raw: dict) -> MetricsConfig | None:
         return None
     m = c.mapping(raw, "metrics", "server metrics")
     c.keys(m, ("listen", "max_backlog", "max_outbox_minutes"), "server metrics")
-    listen = c.mapping(m, "listen", "metrics listen")
-    c.keys(listen, ("host", "port"), "metrics listen")
+    host, port = _listen(c, m, "metrics listen", "metrics listen", 9125)
     return MetricsConfig(
-        host=c.string(listen, "host", "metrics listen host") or "127.0.0.1",
-        port=c.integer(listen, "port", "metrics listen port (0: any free port)", 9125, 0, 65535),
+        host=host,
+        port=port,
         max_backlog=c.integer(
             m, "max_backlog", "metrics max_backlog (mails waiting)", 1000, 1, 10**9
         ),
