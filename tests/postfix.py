@@ -12,6 +12,7 @@ dead mailbox, and returns it to the mail's envelope sender.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -145,6 +146,18 @@ class Postfix:
         if self._postfix("stop").returncode != 0:
             self._postfix("abort")
         shutil.rmtree(self.root, ignore_errors=True)
+
+    def flush(self) -> None:
+        """Try every queued mail now (`postqueue -f`), as an operator does
+        once pbem takes mail again."""
+        subprocess.run(["postqueue", "-c", str(self.etc), "-f"], check=True, timeout=60)
+
+    def queued(self, sender: str) -> int:
+        """How many mails from ``sender`` wait in the queue."""
+        done = subprocess.run(
+            ["postqueue", "-c", str(self.etc), "-j"], capture_output=True, text=True, timeout=60
+        )
+        return sum(json.loads(line)["sender"] == sender for line in done.stdout.splitlines())
 
     def log(self) -> str:
         path = self.root / "maillog"

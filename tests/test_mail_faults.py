@@ -231,6 +231,11 @@ def test_sigkill_during_adjudication_resolves_the_turn_once_identically(root, tm
         past = datetime.now(UTC) - timedelta(minutes=1)
         conn.execute(update(games).where(games.c.name == "alpha").values(deadline=past))
     store.close()
+    # the turn at once on start, with no settling time for mail held meanwhile
+    yaml = root / "games.yaml"
+    yaml.write_text(
+        yaml.read_text().replace("  storage:", "  settle_after_outage: 0\n  storage:", 1)
+    )
     # an untouched copy, for the uninterrupted run
     twin = tmp_path_factory.mktemp("twin")
     shutil.copytree(root, twin, dirs_exist_ok=True)

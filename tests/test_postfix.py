@@ -29,7 +29,8 @@ GAME = """\
 class Site:
     """The players' mail server, the judge's Postfix and pbem, wired up."""
 
-    def __init__(self, tmp_path) -> None:
+    def __init__(self, tmp_path, server: str = "") -> None:
+        """``server``: more lines of games.yaml's server section."""
         need_postfix()
         self.remote_server = RemoteServer()
         self.remote = self.remote_server.start()
@@ -49,7 +50,8 @@ class Site:
             "outbound: {from: judge@judge.example, maildir: var/mail}",
             f"outbound: {{from: judge@judge.example, host: 127.0.0.1, port: {self.postfix.port}}}",
         )
-        self.judge = Harness(tmp_path, text + GAME)
+        self.root, self.yaml = tmp_path, text.replace("  storage:", f"{server}  storage:", 1) + GAME
+        self.judge = Harness(tmp_path, self.yaml)
 
     def close(self) -> None:
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from typing import Any, Protocol
 
 from sqlalchemy import Connection
@@ -14,6 +15,7 @@ from adjudicator.base import Game
 from pbem.app import App
 from pbem.commands.registry import Registry, Who
 from pbem.config import GameConfig
+from pbem.mail.ontime import Arrival, arrival
 from pbem.mail.parse import ParsedMail
 from pbem.store import GameRow, InboxRow, PlayerRow
 
@@ -95,6 +97,11 @@ class Context:
     @property
     def sender(self) -> str:
         return self.mail.from_addr or ""
+
+    @cached_property
+    def arrival(self) -> Arrival:
+        """When the mail counts as received, for deadlines (pbem/mail/ontime.py)."""
+        return arrival(self.app.config.server, self.row)
 
     def say(self, *lines: str) -> None:
         self.out.extend(lines)

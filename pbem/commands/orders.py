@@ -69,7 +69,7 @@ def ready(ctx: GameContext, use: Use) -> None:
 def clear(ctx: GameContext, use: Use) -> None:
     if ctx.previous:
         ctx.app.store.add_submission(
-            ctx.conn, ctx.game, ctx.turn, ctx.me.name, ctx.row.id, "", ctx.row.received_at
+            ctx.conn, ctx.game, ctx.turn, ctx.me.name, ctx.row.id, "", ctx.arrival.at
         )
         ctx.say(f"line {use.line}: your earlier orders for {ctx.phase} are withdrawn")
         ctx.changed = True

@@ -139,6 +139,15 @@ class TrustedRelay:
         return any(ip in net for net in self.addresses)
 
 
+# mail an MTA held (docs/deadlines.md): a turn whose deadline passed while
+# the server took no mail waits this long once it takes mail again (Postfix
+# tries a deferred mail again after 300 s at first); a trusted relay's
+# Received time counts at most this long before ours (Postfix's
+# maximal_queue_lifetime)
+SETTLE_AFTER_OUTAGE = timedelta(minutes=5)
+RELAY_QUEUE_LIFETIME = timedelta(days=5)
+
+
 # -- watching the server: health, metrics, the operator's alerts --------------
 
 
@@ -174,6 +183,8 @@ class ServerConfig:
     operator: str | None = None  # told when the server itself is in trouble (None: the masters)
     metrics: MetricsConfig | None = None  # health and metrics over HTTP; None: off
     storage_timeouts: StorageTimeouts = field(default_factory=StorageTimeouts)
+    settle_after_outage: timedelta = SETTLE_AFTER_OUTAGE  # 0: resolve at once
+    relay_queue_lifetime: timedelta = RELAY_QUEUE_LIFETIME
 
     @property
     def address(self) -> str:

@@ -13,6 +13,8 @@ from pbem.config.checker import Checker, _duration
 from pbem.config.model import (
     DOMAIN,
     EMAIL,
+    RELAY_QUEUE_LIFETIME,
+    SETTLE_AFTER_OUTAGE,
     Dkim,
     Limits,
     MetricsConfig,
@@ -39,6 +41,9 @@ SERVER_KEYS = (
     "operator",
     "metrics",
     "storage_timeouts",
+    # mail delayed by an MTA (docs/deadlines.md, "Mail held by an MTA")
+    "settle_after_outage",
+    "relay_queue_lifetime",
 )
 DKIM_KEYS = ("require", "nameservers", "timeout", "key", "selector", "domain")
 OUTBOUND_KEYS = ("host", "port", "from", "username", "password", "starttls", "tls", "maildir")
@@ -96,6 +101,7 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
     dkim = _dkim(c, raw, domain, place)
     operator = c.string(raw, "operator", "server operator (an address)", pattern=EMAIL)
     metrics = _metrics(c, raw)
+    settle, lifetime = _held_mail(c, raw)
     if domain is None:
         return None
     return ServerConfig(
@@ -114,7 +120,18 @@ def server_section(c: Checker, data: dict, path: Path) -> ServerConfig | None:
         operator=operator,
         metrics=metrics,
         storage_timeouts=_storage_timeouts(c, raw),
+        settle_after_outage=settle,
+        relay_queue_lifetime=lifetime,
     )
+
+
+def _held_mail(c: Checker, raw: dict) -> tuple[timedelta, timedelta]:
+    """How long a turn whose deadline passed while the server took no mail
+    waits once it takes mail again (0: not at all), and how far before our
+    own receipt a trusted relay's Received time may lie."""
+    settle = _duration(c, raw, "settle_after_outage", "server", SETTLE_AFTER_OUTAGE)
+    lifetime = _duration(c, raw, "relay_queue_lifetime", "server", RELAY_QUEUE_LIFETIME)
+    return settle or timedelta(0), lifetime or timedelta(0)
 
 
 RELAY_ID_HINT = " (the authserv-id of your relay's Authentication-Results)"

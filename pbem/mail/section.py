@@ -20,6 +20,7 @@ from pbem.commands.observing import no_such_game
 from pbem.config import GameConfig
 from pbem.mail import bounces, credentials, lists
 from pbem.mail.credentials import Credentials
+from pbem.mail.ontime import counted_early, too_late
 from pbem.mail.parse import ParsedMail
 from pbem.store import GameRow, InboxRow
 from pbem.turns.deadlines import cron_after
@@ -264,9 +265,13 @@ def on_time(p: Part) -> Done | None:
     ctx = p.ctx
     if ctx.engine.clock_ticks:
         return None
-    late = too_late(ctx.game_row, ctx.row, ctx.phase)
-    if late and (p.section.orders or any(_command(c).on_time for _, c, _ in p.section.commands)):
+    late = too_late(ctx.game_row, ctx.arrival, ctx.phase)
+    counts = p.section.orders or any(_command(c).on_time for _, c, _ in p.section.commands)
+    if late and counts:
         return refused(p, late)
+    early = counted_early(ctx.game_row, ctx.arrival, ctx.phase)
+    if early and counts:
+        ctx.reply.notices.append(early)
     return None
 
 
@@ -330,7 +335,7 @@ def read_orders(p: Part) -> Done | None:
         ctx.me.name,
         ctx.row.id,
         "\n".join(new_lines),
-        ctx.row.received_at,
+        ctx.arrival.at,
     )
     ctx.changed = True
     if ctx.reply.received:  # added after the earlier ones
@@ -372,7 +377,7 @@ def presence(p: Part) -> Done | None:
     ctx = p.ctx
     if ctx.reply.received and ctx.engine.tracks_presence and not ctx.reply.added:
         ctx.app.store.add_submission(
-            ctx.conn, ctx.game, ctx.turn, ctx.me.name, ctx.row.id, PRESENT, ctx.row.received_at
+            ctx.conn, ctx.game, ctx.turn, ctx.me.name, ctx.row.id, PRESENT, ctx.arrival.at
         )
         ctx.changed = True
     return None
@@ -451,27 +456,6 @@ STEPS: dict[Who, tuple[Step, ...]] = {
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def too_late(game: GameRow, row: InboxRow, phase: str) -> str | None:
-    """Why a mail's orders cannot count, if they cannot: it arrived after
-    the deadline of the turn being played, or before that turn began
-    (it was meant for the turn already resolved)."""
-    at = row.received_at
-    if game.status == "running" and game.deadline is not None and at >= game.deadline:
-        return (
-            f"too late for {phase}: your mail arrived at {at:%Y-%m-%d %H:%M:%S} UTC, after "
-            f"its deadline ({game.deadline:%Y-%m-%d %H:%M:%S} UTC). Nothing was applied; "
-            "the turn is being resolved. Send your orders again for the next turn once "
-            "its report arrives."
-        )
-    if game.turn_started_at is not None and at < game.turn_started_at:
-        return (
-            f"too late for the turn before {phase}: your mail arrived at "
-            f"{at:%Y-%m-%d %H:%M:%S} UTC but that turn had been resolved when it was read. "
-            f"Nothing was applied; send your orders again for {phase}."
-        )
-    return None
 
 
 def dated(facts: Any, game_row: GameRow, cfg: GameConfig, zone: str) -> dict[str, Any]:

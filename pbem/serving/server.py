@@ -5,8 +5,7 @@ into the spool, in groups (smtp.Committer). Reading and answering mail, and
 sending it, happen in a worker process (restarted if it dies), so the SMTP
 side only speaks SMTP and commits. On start the worker first takes every
 stored mail not yet processed: what was answered 250 before a crash is
-processed after it. Tests run the worker as threads of the same process
-(ThreadWorker), where the app's clock is the test's.
+processed after it. Tests run the worker as threads (ThreadWorker), on the test's clock.
 """
 
 from __future__ import annotations
@@ -108,12 +107,12 @@ class ThreadWorker:
         if not self._holding():
             return 0
         done = self.processor.run_pending()
+        self.runner.taking_mail(again=self.worker.trouble.in_a_row > 0)
         if done:
             self.lease.done["mails"] += done
             self.sender.wake()
             return done
-        # the inbox is drained: mail received before a deadline is applied
-        # before the turn runs
+        # the inbox drained: mail received before a deadline applied before its turn
         if self._turns.is_set() or self.processor.turn_requests or self.processor.forced:
             self._turns.clear()
             covered = self.turn_wakes
@@ -228,12 +227,15 @@ def _work(app: App, lease: Lease, fd: int, tally: Any = None) -> None:  # pragma
     try:
         while True:
             try:
-                while (done := processor.run_pending(BATCH)) > 0:
+                done = processor.run_pending(BATCH)
+                runner.taking_mail(again=trouble.in_a_row > 0)  # held mail comes now
+                while done > 0:
                     trouble.worked()  # between failures: not in a row
                     lease.done["mails"] += done
                     sending.wake()
                     if done < BATCH:  # mail is trickling in: let more of it gather
                         time.sleep(GATHER)
+                    done = processor.run_pending(BATCH)
                 if turns or processor.turn_requests or processor.forced:  # inbox drained first
                     turns = False
                     resolved, turns = run_turns(processor, runner)  # turns: look again soon

@@ -18,7 +18,9 @@ late there, a tick runs every order read by the time it runs, and a mail
 read after it counts for the next tick.
 
 Deadlines missed while the server was down: each overdue game resolves one
-turn when the server starts (not one per missed deadline), its report says
+turn after the server starts (not one per missed deadline), once the
+settling time (server ``settle_after_outage``) since it takes mail again
+has passed, so that mail its MTA held meanwhile counts; its report says
 that it ran late, and the next deadline is the first cron time at least
 half a normal turn away, so players have time to answer.
 
@@ -78,6 +80,30 @@ class TurnRunner:
         # resolving it, or mail received before its deadline is still being
         # read): the caller looks again shortly
         self.deferred = False
+        # since when this server takes mail: its start, or the moment its
+        # storage came back (taking_mail); a deadline that passed before
+        # then waits the settling time after it
+        self.since = app.clock.now()
+        self._told: datetime | None = None  # the settling the log has said
+
+    def taking_mail(self, again: bool = True) -> None:
+        """Storage works again after a failure (``again``: the worker had
+        failed until now): mail the MTA held meanwhile comes in now, and a
+        turn whose deadline passed waits for it."""
+        if again:
+            self.since = self.app.clock.now()
+
+    def settling(self, g: GameRow, now: datetime) -> bool:
+        """Whether a due turn waits for mail an MTA held: its deadline passed
+        while this server took no mail (it was down, or its storage was),
+        and the settling time since it takes mail again has not passed."""
+        settle = self.app.config.server.settle_after_outage
+        return (
+            bool(settle)
+            and g.deadline is not None
+            and g.deadline < self.since
+            and now < self.since + settle
+        )
 
     # -- what is due -----------------------------------------------------------------
 
@@ -96,8 +122,19 @@ class TurnRunner:
         due = [
             (g, "deadline" if g.deadline is not None and g.deadline <= now else "ready")
             for g in games
-            if (g.deadline is not None and g.deadline <= now) or ready.get(g.name)
+            if ((g.deadline is not None and g.deadline <= now) or ready.get(g.name))
         ]
+        waiting = [g.name for g, _ in due if self.settling(g, now)]
+        if waiting:
+            due = [(g, why) for g, why in due if g.name not in waiting]
+            if self._told != self.since:
+                self._told = self.since
+                log.info(
+                    "%s: the deadline passed while no mail came in; the turn waits until "
+                    "%s UTC for mail held meanwhile (server settle_after_outage)",
+                    ", ".join(sorted(waiting)),
+                    f"{self.since + app.config.server.settle_after_outage:%Y-%m-%d %H:%M:%S}",
+                )
         if app.store.shared:
             # several nodes wake for the same deadlines: each takes the games
             # in its own order, and steps over those another node resolved
