@@ -94,9 +94,9 @@ def _port_free(host: str, port: int, what: str) -> None:
         purpose, whose, flag, other = PORTS[what]
         if exc.errno != errno.EADDRINUSE:
             raise InputError(f"cannot listen on {host}:{port}{purpose}: {exc.strerror}") from None
-        h, n = host, port + 1
+        h, n, purpose = host, port + 1, purpose + ("," if purpose else "")
         raise InputError(
-            f"port {port} on {host}{purpose}{',' if purpose else ''} is in use (another pbem serve, or another "
+            f"port {port} on {host}{purpose} is in use (another pbem serve, or another "
             f"{whose} server?). Stop it, or choose another port: pbem serve "
             f"{flag.format(h=h, n=n)} ({other.format(h=h, n=n).removeprefix('or ')})"
         ) from None
