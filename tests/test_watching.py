@@ -263,3 +263,55 @@ def test_a_full_disk_is_said_at_once_and_mailed_to_the_operator(tmp_path, caplog
         assert len(full) == 1 and full[0].levelno == logging.CRITICAL, full
     finally:
         judge.close()
+
+
+def test_the_turn_lag_histogram_counts_turns_resolved_at_their_deadline(tmp_path):
+    """pbem_turn_lag_seconds: from a turn's deadline to its resolving. A
+    turn the scheduler runs at its deadline lags seconds; one whose
+    deadline passed while the server was down lags until it started and
+    settled (docs/deadlines.md)."""
+    from datetime import timedelta
+
+    from pbem.serving.metrics import Watch
+    from tests.mailharness import Harness
+
+    yaml = GAMES_YAML.replace(
+        "  timezone: Europe/Oslo\n", "  timezone: Europe/Oslo\n  metrics: {listen: {port: 0}}\n", 1
+    )
+
+    def lag_lines(h: Harness) -> dict[str, float]:
+        watch = Watch(h.app, lambda: True, [0] * 6, h.app.config.server.metrics)
+        text = watch.metrics().decode()
+        return {
+            line.rsplit(" ", 1)[0]: float(line.rsplit(" ", 1)[1])
+            for line in text.splitlines()
+            if line.startswith("pbem_turn_lag_seconds")
+        }
+
+    h = Harness(tmp_path, yaml)
+    try:
+        assert lag_lines(h)["pbem_turn_lag_seconds_count"] == 0
+        deadline = h.game().deadline
+        h.clock.advance(seconds=(deadline - h.clock.now()).total_seconds() + 3)
+        h.tick()
+        assert h.game().turn == 2
+        deadline = h.game().deadline
+    finally:
+        h.close()
+    # down across the next deadline for an hour and a half
+    h = Harness(tmp_path, yaml, start=deadline + timedelta(minutes=90))
+    try:
+        h.advance(minutes=6)  # the settling time after the start has passed
+        assert h.game().turn == 3
+        got = lag_lines(h)
+    finally:
+        h.close()
+    # alpha and beta play on the same deadlines: each turn twice
+    assert got["pbem_turn_lag_seconds_count"] == 4, got
+    assert got['pbem_turn_lag_seconds_bucket{le="1"}'] == 0, got
+    assert got['pbem_turn_lag_seconds_bucket{le="5"}'] == 2, got
+    assert got['pbem_turn_lag_seconds_bucket{le="3600"}'] == 2, got
+    assert got['pbem_turn_lag_seconds_bucket{le="21600"}'] == 4, got
+    assert got['pbem_turn_lag_seconds_bucket{le="+Inf"}'] == 4, got
+    late = got["pbem_turn_lag_seconds_sum"] / 2 - 3
+    assert 96 * 60 <= late <= 97 * 60, got

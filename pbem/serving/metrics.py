@@ -36,19 +36,27 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from sqlalchemy import func, select
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from sqlalchemy import case, func, select
 
 from pbem.app import App
 from pbem.config import MetricsConfig
 from pbem.serving.trouble import FAILURES, IN_A_ROW, REPORT_AFTER, SLOTS, STORE_FAILURES, may_alert
-from pbem.store.schema import bounces, games, inbox, leases, nodes, outbox
+from pbem.store.schema import bounces, games, inbox, leases, nodes, outbox, turns
 
 log = logging.getLogger("pbem.metrics")
 
 CACHE = 1.5  # seconds a reading of the store serves every scrape and health check
 CHECK = 10.0  # seconds between the alert thread's looks
 LOOPS = ("worker", "sender")  # the tally's loops, in its order
+# the turn lag histogram's upper bounds, seconds: the sweep's minute, the
+# settling time after an outage (docs/deadlines.md), an outage's hours
+LAG_BUCKETS = (1.0, 5.0, 15.0, 60.0, 120.0, 300.0, 600.0, 1800.0, 3600.0, 21600.0)
 
 
 def _aware(at: datetime | None) -> datetime | None:
@@ -69,6 +77,11 @@ class Readings:
     bounces: dict[str, int] = field(default_factory=dict)  # kind -> bounces
     worker_beats: bool = False  # a live lease (SQLite) or heartbeat (a shared store)
     overdue: dict[str, float] = field(default_factory=dict)  # game -> seconds past its deadline
+    # turns resolved at their deadline: how many took at most each of
+    # LAG_BUCKETS seconds after it, how many in all, their seconds summed
+    lag_buckets: list[int] = field(default_factory=list)
+    lag_count: int = 0
+    lag_sum: float = 0.0
 
     @property
     def backlog(self) -> int:
@@ -103,6 +116,18 @@ def read_store(app: App) -> Readings:
         )
         for name, deadline in conn.execute(q).all():
             got.overdue[name] = (now - _aware(deadline)).total_seconds()
+        lagged = turns.c.lag.is_not(None)
+        q = select(
+            func.count(),
+            func.coalesce(func.sum(turns.c.lag), 0.0),
+            *(
+                func.coalesce(func.sum(case((turns.c.lag <= b, 1), else_=0)), 0)
+                for b in LAG_BUCKETS
+            ),
+        ).where(lagged)
+        count, total, *buckets = conn.execute(q).one()
+        got.lag_count, got.lag_sum = int(count), float(total)
+        got.lag_buckets = [int(n) for n in buckets]
     return got
 
 
@@ -389,3 +414,11 @@ class _Collector:
         for game, seconds in sorted(r.overdue.items()):
             overdue.add_metric([game], seconds)
         yield overdue
+        lag = HistogramMetricFamily(
+            "pbem_turn_lag_seconds",
+            "Seconds from a turn's deadline to its resolving, over every turn resolved at its "
+            "deadline (not those that ran early)",
+        )
+        bounds = [f"{b:g}" for b in LAG_BUCKETS] + ["+Inf"]
+        lag.add_metric([], list(zip(bounds, [*r.lag_buckets, r.lag_count], strict=True)), r.lag_sum)
+        yield lag

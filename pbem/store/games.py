@@ -166,12 +166,20 @@ class GamesAndTurns(Database):
         conn.execute(turns.insert().values(game=game, turn=turn, state=state, started_at=at))
 
     def finish_turn(
-        self, conn: Connection, game: str, turn: int, result: str, at: datetime
+        self,
+        conn: Connection,
+        game: str,
+        turn: int,
+        result: str,
+        at: datetime,
+        lag: float | None = None,
     ) -> None:
+        """Record a turn's result; ``lag``: seconds from its deadline to
+        ``at`` (None when it ran before its deadline)."""
         conn.execute(
             update(turns)
             .where(turns.c.game == game, turns.c.turn == turn)
-            .values(result=result, adjudicated_at=at)
+            .values(result=result, adjudicated_at=at, lag=lag)
         )
 
     def turn_result(self, conn: Connection, game: str, turn: int) -> str | None:

@@ -214,6 +214,11 @@ turns = Table(
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("result", Text),
     Column("adjudicated_at", DateTime(timezone=True)),
+    # seconds from its deadline to its resolving (None: it ran before its
+    # deadline, every order in, or forced): the metrics' turn lag
+    Column("lag", Float),
+    # the metrics read the lags alone, never the turns' states
+    Index("ix_turns_lag", "lag"),
 )
 
 # every report mailed after a turn, as each reader got it, for HISTORY and

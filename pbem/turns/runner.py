@@ -352,7 +352,10 @@ class TurnRunner:
             "results": [r.to_dict() for r in result.results],
             "events": [e.to_dict() for e in result.events],
         }
-        store.finish_turn(conn, name, row.turn, json.dumps(record, sort_keys=True), now)
+        lag = None
+        if info["why"] == "deadline" and row.deadline is not None:
+            lag = max(0.0, (now - row.deadline).total_seconds())
+        store.finish_turn(conn, name, row.turn, json.dumps(record, sort_keys=True), now, lag)
         outcome = after.outcome
         if outcome is None:
             store.start_turn(conn, name, after.number, after.state, now)
