@@ -75,6 +75,9 @@ class Word:
     text: str  # as the player wrote it
     key: str  # lower case, letters only (or the symbol)
     role: str | None  # MOVE, SUPPORT, ..., "symbol"; None: part of a name
+    # a hyphen between two letters ("Mid-Atlantic", "SWE-DEN"): part of a
+    # name or a move, as the words before it decide (_Reader._name_words)
+    glued: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,10 +148,13 @@ def segments(text: str) -> list[tuple[int, str]]:
 def words(text: str) -> list[Word]:
     line = re.sub(r"[()/\[\]]", " ", text).replace("\u2192", " -> ")
     out = []
-    for t in _TOKEN.findall(line):
+    for m in _TOKEN.finditer(line):
+        t = m.group()
         low = t.lower()
         if re.fullmatch(r"[-\u2013\u2014>=]+", low):
-            out.append(Word(t, "-", MOVE))
+            before, after = line[m.start() - 1 : m.start()], line[m.end() : m.end() + 1]
+            glued = t == "-" and before.isalpha() and after.isalpha()
+            out.append(Word(t, "-", MOVE, glued))
             continue
         key = re.sub(r"[^a-z]", "", low)
         if not key:
@@ -209,27 +215,51 @@ class _Reader:
         return Place(prov, self._coast(prov))
 
     def _name_words(self, limit: int = 5) -> list[Word]:
-        """The words from ``i`` that may form a name (not an order word,
-        hyphens only inside a name)."""
+        """The words from ``i`` that may form a name: never an order word
+        or a move symbol, but a hyphen between two letters may be inside a
+        name ("Mid-Atlantic"); _exact decides."""
         out: list[Word] = []
         for w in self.words[self.i : self.i + limit]:
-            if w.role is not None and w.key != "-":
+            if w.role is not None and not w.glued:
                 break
             out.append(w)
         while out and out[-1].key == "-":
             out.pop()
         return out
 
+    def _joined(self, span: list[Word]) -> str | None:
+        """The province ``span``'s words name together, if one."""
+        return self.board.lookup("".join(w.key for w in span if w.key != "-"))
+
     def _exact(self) -> str | None:
+        """The longest run of name words that is a place, unless it also
+        reads as two places (SWE-DEN, SWE DEN: never Sweden): then the
+        first alone, and the order must make sense of the rest."""
         span = self._name_words()
         for n in range(len(span), 0, -1):
             if span[0].key == "-" or span[n - 1].key == "-":
                 continue
-            prov = self.board.lookup("".join(w.key for w in span[:n] if w.key != "-"))
-            if prov is not None:
+            prov = self._joined(span[:n])
+            if prov is not None and not self._two(span[:n]):
                 self.i += n
                 return prov
         return None
+
+    def _two(self, span: list[Word]) -> bool:
+        """Whether ``span`` also reads as two different places, split
+        between two of its words or at a hyphen ("English Channel" is
+        one place: both its words name the Channel; "Mid-Atlantic" is one:
+        "Atlantic" alone is none)."""
+        for k in range(1, len(span)):
+            first, second = span[:k], span[k:]
+            if second[0].key == "-":
+                second = second[1:]
+            if first[-1].key == "-" or not second or second[0].key == "-":
+                continue
+            one, two = self._joined(first), self._joined(second)
+            if one is not None and two is not None and one != two:
+                return True
+        return False
 
     def _near(self) -> str:
         span = self._name_words()
