@@ -47,3 +47,23 @@ def play(case: dict):
         refused += [lines[pr.line - 1] for pr in sheet.problems]
     outcome = resolve_movement(BOARD, units, orders)
     return units, orders, refused, outcome
+
+
+def words(case: dict) -> dict[str, str]:
+    """Every unit's result word after the movement, by province: the
+    classic judges' word a report prints (docs/rules/empire.md)."""
+    from adjudicator.empire.game import result_code
+    from adjudicator.empire.orders import Hold
+    from adjudicator.empire.resolve import Resolver, after_movement
+
+    units, orders, _, _ = play(case)
+    for p, (power, kind, loc) in units.items():
+        orders.setdefault(p, Hold(player=power, kind=kind, loc=loc))
+    resolver = Resolver(BOARD, units, orders)
+    outcome = resolver.run()
+    _, dislodged = after_movement(BOARD, units, orders, outcome)
+    out = {}
+    for p in sorted(units):
+        reason = result_code(resolver, p)
+        out[p] = (reason.dislodged() if p in dislodged else reason).value
+    return out

@@ -1,5 +1,7 @@
 """Empire's result codes, in the classic judges' words: "no convoy" for a
-convoyed army whose convoy failed, "void" for a support that cannot count,
+convoyed army whose convoy failed (and for its other fleets and its
+supports), "disrupted" for a convoy a paradox made fail, "void" for a
+support that counts for nothing,
 "convoyed" only when an army went through, "cut" only when attacked; and
 no idle Winter phase. Each case is a position as text and the orders."""
 
@@ -30,7 +32,7 @@ France: F BEL, F HOL, F PIC, A BRE; centres BRE, PAR, MAR
 """
 
 
-def test_a_convoy_that_fails_reads_no_convoy_and_its_support_void():
+def test_a_convoy_that_fails_reads_no_convoy_and_its_dislodged_fleet_dislodged():
     _, result = resolve(
         CONVOY,
         {
@@ -97,7 +99,7 @@ France: A BUR, A RUH; centres PAR, MAR, BRE
     assert result.results and all(r.succeeded for r in result.results if r.order.line)
 
 
-def test_a_support_of_a_convoyed_move_whose_convoy_failed_is_void():
+def test_a_support_of_a_convoyed_move_whose_convoy_failed_reads_no_convoy():
     position = """\
 Phase: Spring 1901, movement
 England: A LON, F NTH, F YOR; centres LON, EDI, LVP
@@ -113,7 +115,7 @@ Germany: F SKA, F HEL, A SWE; centres BER, KIE, MUN
     got = codes(result)
     assert got["F NTH C A LON - NWY"] == "dislodged"
     assert got["A LON - NWY VIA CONVOY"] == "no_convoy"
-    assert got["A SWE S A LON - NWY"] == "void"
+    assert got["A SWE S A LON - NWY"] == "no_convoy"
 
 
 @pytest.mark.parametrize(

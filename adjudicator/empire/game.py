@@ -709,13 +709,23 @@ def centres_by_power(state: State) -> dict[str, list[str]]:
 
 def result_code(r: Resolver, p: str) -> Reason:
     """The classic judges' word for what became of the order of the unit
-    at ``p`` after the movement (before dislodgement is added), (its
-    ``succeeded`` says whether it did what it said): a move "moved", "bounce", or "no_convoy" (a
-    convoyed army whose convoy failed); a support "supported", "cut" (only
-    when attacked), or "void" (it matches no order, or cannot count: for a
-    move against the supporter's own power, or a convoyed move whose convoy
-    failed); a convoy "convoyed" only when an army went through it,
-    "void" when no army is ordered its way, else "unused"."""
+    at ``p`` after the movement (before dislodgement is added; its
+    ``succeeded`` says whether it did what it said), as docs/rules/empire.md
+    lists them:
+
+    - a move: "moved", "bounce", or "no_convoy" (a convoyed army whose
+      convoy failed);
+    - a support: "supported"; "cut" (only when attacked); "no_convoy" for
+      a convoyed move whose convoy failed; "void" when it matches no order
+      or counts for nothing (a move against the supporter's own unit that
+      stays, unless without it another move there would have succeeded:
+      DATC 6.E.12, and 6.E.7 where it is void);
+    - a convoy: "void" when no army is ordered its way; "convoyed" when
+      the army went through; "disrupted" when a paradox made it fail
+      (Szykman); "no_convoy" when the army went overland; "dislodged"
+      alone for a fleet of a convoy that failed as it was dislodged, and
+      "no_convoy" for the convoy's other fleets; else "unused" (the route
+      held, the army was stopped where it went)."""
     o, ok = r.orders[p], r.result[p]
     if isinstance(o, Move):
         if ok:
@@ -727,19 +737,50 @@ def result_code(r: Resolver, p: str) -> Reason:
         if not ok:
             return Reason.CUT
         if o.dest is not None:
+            if not r.path(o.target):
+                return Reason.NO_CONVOY
             target = r.units.get(o.dest)
             stays = target is not None and not (o.dest in r.dest and r.result[o.dest])
-            if not r.path(o.target) or stays and target[0] == r.units[p][0]:
+            if stays and target[0] == r.units[p][0] and not _held_off(r, o):
                 return Reason.VOID
         return Reason.SUPPORTED
     if isinstance(o, Convoy):
         army = r.orders.get(o.army)
         if not (isinstance(army, Move) and r.dest.get(o.army) == o.dest):
             return Reason.VOID
-        if ok and r.result[o.army] and r.via_convoy(o.army):
+        convoyed = r.via_convoy(o.army)
+        if ok and r.result[o.army] and convoyed:
             return Reason.CONVOYED
+        if p in r.paradox and not r.dislodged(p):
+            return Reason.DISRUPTED
+        if not convoyed:
+            return Reason.NO_CONVOY  # the army went overland
+        if not ok:
+            return Reason.UNUSED  # dislodged: that word alone is said
+        if not r.path(o.army):
+            return Reason.NO_CONVOY
         return Reason.UNUSED
     return Reason.HELD
+
+
+def _held_off(r: Resolver, o: Support) -> bool:
+    """Whether support ``o`` (for a move that dislodges nobody) made
+    another move to the same province fail: without its one strength in
+    the supported move's prevent strength, that move would have got there."""
+    dest = o.dest
+    assert dest is not None
+    for q in r.moves_to.get(dest, ()):
+        if q == o.target or r.result[q]:
+            continue
+        attack = r.attack(q)
+        opponent = r.head_to_head(q)
+        against = r.defend(opponent) if opponent is not None else r.hold(dest)
+        if attack == 0 or attack <= against:
+            continue
+        rivals = (x for x in r.moves_to[dest] if x != q)
+        if all(attack > r.prevent(x) - (x == o.target) for x in rivals):
+            return True
+    return False
 
 
 GAME = Empire()

@@ -32,7 +32,8 @@ class Reason(enum.StrEnum):
     # movement
     MOVED = "moved"
     BOUNCE = "bounce"
-    NO_CONVOY = "no_convoy"  # a convoyed army whose convoy failed
+    NO_CONVOY = "no_convoy"  # a convoyed army whose convoy failed; its convoys and supports
+    DISRUPTED = "disrupted"  # a convoy a paradox made fail (Szykman)
     HELD = "held"
     SUPPORTED = "supported"
     CUT = "cut"  # a support cut by an attack
@@ -44,6 +45,7 @@ class Reason(enum.StrEnum):
     CUT_DISLODGED = "cut_dislodged"
     VOID_DISLODGED = "void_dislodged"
     NO_CONVOY_DISLODGED = "no_convoy_dislodged"
+    DISRUPTED_DISLODGED = "disrupted_dislodged"
     # retreats
     RETREATED = "retreated"
     DISBANDED = "disbanded"
@@ -70,7 +72,7 @@ class Reason(enum.StrEnum):
 
     def dislodged(self) -> Reason:
         """This result with the unit dislodged as well."""
-        if self in (Reason.BOUNCE, Reason.CUT, Reason.VOID, Reason.NO_CONVOY):
+        if self in (Reason.BOUNCE, Reason.CUT, Reason.VOID, Reason.NO_CONVOY, Reason.DISRUPTED):
             return Reason(f"{self.value}_dislodged")
         return Reason.DISLODGED
 
@@ -118,6 +120,7 @@ class Resolver:
         self._convoyed: dict[str, bool] = {}
         self._paths: dict[str, bool] = {}  # moves that need no convoy: fixed
         self._h2h: dict[str, str | None] = {}
+        self.paradox: set[str] = set()  # convoys a paradox made fail (backup): "disrupted"
         # decisions that depend on nothing: holds; supports and convoys of
         # units nobody moves against (a support is then given if it matches)
         moves_to, result, state = self.moves_to, self.result, self.state
@@ -182,6 +185,7 @@ class Resolver:
         if convoys:
             for c in convoys:
                 self.result[c], self.state[c] = False, RESOLVED
+                self.paradox.add(c)
             for q in cycle:
                 if self.state[q] != RESOLVED:
                     self.state[q] = UNRESOLVED
