@@ -155,3 +155,14 @@ def test_who_has_something_to_order_in_each_phase():
         "Germany: A MUN; centres MUN, BER\nItaly: A VEN; centres VEN\n"
     )
     assert GAME.to_order(state) == frozenset({"France", "Germany"})
+
+
+def test_a_build_on_a_province_with_two_coasts_lists_them():
+    state = GAME.load_position(
+        "Phase: Winter 1901, adjustments\nRussia: A MOS; centres MOS, STP, WAR, SEV, SWE\n"
+    )
+    sheet = GAME.read_orders(state, "Russia", "BUILD F STP\nBUILD F STP/NC")
+    assert [say("empire", "problems", p.reason, dict(p.facts)) for p in sheet.problems] == [
+        "say which coast of STP: nc, sc"
+    ]
+    assert [o.canonical() for o in sheet.orders] == ["BUILD F STP/NC"]

@@ -409,8 +409,13 @@ def _refuse_adjustment(board: Board, units: Units, owners: Mapping[str, str], po
         why = _build_problem(board, units, owners, power, o)
         if why is None:
             return None
-        code = "coast_needed_to_build" if why == "coast needed" else why.replace(" ", "_")
-        return code, {"province": province_of(o.loc)}
+        prov = province_of(o.loc)
+        if why == "coast needed":
+            return "coast_needed_to_build", {
+                "province": prov,
+                "coasts": list(board.province[prov].coasts),
+            }
+        return why.replace(" ", "_"), {"province": prov}
     assert isinstance(o, Remove)
     prov = province_of(o.loc)
     if counts["removals"] == 0:
