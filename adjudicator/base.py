@@ -383,6 +383,11 @@ class Game:
         """The turn number and a name for the phase the state is in."""
         raise NotImplementedError
 
+    def phase_title(self, phase: str) -> str:
+        """A phase's name (as ``phase`` gives it) for people reading a
+        page: the name itself, unless the game has words for its codes."""
+        return phase
+
     def read_orders(self, state: Any, player: str, text: str, seq: int = 0) -> OrderSheet:
         """Parse and validate one player's order text against ``state``."""
         raise NotImplementedError

@@ -178,3 +178,32 @@ def test_nobody_is_charged_a_missed_retreat_phase_they_had_no_part_in(h):
     assert missed[turkey] == 0 and missed[russia] == 3
     others = [p.name for p in s.players if p.power not in ("Russia", "Turkey")]
     assert len(others) == 5 and all(missed[name] == 2 for name in others)
+
+
+def test_the_web_pages_name_the_phase_in_words(tmp_path, monkeypatch):
+    """The game list, the game page and a played phase's page say
+    "Spring 1901, movement (S1901M)", not the code alone."""
+    import urllib.request
+
+    import pbem.web.cache
+
+    monkeypatch.setattr(pbem.web.cache, "VERSION_FRESH", 0.0)  # each request looks
+    web = "  web: {listen: {host: 127.0.0.1, port: 0}}\n"
+    h = Harness(tmp_path, YAML.replace("  limits:", web + "  limits:", 1))
+    try:
+
+        def page(path: str) -> str:
+            url = f"http://127.0.0.1:{h.server.web.port}{path}"
+            with urllib.request.urlopen(url, timeout=20) as response:
+                return response.read().decode()
+
+        assert "Spring 1901, movement (S1901M)" in page("/")
+        assert "Now: <strong>Spring 1901, movement (S1901M)</strong>" in page("/games/dip")
+        h.clock.set(h.game("dip").deadline)
+        h.tick()
+        game = page("/games/dip")
+        assert "Now: <strong>Fall 1901, movement (F1901M)</strong>" in game
+        assert ">Spring 1901, movement (S1901M)</a>" in game  # the history's link
+        assert "dip, Spring 1901, movement (S1901M) results" in page("/games/dip/turns/1")
+    finally:
+        h.close()

@@ -195,6 +195,13 @@ class Empire(Game):
     def phase(self, state: State) -> tuple[int, str]:
         return state.turn + 1, state.code
 
+    def phase_title(self, phase: str) -> str:
+        """ "S1902M" as "Spring 1902, movement (S1902M)"."""
+        try:
+            return f"{phase_words(phase)} ({phase})"
+        except (KeyError, IndexError):
+            return phase
+
     def read_orders(self, state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
         power = state.power_of.get(player)
         lines = text.splitlines()

@@ -96,8 +96,10 @@ def _as_then(app: App, conn: Connection, row: GameRow, turn: int) -> list[Any]:
 
 
 def phases_of(app: App, conn: Connection, row: GameRow) -> dict[int, str]:
-    """turn -> phase of every resolved turn."""
-    return {turn: done.phase for turn, done in views.resolved(app, conn, row).items()}
+    """turn -> phase of every resolved turn, in the game's words for pages
+    ("Spring 1902, movement (S1902M)")."""
+    title = app.engine(row.kind).phase_title
+    return {turn: title(done.phase) for turn, done in views.resolved(app, conn, row).items()}
 
 
 def _moment(text: str | None) -> datetime | None:
@@ -206,6 +208,7 @@ def played(
     if what == "map":
         return Rendered(render.svg_of(scene).encode("utf-8"), SVG, policy)
     data = report_data(app, found)
+    data["phase"] = seen.engine.phase_title(data["phase"])
     data.update(site)
     data.update(_neighbours(phases, turn))
     data["web_alt"] = render.described(scene)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -132,7 +133,7 @@ def _list_entry(app: App, conn: Connection, row: GameRow, cfg: GameConfig) -> di
         "phase": None,
     }
     if row.status != "forming":
-        entry["phase"] = engine.phase(engine.load_state(row.state))[1]
+        entry["phase"] = engine.phase_title(engine.phase(engine.load_state(row.state))[1])
     return entry
 
 
@@ -153,7 +154,7 @@ def game_page(app: App, conn: Connection, seen: Seen) -> dict[str, Any]:
         "open": 0,
         "join": join_word(app, cfg),
         "me": seen.me.name if seen.me else None,
-        "history": _history(app, conn, row),
+        "history": _history(app, conn, row, engine.phase_title),
         "press": [{"sender": s or "anonymous", "text": t} for s, t in _press(app, conn, row)],
         "deadline": when(row.deadline, cfg.timezone) if row.status == "running" else None,
         "zone": cfg.timezone,
@@ -167,7 +168,7 @@ def game_page(app: App, conn: Connection, seen: Seen) -> dict[str, Any]:
         return data
     state = engine.load_state(row.state)
     view = engine.view(state, seen.viewer)
-    data["phase"] = view.phase
+    data["phase"] = seen.engine.phase_title(view.phase)
     data["seats"] = _seats(app, conn, seen, state, seated)
     data["measures"] = [m for m, _ in view.standings[0].measures] if view.standings else []
     data["standings"] = [
@@ -246,10 +247,12 @@ def _outcome(engine: Game, state: Any) -> dict[str, Any] | None:
     }
 
 
-def _history(app: App, conn: Connection, row: GameRow) -> list[dict[str, Any]]:
-    """Every resolved phase, newest first: (turn, phase)."""
+def _history(
+    app: App, conn: Connection, row: GameRow, title: Callable[[str], str]
+) -> list[dict[str, Any]]:
+    """Every resolved phase, newest first: (turn, phase in ``title``'s words)."""
     done = resolved(app, conn, row)
-    return [{"turn": t, "phase": done[t].phase} for t in sorted(done, reverse=True)]
+    return [{"turn": t, "phase": title(done[t].phase)} for t in sorted(done, reverse=True)]
 
 
 # -- the resolved turns, read once each ----------------------------------------------
