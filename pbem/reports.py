@@ -154,6 +154,11 @@ def context(
         "deadline": local(deadline, reader.timezone) if deadline else None,
         "options": [(unit, compact_options(unit, opts)) for unit, opts in view.options.items()],
         "reader": reader,
+        # a player with nothing to order in the next phase (Empire: no
+        # dislodged unit in a retreat phase) is told so, not asked for orders
+        "idle": reader.role == "player"
+        and outcome is None
+        and reader.viewer not in engine.to_order(result.state),
         "address": app.game_address(cfg.name),
         "chance": uses_chance,
         "seed": info["seed"],

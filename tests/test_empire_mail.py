@@ -207,3 +207,29 @@ def test_the_web_pages_name_the_phase_in_words(tmp_path, monkeypatch):
         assert "dip, Spring 1901, movement (S1901M) results" in page("/games/dip/turns/1")
     finally:
         h.close()
+
+
+def test_a_retreat_phase_tells_those_with_nothing_to_order_so(h):
+    """Fall 1901: Venice is dislodged, so only Italy orders in the retreat
+    phase. Every other player's report says they have nothing to order,
+    not "send your orders"; an order from one of them is answered that
+    way, not with how retreats are written."""
+    orders(h, "Austria", "F TRI - ALB\nA VIE - TRI")
+    orders(h, "Germany", "A MUN - TYR")
+    orders(h, "Italy", "A VEN H")
+    h.clock.set(h.game("dip").deadline)
+    h.tick()
+    orders(h, "Germany", "A TYR - VEN")
+    orders(h, "Austria", "A TRI S A TYR - VEN")
+    h.clock.set(h.game("dip").deadline)
+    h.tick()
+    s = state(h)
+    assert s.code == "F1901R", s.code
+    italy, germany = s.player_of["Italy"], s.player_of["Germany"]
+    told = h.text(h.report(f"{germany}@example.org", "dip"))
+    assert "You have nothing to order in F1901R" in told
+    assert "Send your orders" not in told
+    asked = h.text(h.report(f"{italy}@example.org", "dip"))
+    assert "Send your orders by replying" in asked
+    reply, _ = orders(h, "Germany", "A VEN - PIE")
+    assert "nothing to order in this retreat phase: none of your units was dislodged" in reply

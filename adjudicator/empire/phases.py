@@ -458,6 +458,8 @@ def read_retreats(board: Board, units: Units, dislodged: Mapping[str, Dislodged]
 def _retreat(board: Board, units: Units, dislodged: Mapping[str, Dislodged],
              contested: frozenset[str], power: str, p: Parsed, seq: int,
              n: int) -> Retreat:  # fmt: skip
+    if not any(d.power == power for d in dislodged.values()):
+        raise Unreadable("nothing_to_retreat", ProblemKind.NOT_ALLOWED)
     if p.verb not in (MOVE, DISBAND):
         raise Unreadable("not_in_retreats", ProblemKind.NOT_ALLOWED)
     assert p.place is not None
