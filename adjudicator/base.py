@@ -430,6 +430,12 @@ class Game:
         ``colour``)."""
         return player_by_name_or_colour(state.players, word)
 
+    def press_signature(self, state: Any, player: str) -> str:
+        """How press from ``player`` is signed: the player's name, unless
+        the game's players are known by what they play (Empire: "England
+        (ann)")."""
+        return player
+
     def seat(self, state: Any, player: str) -> str | None:
         """What ``player`` plays in ``state`` as the game names it: a
         colour (a colour name, or a code such as ``#f23d3d`` that the host

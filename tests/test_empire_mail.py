@@ -233,3 +233,28 @@ def test_a_retreat_phase_tells_those_with_nothing_to_order_so(h):
     assert "Send your orders by replying" in asked
     reply, _ = orders(h, "Germany", "A VEN - PIE")
     assert "nothing to order in this retreat phase: none of your units was dislodged" in reply
+
+
+def test_press_by_power(h):
+    """Diplomacy players write to powers and sign as powers: PRESS France,
+    PRESS TO France, Italy and BROADCAST reach the players of those
+    powers, signed "Germany (name)", and the answer hint names the power."""
+    s = state(h)
+    germany, france, italy = (s.player_of[p] for p in ("Germany", "France", "Italy"))
+    reply, _ = orders(h, "Germany", "PRESS France\nShall we share Belgium?\nENDPRESS")
+    assert f"press sent to France ({france})" in reply, reply
+    mail = h.outbox("press", f"{france}@example.org")[-1]
+    assert mail["Subject"] == f"[dip] press from Germany ({germany})"
+    body = h.text(mail)
+    assert f"Press in dip from Germany ({germany}) to France ({france}):" in body
+    assert "Shall we share Belgium?" in body and "a line PRESS Germany" in body
+    reply, _ = orders(h, "Germany", "PRESS TO france, Italy\nA word to two.\nENDPRESS")
+    assert f"press sent to France ({france}), Italy ({italy})" in reply, reply
+    assert "A word to two." in h.text(h.outbox("press", f"{italy}@example.org")[-1])
+    reply, _ = orders(h, "Germany", "BROADCAST\nTo all of Europe.\nENDPRESS")
+    assert "press sent to Austria (" in reply and "Turkey (" in reply, reply
+    for power in ("Austria", "England", "France", "Italy", "Russia", "Turkey"):
+        to = f"{s.player_of[power]}@example.org"
+        assert "To all of Europe." in h.text(h.outbox("press", to)[-1]), power
+    reply, _ = orders(h, "Germany", "PRESS Prussia\nhello\nENDPRESS")
+    assert "press not sent: no player called prussia" in reply

@@ -685,6 +685,12 @@ class Empire(Game):
                 return p.power
         return None
 
+    def press_signature(self, state: State, player: str) -> str:
+        """Press is signed with the power, as Diplomacy players write:
+        "England (ann)"."""
+        power = self.seat(state, player)
+        return f"{power} ({player})" if power else player
+
     def player_for(self, state: State, word: str) -> str | None:
         low = word.strip().lower()
         for p in state.players:

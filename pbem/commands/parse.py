@@ -23,7 +23,8 @@ class Section:
     line: int = 0  # where the section starts (0: from the top)
     orders: list[tuple[int, str]] = field(default_factory=list)
     commands: list[tuple[int, str, str]] = field(default_factory=list)  # line, NAME, argument
-    press: list[tuple[int, str, list[str]]] = field(default_factory=list)  # line, to, text
+    # line, command (PRESS, BROADCAST), to, text
+    press: list[tuple[int, str, str, list[str]]] = field(default_factory=list)
 
 
 # What one mail may hold; no player comes near. What lies beyond is not
@@ -63,7 +64,7 @@ def read_commands(
     passwords: list[str] = []
     server_commands: list[tuple[int, str, str]] = []
     unread: list[tuple[int, int, str]] = []
-    body: tuple[int, str, list[str]] | None = None
+    body: tuple[int, str, str, list[str]] | None = None
     read = 0
     for number, line in lines:
         if body is not None:
@@ -71,7 +72,7 @@ def read_commands(
                 current.press.append(body)
                 body = None
             else:
-                body[2].append(line)
+                body[3].append(line)
             continue
         if not line.strip() or line.strip().startswith("#"):
             continue
@@ -99,7 +100,7 @@ def read_commands(
         elif command.where is Where.MAIL:
             continue  # ORDERS: the lines that follow are orders, as any line
         elif command.body:
-            body = (number, arg, [])
+            body = (number, name, arg, [])
         elif command.where is Where.SERVER:
             server_commands.append((number, name, arg))
         elif command.game_in is not None and (named := command.game_in(arg)) is not None:

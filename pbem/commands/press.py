@@ -23,11 +23,26 @@ REACTION_MAX = 200  # characters
     help="the lines that follow, up to ENDPRESS, go to those players (ANON: unsigned)",
     usage="`PRESS ALL` or `PRESS ann,bob` ... `ENDPRESS`",
     doc="a message to those players, signed; add `ANON` for an unsigned one (as the game's "
-    "`press` setting allows)",
+    "`press` setting allows). Players may be named by what they play (`PRESS TO France, "
+    "Germany` in Empire, where press is signed with the power)",
     body=True,
 )
 def press(ctx: GameContext, use: Use) -> None:
     ctx.say(f"line {use.line}: {_press(ctx, use.arg, list(use.body))}")
+    ctx.changed = True
+
+
+@family.command(
+    "BROADCAST",
+    who=Who.PLAYER,
+    args="[ANON]",
+    help="the lines that follow, up to ENDPRESS, go to every player (PRESS ALL)",
+    usage="`BROADCAST` ... `ENDPRESS`",
+    doc="the same as `PRESS ALL`",
+    body=True,
+)
+def broadcast(ctx: GameContext, use: Use) -> None:
+    ctx.say(f"line {use.line}: {_press(ctx, f'ALL {use.arg}'.strip(), list(use.body))}")
     ctx.changed = True
 
 
@@ -48,15 +63,27 @@ def _press(ctx: GameContext, to: str, body: list[str]) -> str:
     text = "\n".join(body).strip()
     if not text:
         return "press not sent: it is empty"
-    sender = None if anonymous else ctx.me.name
+    signed = ctx.me.name
+    if ctx.state is not None:
+        signed = ctx.engine.press_signature(ctx.state, ctx.me.name)
+    sender = None if anonymous else signed
+    seat = ctx.engine.seat(ctx.state, ctx.me.name) if ctx.state is not None else None
+    answer = seat if seat and signed != ctx.me.name else ctx.me.name
+    names = [_signed(ctx, t.name) for t in targets]
     for p in targets:
         ctx.app.queue(
             ctx.conn,
             "press",
             p.email,
-            f"[{ctx.game}] press" + ("" if anonymous else f" from {ctx.me.name}"),
+            f"[{ctx.game}] press" + ("" if anonymous else f" from {signed}"),
             "press",
-            {"game": ctx.game, "sender": sender, "text": text, "to": [t.name for t in targets]},
+            {
+                "game": ctx.game,
+                "sender": sender,
+                "answer": None if anonymous else answer,
+                "text": text,
+                "to": names,
+            },
             reply_to=ctx.app.reply_address(p),
             auto="auto-generated",
             game=ctx.game,
@@ -64,22 +91,43 @@ def _press(ctx: GameContext, to: str, body: list[str]) -> str:
     if to.strip().upper() == "ALL":  # kept for the turn report
         ctx.app.store.add_press(ctx.conn, ctx.game, ctx.turn, sender, text, ctx.now)
     kind = "anonymous press" if anonymous else "press"
-    return f"{kind} sent to {', '.join(sorted(t.name for t in targets))}"
+    return f"{kind} sent to {', '.join(sorted(names))}"
+
+
+def _signed(ctx: GameContext, name: str) -> str:
+    if ctx.state is None:
+        return name
+    return ctx.engine.press_signature(ctx.state, name)
 
 
 def _targets(ctx: GameContext, to: str) -> list[PlayerRow] | str:
-    """The players a press goes to, or why it goes to nobody."""
+    """The players a press goes to, or why it goes to nobody: named by
+    their names or by what they play (a power, a colour), with or
+    without a leading TO."""
     everyone = ctx.app.store.players(ctx.conn, ctx.game)
     names = {p.name.lower(): p for p in everyone if p.status == "active"}
+    to = to.strip()
+    if to.upper().startswith("TO "):
+        to = to[3:]
     if to.strip().upper() == "ALL":
         return [p for p in names.values() if p.name != ctx.me.name]
-    wanted = [w.strip().lower() for w in to.replace(";", ",").split(",") if w.strip()]
-    unknown = [w for w in wanted if w not in names]
+    wanted = [w.strip() for w in to.replace(";", ",").split(",") if w.strip()]
+    found: list[PlayerRow] = []
+    unknown = []
+    for w in wanted:
+        name = w.lower()
+        if name not in names and ctx.state is not None:
+            name = (ctx.engine.player_for(ctx.state, w) or name).lower()
+        if name in names:
+            if names[name] not in found:
+                found.append(names[name])
+        else:
+            unknown.append(w.lower())
     if unknown:
         return f"press not sent: no player called {', '.join(unknown)}"
-    if not wanted:
+    if not found:
         return "press not sent: say to whom (ALL or names)"
-    return [names[w] for w in wanted]
+    return found
 
 
 @family.command(

@@ -387,7 +387,7 @@ def section_lines(section: Section) -> list[int]:
     return sorted(
         [n for n, _ in section.orders]
         + [n for n, _, _ in section.commands]
-        + [n for n, _, _ in section.press]
+        + [n for n, _, _, _ in section.press]
     )
 
 

@@ -407,9 +407,9 @@ def run_commands(p: Part) -> Done | None:
 
 def run_press(p: Part) -> Done | None:
     """The section's press, after its commands."""
-    press = _command("PRESS")
-    assert press.handler is not None
-    for number, to, body in p.section.press:
+    for number, name, to, body in p.section.press:
+        press = _command(name)
+        assert press.handler is not None
         if in_time(p, number):
             press.handler(p.ctx, Use(number, press.name, to, tuple(body)))
     return None
