@@ -229,6 +229,16 @@ def _server_commands(sub: Any) -> None:
     p.add_argument("--wait", type=float, default=20.0, help="seconds to wait for the receipt")
     p.set_defaults(run=_at("operate", "cmd_play"))
 
+    p = _command(
+        sub,
+        "password",
+        help="print a player's password, from the mail the server sent them",
+    )
+    p.add_argument("game")
+    p.add_argument("player", help="the player's name in the game, or their address")
+    p.add_argument("--config", default="games.yaml")
+    p.set_defaults(run=_at("password", "cmd_password"))
+
     p = _command(sub, "retry", help="process a quarantined mail again")
     p.add_argument("message", type=int, help="the mail's number (#N in the alert)")
     p.add_argument("--config", default="games.yaml")
