@@ -109,6 +109,17 @@ def test_storage_timeouts(tmp_path):
         ("    map: six\n", "    map: six\n    colour: red\n", "line 7: game: unknown key 'colour'"),
         (
             "    map: six\n",
+            "    map: six\n    deadlin: '0 20 * * *'\n",
+            "line 7: game: unknown key 'deadlin' (did you mean deadline?)",
+        ),
+        (
+            "    map: six\n",
+            "    map: six\n    timezone: Europe/Londn\n",
+            "line 7: game alpha: timezone 'Europe/Londn' is not a time zone (did you mean "
+            "Europe/London?)",
+        ),
+        (
+            "    map: six\n",
             "    map: six\n    options: {fog: true}\n",
             "game alpha: Office Wars has no game options (got: fog)",
         ),

@@ -3,12 +3,15 @@ line: the checker, durations, and a mapping without a key."""
 
 from __future__ import annotations
 
+import functools
 import re
+import zoneinfo
 from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from adjudicator import yamltext
+from adjudicator.base import closest_names
 
 
 class Checker:
@@ -31,7 +34,9 @@ class Checker:
     def keys(self, where: dict, allowed: tuple[str, ...], what: str) -> None:
         for key in where:
             if key not in allowed:
-                self.add(where, key, f"{what}: unknown key {key!r} (known: {', '.join(allowed)})")
+                near = closest_names(str(key), allowed, 1)
+                hint = f"did you mean {near[0]}?" if near else f"known: {', '.join(allowed)}"
+                self.add(where, key, f"{what}: unknown key {key!r} ({hint})")
 
     def mapping(self, where: Any, key: str, what: str, required: bool = False) -> dict:
         value = where.get(key) if isinstance(where, dict) else None
@@ -85,13 +90,16 @@ class Checker:
         try:
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
-            self.add(
-                where,
-                key,
-                f"{what} {value!r} is not a time zone (use Area/City, for example Europe/Oslo)",
-            )
+            near = closest_names(value, sorted(_zones()), 1)
+            hint = f"did you mean {near[0]}?" if near else "use Area/City, for example Europe/Oslo"
+            self.add(where, key, f"{what} {value!r} is not a time zone ({hint})")
             return None
         return value
+
+
+@functools.cache
+def _zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
 
 
 def _without(raw: Any, key: str) -> Any:
