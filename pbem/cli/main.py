@@ -222,12 +222,20 @@ def _server_commands(sub: Any) -> None:
         '("Sol x Alnitak", STATUS). No LINE: the mail is read from standard input.',
     )
     p.add_argument("game")
-    p.add_argument("player", help="the player's name in the game, or their address")
+    p.add_argument(
+        "player",
+        help="the player's name in the game, or an address (someone not seated: JOIN, WATCH)",
+    )
     p.add_argument("lines", nargs="*", metavar="LINE", help="a line of the mail")
     p.add_argument("--config", default="games.yaml")
     p.add_argument("--port", type=int, help="the server's port (default: games.yaml)")
     p.add_argument("--wait", type=float, default=20.0, help="seconds to wait for the receipt")
-    p.set_defaults(run=_at("operate", "cmd_play"))
+    p.add_argument(
+        "--confirm",
+        action="store_true",
+        help="answer the mail that asks to confirm a JOIN or WATCH, as a reply would",
+    )
+    p.set_defaults(run=_at("play", "cmd_play"))
 
     p = _command(
         sub,
@@ -414,7 +422,8 @@ GROUPS: tuple[tuple[Callable[[Any], None], frozenset[str]], ...] = (
     (
         _server_commands,
         frozenset(
-            "serve migrate dkim-key play retry seat new-token inbox nodes reachable backup".split()
+            "serve migrate dkim-key play password retry seat new-token inbox nodes reachable "
+            "backup".split()
         ),
     ),
     (_master_commands, frozenset({"master", "rank", "report"})),

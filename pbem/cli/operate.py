@@ -5,15 +5,10 @@ master's commands, the scoreboard, kept reports, stored mail."""
 from __future__ import annotations
 
 import argparse
-import email
-import email.policy
 import logging
-import smtplib
 import sys
 import time
 from datetime import UTC, datetime, timedelta
-from email.message import EmailMessage
-from email.utils import make_msgid
 from pathlib import Path
 from typing import Any, TextIO
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -69,62 +64,6 @@ def cmd_migrate(args: argparse.Namespace, out: TextIO) -> int:
     else:
         print(f"the store at {where} was at revision {was}; it is now at {head}", file=out)
     return 0
-
-
-def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
-    """A mail as a player, through the running server, and its receipt."""
-
-    app = open_app(args.config, schema="check")
-    with app.store.tx(write=False) as conn:
-        seated = [p for p in app.store.players(conn, args.game) if p.status == "active"]
-    who = args.player.lower()
-    player = next((p for p in seated if who in (p.name.lower(), p.email.lower())), None)
-    if player is None:
-        names = ", ".join(p.name for p in seated) or "nobody yet"
-        raise InputError(f"{args.game} has no player {args.player!r} (players: {names})")
-    text = "\n".join(args.lines) if args.lines else sys.stdin.read()
-    mail = EmailMessage()
-    mail["From"] = player.email
-    mail["To"] = app.reply_address(player)
-    mail["Subject"] = f"{args.game}: orders"
-    mail["Message-ID"] = make_msgid(domain=player.email.partition("@")[2] or "localhost")
-    mail.set_content(text + "\n")
-    host = app.config.server.host
-    port = app.config.server.port if args.port is None else args.port
-    try:
-        with smtplib.SMTP(host, port, timeout=30) as smtp:
-            smtp.send_message(mail)
-    except OSError as exc:
-        raise InputError(
-            f"no mail server answers on {host}:{port} ({exc.strerror or exc}): start it with "
-            "`make run` (pbem serve), or give its --port"
-        ) from None
-    print(f"sent as {player.email} to {mail['To']}", file=sys.stderr)
-    until = time.monotonic() + args.wait
-    while time.monotonic() < until:
-        receipt = _receipt_for(app, player.email, str(mail["Message-ID"]))
-        if receipt is not None:
-            print(receipt, file=out, end="")
-            return 0
-        time.sleep(0.2)
-    print(
-        f"no receipt within {args.wait:g} s; it will come to {player.email} "
-        f"({app.config.server.outbound.maildir}/new/ for a Maildir)",
-        file=sys.stderr,
-    )
-    return 1
-
-
-def _receipt_for(app: Any, email_addr: str, message_id: str) -> str | None:
-    """The text of the server's answer to the mail ``message_id``, once it
-    is in the outbox."""
-
-    for row in reversed(app.store.outbox_rows(None, email_addr)):
-        msg = email.message_from_bytes(row.message, policy=email.policy.default)
-        if msg["In-Reply-To"] == message_id:
-            body = msg.get_body(("plain",))
-            return None if body is None else body.get_content().replace("\r\n", "\n")
-    return None
 
 
 def cmd_retry(args: argparse.Namespace, out: TextIO) -> int:
