@@ -164,3 +164,17 @@ def test_one_unit_reads_as_one_unit(h):
     h.tick()
     text = " ".join(h.text(h.report(ANN, "ring")).split())
     assert f"move 1 from {start} to {near}: moved 1 unit to {near}" in text
+
+
+def test_clear_withdraws_the_lines_above_it_in_the_same_mail(h):
+    """CLEAR in the middle of a mail: what came before it, in earlier mails
+    and above it in this one, is withdrawn; the receipt says which lines."""
+    s = board(h)
+    start = s.player["ann"].start
+    a, b = s.board.adjacency[start][:2]
+    reply = orders(h, ANN, f"move 3 from {start} to {a}\nCLEAR\nmove 2 from {start} to {b}")
+    assert "line 2: withdrawn by the CLEAR on line 3" in reply, reply
+    assert "there were no orders from earlier mails to withdraw" in reply
+    standing = reply.split("Your orders now, in that order:")[1]
+    assert f"move 2 from {start} to {b}" in standing and f"to {a}" not in standing
+    assert "above it in the same mail" in reply  # the hint says what CLEAR does

@@ -63,7 +63,8 @@ def ready(ctx: GameContext, use: Use) -> None:
 @family.command(
     "CLEAR",
     who=Who.PLAYER,
-    help="withdraw your orders of this turn (before this mail's own)",
+    help="withdraw your orders of this turn sent before it: in earlier mails, and above it "
+    "in this one",
     before_orders=True,
 )
 def clear(ctx: GameContext, use: Use) -> None:
@@ -74,7 +75,7 @@ def clear(ctx: GameContext, use: Use) -> None:
         ctx.say(f"line {use.line}: your earlier orders for {ctx.phase} are withdrawn")
         ctx.changed = True
     else:
-        ctx.say(f"line {use.line}: there were no orders to withdraw")
+        ctx.say(f"line {use.line}: there were no orders from earlier mails to withdraw")
     ctx.previous, ctx.standing, ctx.standing_orders = [], [], ()
 
 

@@ -317,6 +317,13 @@ def read_orders(p: Part) -> Done | None:
     """The mail's order lines, read by the game: accepted, refused and
     noticed; what is read is stored."""
     ctx, orders = p.ctx, p.section.orders
+    cleared = [n for n, name, _ in p.section.commands if name == "CLEAR" and in_time(p, n)]
+    if cleared and ctx.who is Who.PLAYER:  # CLEAR withdraws the lines above it too
+        above = [n for n, _ in orders if n < max(cleared)]
+        if above:
+            shown = f"line {above[0]}" if len(above) == 1 else f"lines {above[0]} to {above[-1]}"
+            ctx.say(f"{shown}: withdrawn by the CLEAR on line {max(cleared)}")
+        orders = [(n, text) for n, text in orders if n > max(cleared)]
     if not orders or not [n for n, _ in orders if in_time(p, n)]:  # each noted if not read
         return None
     text_lines = [""] * max(n for n, _ in orders)
