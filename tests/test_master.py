@@ -84,6 +84,12 @@ def test_remove_and_end_game(h):
     assert h.game().status == "finished"
     over = [m for m in h.outbox("report", ANN) if m["Subject"] == "[alpha] game over"]
     assert over and "Final standings:" in h.text(over[0])
+    # the board as the game ended, attached, for each reader (the master too)
+    maps = [p for p in over[0].walk() if p.get_filename() == "map-final.png"]
+    assert maps and maps[0].get_content().startswith(b"\x89PNG"), over[0]
+    assert "map-final.png, attached, is the board as the game ended." in h.text(over[0])
+    master = [m for m in h.outbox("report", GM) if m["Subject"] == "[alpha] game over"]
+    assert len(master) == 1 and any(p.get_filename() == "map-final.png" for p in master[0].walk())
     h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol holds\n")
     assert "the game is over" in h.last(ANN)
 

@@ -24,8 +24,10 @@ from pbem.commands.observing import observer_password
 from pbem.commands.registry import Family, Use, Who
 from pbem.config import EMAIL, GameConfig, parse_duration
 from pbem.lifecycle.seats import password_mail, with_seat
-from pbem.mail import auth, lists
+from pbem.mail import auth
 from pbem.mail.calendar import FILENAME, MIME, game_over
+from pbem.pictures import rendered
+from pbem.reports import readers
 from pbem.store import GameRow
 from pbem.turns.deadlines import next_deadline
 from pbem.turns.localtime import local
@@ -235,21 +237,25 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
     )
     if files:
         lines.append(f"{FILENAME}, attached, cancels its deadline in your calendar.")
-    to = [p.email for p in app.store.players(conn, name) if p.status == "active"]
-    to += lists.observers(app, conn, name)
-    if cfg.master_email:
-        to.append(cfg.master_email)
-    for email in sorted(set(to), key=str.lower):
+    lines.append("map-final.png, attached, is the board as the game ended.")
+    pictures: dict[bytes, tuple[str, bytes]] = {}
+    mailed: set[str] = set()
+    for reader in readers(app, conn, cfg, app.store.players(conn, name)):
+        if reader.email.lower() in mailed:
+            continue
+        mailed.add(reader.email.lower())
+        # the board as this reader may see it (a game with fog shows each their own)
+        _, png = rendered(row.kind, engine.view(state, reader.viewer), (), pictures)
         app.queue(
             conn,
             "report",
-            email,
+            reader.email,
             f"[{name}] game over",
             "alert",
             {"subject": f"{name} is over", "text": "\n".join(lines), "game": name},
             auto="auto-generated",
             game=name,
-            attachments=files,
+            attachments=[*files, (png, "image/png", "map-final.png")],
         )
 
 
