@@ -483,6 +483,18 @@ class Game:
     in :meth:`to_order` that nobody owes orders, so there are no
     reminders, no READY and no missed turns."""
 
+    pieces: str = "units"
+    """What a player's pieces are called in the host's mail ("Your units",
+    "Units without orders hold"): Territory's are "states"."""
+
+    without_orders: str = "Units without orders hold."
+    """What becomes of pieces given no orders, in the start mail's words."""
+
+    def status_lines(self, state: Any, viewer: str | None) -> list[str]:
+        """Lines STATUS adds for a reader of the game (default none):
+        Territory lists every state with its owner, troops and production."""
+        return []
+
     order_words: frozenset[str] = frozenset()
     """Words that begin one of the game's orders although the host has a
     command of that name (Strategic Initiative's ``status``, a situation

@@ -213,6 +213,8 @@ def _players(
         if p.name not in by_player and p.name not in orders and p.name not in missed:
             continue  # out of the game before this turn
         sub = orders.get(p.name)
+        if sub is not None and not _has_orders(sub[1]):
+            sub = None  # mail with no order in it (STATUS alone, refused lines): no orders
         players.append(
             {
                 "name": p.name,
@@ -252,6 +254,12 @@ def _standings(engine: Game, view: Any, state: Any) -> list[dict[str, Any]]:
         }
         for s in view.standings
     ]
+
+
+def _has_orders(text: str) -> bool:
+    """Whether stored orders hold an order: not only blank lines and the
+    comment a mail without orders leaves (the player was there)."""
+    return any(line.strip() and not line.strip().startswith("#") for line in text.splitlines())
 
 
 def sealed_hash(text: str) -> str:

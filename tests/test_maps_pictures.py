@@ -80,8 +80,11 @@ def test_office_wars_twelve_names_every_system():
 def test_territory_names_every_state_metz_marseille_toulon_too():
     for state, results in play("territory", TERRITORY, TERRITORY.load_map("france"), SIX, 4, 3):
         scene, drawn = check("territory", TERRITORY, state, results)
-        assert {"Metz", "Nancy", "Marseille", "Toulon", "Montpellier"} <= set(drawn.labels)
+        names = {label.rsplit(" +", 1)[0] for label in drawn.labels}
+        assert {"Metz", "Nancy", "Marseille", "Toulon", "Montpellier"} <= names
         assert len(drawn.labels) == 30
+        # each name with its production: "Paris +3"
+        assert all(re.fullmatch(r".+ \+\d+", label) for label in drawn.labels), drawn.labels
         sent = [r for r in results if r.order.to_dict().get("kind") == "send"
                 and r.reason not in ("too_few", "not_yours")]  # fmt: skip
         assert len(arrows(scene)) == len(sent)

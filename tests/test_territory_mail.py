@@ -183,3 +183,34 @@ def test_a_misspelt_state_gets_the_closest_names(h):
     h.send(PEOPLE[0], "terra-1@judge.example", f"PASSWORD {pw}\n{mine} -> bordeux\n")
     reply = " ".join(h.last(PEOPLE[0]).split())
     assert "there is no state called 'bordeux' (did you mean: Bordeaux?)" in reply
+
+
+def test_states_and_troops_everywhere_and_production_in_status(h):
+    """A game of states and troops says so in its start mail and STATUS;
+    STATUS lists every state with owner, troops and production; the
+    report names the state each line is about; a mail with STATUS alone
+    gets no sealed-orders hash, a mail with an order does."""
+    g = full_lobby(h)
+    start = h.text(h.outbox("started", PEOPLE[0])[0])
+    assert "Your states and the orders they may give:" in start
+    assert "units" not in start.lower() and "hold" not in start.lower(), start
+    state = h.app.engine("territory").load_state(g.state)
+    mine = {who: s for s, who in state.owners.items()}
+    pw = {w: h.password(w, "terra-1") for w in PEOPLE[:2]}
+    h.send(PEOPLE[0], "terra-1@judge.example", f"PASSWORD {pw[PEOPLE[0]]}\nSTATUS\n")
+    status = h.last(PEOPLE[0])
+    assert f"Your states: {mine['p1']}" in status
+    paris = next(s for s in state.map.states if s.name == "Paris")
+    line = next(x for x in status.splitlines() if x.strip().startswith("Paris "))
+    assert f"{state.troops['Paris']} troops" in line and f"+{paris.production}" in line, line
+    target = next(s.name for s in state.map.states if s.name not in state.owners)
+    order = f"PASSWORD {pw[PEOPLE[1]]}\n{mine['p2']} -> {target}\n"
+    h.send(PEOPLE[1], "terra-1@judge.example", order)
+    h.clock.set(h.game("terra-1").deadline)
+    h.tick()
+    report = h.text(h.report(PEOPLE[0], "terra-1"))
+    hashes = report.split("SHA-256 of each player's orders")[1].split("\n\n")[0]
+    rows = {line.split()[0]: line for line in hashes.splitlines()[1:] if line.strip()}
+    assert "no orders" in rows["p1"], hashes  # STATUS alone is no order
+    assert "no orders" not in rows["p2"], hashes
+    assert f"  {mine['p1']} -> any state (" in report  # the line names its state

@@ -141,6 +141,19 @@ class Territory(Game):
             )
         return new
 
+    pieces = "states"
+    without_orders = "States without orders keep their troops; each makes its production a tick."
+
+    def status_lines(self, state: State, viewer: str | None) -> list[str]:
+        """Every state: its owner (or neutral), troops and production a tick."""
+        lines = ["Every state: owner, troops, production a tick"]
+        for s in sorted(state.map.states, key=lambda s: s.name):
+            who = state.owners.get(s.name) or "neutral"
+            lines.append(
+                f"  {s.name:<16} {who:<20} {state.troops[s.name]:>4} troops  +{s.production}"
+            )
+        return lines
+
     def view(self, state: State, viewer: str | None) -> View:
         """Territory hides nothing."""
         colours = {p.name: p.colour for p in state.players}

@@ -56,9 +56,13 @@ def territory_picture(view: View, results: Sequence[OrderResult]) -> Scene:
             Circle(x, y, R, fill, "state", INK, 1.0, title=title),
             Text(x, y, str(s["troops"]), 10, "state", ink_on(fill), None, "glyph"),
         )
-    scene.names.extend(Want(*where[s["name"]], R, s["name"]) for s in board["states"])
+    # each name with what the state makes a tick: "Paris +3"
+    scene.names.extend(
+        Want(*where[s["name"]], R, f"{s['name']} +{s['production']}") for s in board["states"]
+    )
     marks = [
-        LegendEntry("state: its owner's colour (grey: neutral), its troops",
+        LegendEntry("state: its owner's colour (grey: neutral), its troops; by its name "
+                    "(Paris +3) the troops it makes a tick",
                     sample_node(NEUTRAL, "state", text="12"), frozenset({"state"})),
         LegendEntry("troops sent", sample_line("send"), frozenset({"send"})),
     ]  # fmt: skip

@@ -220,9 +220,8 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
     if ended is not None:  # a game that scores: the scores as they stand
         state = ended
         app.store.set_game_state(conn, name, engine.dump_state(state))
-    outcome = engine.outcome(state)
+    outcome, seated = engine.outcome(state), app.store.players(conn, name)
     if outcome is not None and engine.scoreboard:
-        seated = app.store.players(conn, name)
         app.store.add_scores(
             conn, name, [(p.email, p.name, outcome.scores.get(p.name, 0)) for p in seated], now
         )
@@ -239,11 +238,8 @@ def finish(app: App, conn: Connection, name: str, why: str) -> None:
         lines.append(f"{FILENAME}, attached, cancels its deadline in your calendar.")
     lines.append("map-final.png, attached, is the board as the game ended.")
     pictures: dict[bytes, tuple[str, bytes]] = {}
-    mailed: set[str] = set()
-    for reader in readers(app, conn, cfg, app.store.players(conn, name)):
-        if reader.email.lower() in mailed:
-            continue
-        mailed.add(reader.email.lower())
+    everyone = {r.email.lower(): r for r in reversed(readers(app, conn, cfg, seated))}
+    for reader in everyone.values():  # each address once, as a player if it plays
         # the board as this reader may see it (a game with fog shows each their own)
         _, png = rendered(row.kind, engine.view(state, reader.viewer), (), pictures)
         app.queue(

@@ -223,7 +223,7 @@ def status_lines(engine: Game, state: Any, player: str) -> list[str]:
         )
     units = sorted(view.options)
     if units:
-        lines.append(f"Your units: {', '.join(units)}")
+        lines.append(f"Your {engine.pieces}: {', '.join(units)}")
     for unit, options in view.options.items():  # what each may do: its connections
         lines.append(wrap(f"  {unit}: {compact_options(unit, options)}", hang="      "))
-    return lines
+    return lines + engine.status_lines(state, player)

@@ -116,6 +116,8 @@ def start_mail(
             "guide": guide is not None,
             "calendar": FILENAME if ics else None,
             "kind": engine.name,
+            "pieces": engine.pieces,
+            "without_orders": engine.without_orders,
             "ticks": engine.clock_ticks,
             "tick": tick_length(cfg, deadline),
         },
