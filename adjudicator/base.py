@@ -540,6 +540,34 @@ class Game:
         arguments (only if :attr:`generates_maps`)."""
         raise GameError(f"{self.title} makes no random maps")
 
+    def seat_names(self, board: Any) -> tuple[str, ...]:
+        """The seats a game master may give a player and players may rank
+        in order of wish (Empire: the powers). Empty (the default): what a
+        player plays is the game's to deal, nobody chooses it."""
+        return ()
+
+    def read_seat(self, board: Any, word: str) -> str | None:
+        """The seat of :meth:`seat_names` a player's word names (any case,
+        the game's short forms); None if it names none."""
+        return None
+
+    def start_seated(
+        self,
+        board: Any,
+        players: Sequence[str],
+        options: Mapping[str, Any],
+        seed: int,
+        fixed: Mapping[str, str],
+        preferences: Mapping[str, Sequence[str]],
+    ) -> Any:
+        """:meth:`start`, with seats of :meth:`seat_names` given by the game
+        master (``fixed``: player to seat) and players' lists of wishes
+        (``preferences``: player to seats, the most wished first); the
+        default, for a game without seats to choose, takes neither."""
+        if fixed or preferences:
+            raise GameError(f"{self.title} players do not choose what they play")
+        return self.start(board, players, options, seed)
+
     def load_position(self, text: str) -> Any:
         """A state from a position as text (only if :attr:`positions`);
         :class:`GameError` names every problem."""

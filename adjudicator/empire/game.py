@@ -37,7 +37,6 @@ from adjudicator.base import (
     Outcome,
     Problem,
     ProblemKind,
-    Rng,
     Seats,
     Standing,
     TurnResult,
@@ -47,7 +46,7 @@ from adjudicator.base import (
     outcome_to_dict,
 )
 from adjudicator.drawing import Scene
-from adjudicator.empire import position
+from adjudicator.empire import position, seating
 from adjudicator.empire.board import Board, province_of, shipped_board
 from adjudicator.empire.orders import Convoy, Hold, Move, Support, read
 from adjudicator.empire.phases import (
@@ -170,6 +169,25 @@ class Empire(Game):
         """The standard opening, Spring 1901. Players get powers at random
         from the game's seed; powers nobody plays are neutral (at most two).
         Option ``last_year`` (default 1945)."""
+        return self.start_seated(board, players, options, seed, {}, {})
+
+    def seat_names(self, board: Board) -> tuple[str, ...]:
+        """The seven powers: games.yaml may give a player one (``power:``)
+        and players may rank them (``preferences:``, PREFERENCE)."""
+        return tuple(p.name for p in board.powers)
+
+    def read_seat(self, board: Board, word: str) -> str | None:
+        """A power by its name in any case, its three letters (Eng, Fra,
+        Ger, Ita, Aus, Rus, Tur) or a longer start of its name."""
+        return seating.read_power(self.seat_names(board), word)
+
+    def start_seated(self, board: Board, players: Sequence[str],
+                     options: Mapping[str, Any] | None, seed: int,
+                     fixed: Mapping[str, str],
+                     preferences: Mapping[str, Sequence[str]]) -> State:  # fmt: skip
+        """The opening with the game master's fixed powers and the players'
+        lists of wishes (adjudicator/empire/seating.py: the lowest total of
+        the ranks, ties settled by the seed; without either, the seed's deal)."""
         opts = dict(options or {})
         last_year = opts.pop("last_year", 1945)
         if opts:
@@ -183,8 +201,8 @@ class Empire(Game):
             raise GameError(
                 f"Empire takes 5 to 7 players (at most 2 neutral empires), not {len(names)}"
             )
-        powers = Rng(seed).shuffled([p.name for p in board.powers])
-        seated = tuple(Player(n, powers[i]) for i, n in enumerate(names))
+        powers = seating.assign(self.seat_names(board), names, fixed, preferences, seed)
+        seated = tuple(Player(n, powers[n]) for n in names)
         units = {
             province_of(loc): (p.name, kind, loc) for p in board.powers for kind, loc in p.units
         }

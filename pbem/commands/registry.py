@@ -67,6 +67,7 @@ class Command:
     on_time: bool = False  # refused with its section when the mail came after the deadline
     body: bool = False  # the lines that follow, up to ENDPRESS, are its body
     game_in: GameIn | None = None  # names a game in its argument: (game, the rest)
+    forming: bool = False  # runs in a game still waiting for its players (the rest waits)
 
     @property
     def master_only(self) -> bool:

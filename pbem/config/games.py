@@ -22,6 +22,7 @@ from pbem.config.model import (
     PlayerConfig,
     ServerConfig,
 )
+from pbem.config.wishes import no_seats_given, seats_given, wished
 from pbem.turns.cron import cron_trigger
 
 GAME_KEYS = (
@@ -108,6 +109,8 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
     early, remind, keep, react_cooldown, min_phase = _timing(c, raw, label)
     visibility, observer_password = _visibility(c, raw, label)
     position = _position(c, raw, label, engine, path, players, seats, lobby)
+    if position is not None:
+        no_seats_given(c, raw, label, "a game from a position has its powers in the position")
     map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None and not position)
     if position is not None and map_ref is not None:
         c.add(raw, "map", f"{label}: give a map or a position to start from, not both")
@@ -225,7 +228,7 @@ def _players(c: Checker, raw: dict, label: str, seats: int | None) -> list[Playe
         if not isinstance(rp, dict):
             c.add(raw_players, j, f"{label}: each player is a mapping {{name, email}}")
             continue
-        c.keys(rp, ("name", "email", "timezone"), f"{label}: player")
+        c.keys(rp, ("name", "email", "timezone", "power", "preferences"), f"{label}: player")
         pname = c.string(
             rp,
             "name",
@@ -247,7 +250,7 @@ def _players(c: Checker, raw: dict, label: str, seats: int | None) -> list[Playe
         if pname and email and not (twice_name or twice_email):
             seen_names.add(pname.lower())
             seen_emails.add(email.lower())
-            players.append(PlayerConfig(pname, email, ptz))
+            players.append(PlayerConfig(pname, email, ptz, *wished(c, rp, f"{label}: {pname}")))
     return players
 
 
@@ -386,6 +389,7 @@ def _check_map(
         for line in str(exc).splitlines():
             c.add(raw, "map", f"{label}: {line}")
         return None
+    players[:] = seats_given(c, raw, label, engine, board, players)
     if seats:
         if not engine.seats.can_start(seats):
             c.add(
@@ -397,8 +401,10 @@ def _check_map(
             return resolved
         names = [p.name for p in players]
         names += [f"seat{i}" for i in range(len(names), seats)]
+        fixed = {p.name: p.power for p in players if p.power}
+        wishes = {p.name: p.preferences for p in players if p.preferences}
         try:
-            engine.start(board, names, options, 0)
+            engine.start_seated(board, names, options, 0, fixed, wishes)
         except GameError as exc:
             c.add(raw, "options" if "options" in str(exc) else "players", f"{label}: {exc}")
     return resolved

@@ -197,6 +197,8 @@ class PlayerConfig:
     name: str
     email: str
     timezone: str | None = None
+    power: str | None = None  # the seat the game master gives (Game.seat_names)
+    preferences: tuple[str, ...] = ()  # seats in order of wish, the first most wished
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,8 @@ def sync_games(app: App) -> None:
             seed = cfg.seed if cfg.seed is not None else secrets.randbits(48)
             app.store.add_game(conn, cfg.name, cfg.game, "", 0, seed, now, status="forming")
             for p in cfg.players:
-                add_player(app, conn, cfg, p.name, p.email, p.timezone, cfg.open_seats)
+                row = add_player(app, conn, cfg, p.name, p.email, p.timezone, cfg.open_seats)
+                if p.preferences:  # as if the player had sent PREFERENCE
+                    app.store.set_player(conn, row.id, preferences="\n".join(p.preferences))
             if not cfg.open_seats:
                 start_game(app, conn, cfg)

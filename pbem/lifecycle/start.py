@@ -13,6 +13,7 @@ from sqlalchemy import Connection
 from adjudicator.base import Game
 from pbem.app import App
 from pbem.config import GameConfig
+from pbem.lifecycle.choosing import explain, fixed_seats
 from pbem.lifecycle.seats import seat_of, with_seat
 from pbem.mail.calendar import FILENAME, MIME, calendar_of
 from pbem.mapdraw import picture, to_png
@@ -31,7 +32,8 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     row = app.store.game(conn, cfg.name)
     assert row is not None
     seated = [p for p in app.store.players(conn, cfg.name) if p.status == "active"]
-    state = first_state(engine, cfg, [p.name for p in seated], row.seed)
+    wishes = {p.name: p.wishes for p in seated if p.wishes}
+    state = first_state(engine, cfg, [p.name for p in seated], row.seed, wishes)
     text = engine.dump_state(state)
     now = app.clock.now()
     deadline = first_deadline(cfg, now)
@@ -45,18 +47,39 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
         turn_started_at=now,
     )
     app.store.start_turn(conn, cfg.name, engine.phase(state)[0], text, now)
+    seats = {p.name: engine.seat(state, p.name) or "" for p in seated}
+    fixed = fixed_seats(cfg, seats)
     for p in seated:
-        start_mail(app, conn, cfg, engine, state, p, seated, deadline)
+        wish = explain(p.name, wishes, fixed, seats)
+        start_mail(app, conn, cfg, engine, state, p, seated, deadline, wish)
 
 
-def first_state(engine: Game, cfg: GameConfig, names: Sequence[str], seed: int) -> Any:
+def first_state(
+    engine: Game,
+    cfg: GameConfig,
+    names: Sequence[str],
+    seed: int,
+    wishes: Mapping[str, Sequence[str]] | None = None,
+) -> Any:
     """The game's first state: its scenario's position (``position`` in
     games.yaml, checked when the configuration was read), or the board
-    set up on its map for ``names`` in seat order."""
+    set up on its map for ``names`` in seat order, with the seats the game
+    master gave (``power:``) and the players' wishes (stored from
+    PREFERENCE and games.yaml's ``preferences:``; by default games.yaml's)."""
     if cfg.position:
         return engine.load_position(Path(cfg.position).read_text(encoding="utf-8"))
+    if wishes is None:
+        wishes = {p.name: p.preferences for p in cfg.players if p.preferences}
+    fixed = fixed_seats(cfg, names)
+    wishes = {n: tuple(w) for n, w in wishes.items() if n in names and n not in fixed and w}
+    board = board_of(engine, cfg)
+    return engine.start_seated(board, list(names), cfg.options, seed, fixed, wishes)
+
+
+def board_of(engine: Game, cfg: GameConfig) -> Any:
+    """The game's map, loaded (a shipped one by name, else its file)."""
     source = cfg.map if cfg.map in engine.maps() else Path(cfg.map).read_text(encoding="utf-8")
-    return engine.start(engine.load_map(source), list(names), cfg.options, seed)
+    return engine.load_map(source)
 
 
 def first_deadline(cfg: GameConfig, now: Any) -> Any:
@@ -80,10 +103,12 @@ def start_mail(
     p: PlayerRow,
     seated: Sequence[PlayerRow],
     deadline: Any,
+    wish: str | None = None,
 ) -> None:
     """What a player needs on the first day: the game, the power or colour
-    they play, the first deadline in their own time zone, the orders their
-    units may give with two examples, the rules guide and the map."""
+    they play (and, if they ranked the powers, how the choice went), the
+    first deadline in their own time zone, the orders their units may give
+    with two examples, the rules guide and the map."""
     view = engine.view(state, p.name)
     attachments = [(to_png(picture(engine.name, view, ())), "image/png", "map.png")]
     guide = rules_guide(engine.name)
@@ -104,6 +129,7 @@ def start_mail(
             "title": engine.title,
             "you": with_seat(engine, state, p.name),
             "seat": seat_of(engine, state, p.name),
+            "wish": wish,
             "players": [with_seat(engine, state, x.name) for x in seated],
             "address": app.game_address(cfg.name),
             "phase": engine.phase(state)[1],

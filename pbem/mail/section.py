@@ -230,17 +230,34 @@ def game_is_on(p: Part) -> Done | None:
     ctx = p.ctx
     if ctx.game_row.status == "forming":
         seated = len(ctx.app.store.players(ctx.conn, ctx.game))
-        return refused(
-            p,
+        waiting = (
             f"{ctx.game} has not started yet: {seated} of {ctx.cfg.seats} players have joined, "
-            "and it starts when every seat is taken.",
+            "and it starts when every seat is taken."
         )
+        return before_the_start(p, waiting)
     ctx.state = ctx.worker.state(ctx.engine, ctx.game, ctx.game_row.state)
     ctx.turn, ctx.phase = ctx.engine.phase(ctx.state)
     ctx.reply.phase = ctx.phase
     if ctx.game_row.status == "finished" or ctx.engine.outcome(ctx.state) is not None:
         return refused(p, "the game is over")
     return None
+
+
+def before_the_start(p: Part, waiting: str) -> Done:
+    """A game still waiting for its players: only the commands that count
+    before the start (PREFERENCE) run; without one the section is refused."""
+    ctx, section = p.ctx, p.section
+    early = [c for c in section.commands if _command(c[1]).forming]
+    if not early:
+        return refused(p, waiting)
+    for number, name, arg in early:
+        handler = _command(name).handler
+        if handler is not None and in_time(p, number):
+            handler(ctx, Use(number, name, arg))
+    if section.orders or section.press or len(early) < len(section.commands):
+        names = sorted({name for _, name, _ in early})
+        ctx.say(f"{waiting} Until then only {', '.join(names)} counts: the rest was not read.")
+    return Done(ctx.reply, ctx.changed)
 
 
 def master_words_are_orders(p: Part) -> Done | None:

@@ -101,6 +101,11 @@ class PlayerRow:
     token_version: int
     status: str
     missed: int = 0
+    preferences: str | None = None  # seats wished for, one a line, the most wished first
+
+    @property
+    def wishes(self) -> tuple[str, ...]:
+        return tuple(w for w in (self.preferences or "").splitlines() if w)
 
 
 @dataclass(frozen=True)

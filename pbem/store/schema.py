@@ -67,6 +67,9 @@ players = Table(
     Column("token_version", Integer, nullable=False, default=0),
     Column("status", String(16), nullable=False),  # active, removed
     Column("missed", Integer, nullable=False, default=0, server_default="0"),  # turns
+    # the seats the player wishes for while the game forms (Empire's powers),
+    # the most wished first, one a line; read when the game starts
+    Column("preferences", Text),
     UniqueConstraint("game", "name"),
     UniqueConstraint("game", "email"),
 )
