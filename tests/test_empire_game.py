@@ -37,6 +37,7 @@ def play(state, orders: dict[str, list[str]]):
 def test_the_opening_and_the_phase_codes():
     s = start()
     assert s.code == "S1901M" and GAME.phase(s) == (1, "S1901M")
+    assert GAME.phase_kind(s) == "movement"
     assert len(s.units) == 22 and len(s.owners) == 22
     assert sorted(p.power for p in s.players) == sorted(p.name for p in BOARD.powers)
     assert start() == s  # powers from the seed
@@ -45,6 +46,7 @@ def test_the_opening_and_the_phase_codes():
     r = play(r.state, {"France": ["A Burgundy - Belgium"]})
     # Belgium changes owner at the end of Fall; France builds in Winter
     assert r.state.owners["bel"] == "France" and r.state.code == "W1901A"
+    assert GAME.phase_kind(r.state) == "adjustment"
     pw = player(r.state, "France")
     w = GAME.adjudicate(r.state, [GAME.read_orders(r.state, pw, "build A Paris")])
     assert w.state.units["par"] == ("France", "A", "par") and w.state.code == "S1902M"
@@ -55,6 +57,8 @@ def test_a_dislodgement_makes_a_retreat_phase():
     s = replace(s, units={**s.units, "bur": ("Germany", "A", "bur")})
     r = play(s, {"France": ["A Paris - Burgundy", "A Marseilles Supports A Paris - Burgundy"]})
     assert r.state.code == "S1901R" and "bur" in r.state.dislodged
+    assert GAME.phase_kind(r.state) == "retreat"
+    assert GAME.phase_kinds == ("movement", "retreat", "adjustment")
     assert any(res.reason == "dislodged" for res in r.results)
     pw = player(r.state, "Germany")
     after = GAME.adjudicate(r.state, [GAME.read_orders(r.state, pw, "A Burgundy - Ruhr")])

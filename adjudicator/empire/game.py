@@ -148,6 +148,7 @@ class Empire(Game):
     default_deadline = "0 20 * * *"  # a phase a day, at 20:00
     scoreboard = True
     positions = True  # load_position, dump_position, phase_result
+    phase_kinds = ("movement", "retreat", "adjustment")  # each may have its own deadline
 
     def maps(self) -> tuple[str, ...]:
         return ("standard",)
@@ -389,6 +390,11 @@ class Empire(Game):
     def _vacant_homes(self, state: State, power: str) -> list[str]:
         return [h for h in state.board.power[power].homes
                 if state.owners.get(h) == power and h not in state.units]  # fmt: skip
+
+    def phase_kind(self, state: State) -> str:
+        """Movement (S, F), retreat (R) or adjustment (Winter), from the
+        phase code: each may have its own deadline in games.yaml."""
+        return {"M": "movement", "R": "retreat"}.get(state.kind, "adjustment")
 
     def to_order(self, state: State) -> frozenset[str]:
         """The players with something to order in ``state`` (the game
