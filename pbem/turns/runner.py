@@ -62,6 +62,7 @@ class NextTurn:
     number: int
     state: str
     outcome: Any
+    kind: str = "movement"  # the kind of phase it is (Game.phase_kind)
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,10 @@ class TurnRunner:
             result = engine.adjudicate(state, sheets, seed)
             new_number, new_phase = engine.phase(result.state)
             after = NextTurn(
-                new_number, engine.dump_state(result.state), engine.outcome(result.state)
+                new_number,
+                engine.dump_state(result.state),
+                engine.outcome(result.state),
+                engine.phase_kind(result.state),
             )
             missed = missed_turns(row, why, now, active, subs, ready)
             store.add_missed(conn, name, missed)
@@ -309,9 +313,9 @@ class TurnRunner:
         or finish it; False if it is no longer at that turn."""
         outcome = after.outcome
         deadline = None
-        if outcome is None:
+        if outcome is None:  # by the kind of the phase that opens
             deadline = next_deadline(
-                cfg, now, row.deadline if late else None, early=why != "deadline"
+                cfg, now, row.deadline if late else None, why != "deadline", after.kind
             )
         return self.app.store.advance_game(
             conn,
