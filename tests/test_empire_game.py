@@ -161,3 +161,23 @@ def test_random_games_never_raise_and_keep_one_unit_a_province(seed, phases):
         assert len(locations) == len(set(locations)) == len(s.units)
         assert all(k == loc.split("/")[0] for k, (_, _, loc) in s.units.items())
         assert GAME.load_state(GAME.dump_state(s)) == s
+
+
+def test_a_dislodged_unit_with_nowhere_to_go_leaves_nothing_to_order():
+    """Munich, dislodged from Bohemia, is surrounded: it is disbanded, so
+    Germany has nothing to order in the retreat phase (the host runs such
+    a phase at once). With Burgundy empty it may go there: Germany has."""
+    position = """\
+Phase: Fall 1901, retreats (F1901R)
+Austria: A BOH, A TYR, A SIL, A MUN; centres BUD, TRI, VIE
+France: A RUH, A BUR; centres BRE, MAR, PAR
+Germany: A KIE, A BER; centres BER, KIE, MUN
+Dislodged: Germany A MUN from BOH
+Players: ann Austria, bob France, cid Germany
+"""
+    s = GAME.load_position(position)
+    assert GAME.phase_kind(s) == "retreat"
+    assert GAME.retreats(s)["mun"]["options"] == []
+    assert GAME.to_order(s) == frozenset()
+    with_options = GAME.load_position(position.replace("France: A RUH, A BUR", "France: A RUH"))
+    assert GAME.to_order(with_options) == frozenset({"cid"})
