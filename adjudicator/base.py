@@ -501,6 +501,17 @@ class Game:
     report at the next tick): in a player's section of a mail such a line
     is an order of the game, and the host's command runs as well."""
 
+    phase_kinds: tuple[str, ...] = ("movement",)
+    """The kinds of phase the game has, the first its main one: games.yaml
+    may give each kind its own deadline (a cron, or a length after the
+    phase opens). Empire: movement, retreat, adjustment."""
+
+    def phase_kind(self, state: Any) -> str:
+        """Which of :attr:`phase_kinds` the phase to be played in ``state``
+        is: its deadline is the one games.yaml gives that kind. The
+        default: every phase is a movement phase."""
+        return "movement"
+
     def to_order(self, state: Any) -> frozenset[str]:
         """The players who have something to order in ``state``: the host
         reminds them, waits for their READY, and charges a missed phase only

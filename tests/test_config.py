@@ -292,3 +292,76 @@ def test_press_kinds(tmp_path):
     assert parse_config(BASE, tmp_path / "games.yaml").games[0].press == "both"
     found = problems_of(BASE.replace("    map: six\n", "    map: six\n    press: loud\n"), tmp_path)
     assert any("press must be one of both, signed, anonymous, none" in p for p in found)
+
+
+EMPIRE = """\
+server:
+  domain: judge.example
+games:
+  - name: dip
+    game: empire
+    map: standard
+    deadline: DEADLINE
+    players:
+""" + "".join(f"      - {{name: {n}, email: {n}@example.org}}\n" for n in "abcde")
+
+
+def test_a_deadline_for_each_kind_of_phase(tmp_path):
+    """deadline: one cron for every phase, as before, or one for each kind
+    of phase, a cron or a length; a kind not given takes movement's."""
+    plain = parse_config(EMPIRE.replace("DEADLINE", '"0 20 * * *"'), tmp_path / "games.yaml")
+    assert plain.games[0].deadline == "0 20 * * *" and plain.games[0].phase_deadlines == {}
+    text = EMPIRE.replace(
+        "DEADLINE",
+        '\n      movement: "0 18 * * *"\n      retreat: 12h\n      adjustment: "0 8 * * *"',
+    )
+    game = parse_config(text, tmp_path / "games.yaml").games[0]
+    assert game.deadline == "0 18 * * *"
+    assert game.phase_deadlines == {"retreat": timedelta(hours=12), "adjustment": "0 8 * * *"}
+    only = parse_config(EMPIRE.replace("DEADLINE", "{retreat: 30m}"), tmp_path / "games.yaml")
+    assert only.games[0].deadline == "0 20 * * *"  # Empire's own for the movement phases
+    assert only.games[0].phase_deadlines == {"retreat": timedelta(minutes=30)}
+
+
+@pytest.mark.parametrize(
+    ("deadline", "expected"),
+    [
+        (
+            "{movement: '0 20 * * *', retreats: 12h}",
+            "game dip: deadline: unknown kind of phase 'retreats' (did you mean retreat?); "
+            "Empire's phases: movement, retreat, adjustment",
+        ),
+        (
+            "{movment: '0 20 * * *'}",
+            "unknown kind of phase 'movment' (did you mean movement?)",
+        ),
+        (
+            "{movement: 12h}",
+            'game dip: deadline movement: a cron expression, such as "0 20 * * *"',
+        ),
+        (
+            "{retreat: 40d}",
+            "game dip: deadline retreat '40d': give a length from 1m to 30d (30m, 12h, 2d) "
+            'or a cron expression ("0 8 * * *")',
+        ),
+        ("{retreat: twelve hours}", "deadline retreat 'twelve hours': give a length from 1m"),
+        ("{adjustment: 12x}", "deadline adjustment '12x': give a length from 1m to 30d"),
+        ("{retreat: }", "deadline retreat: a cron expression or a length such as 12h"),
+    ],
+)
+def test_a_bad_deadline_for_a_kind_of_phase(tmp_path, deadline, expected):
+    found = problems_of(EMPIRE.replace("DEADLINE", deadline), tmp_path)
+    assert any(expected in p for p in found), found
+    assert all("line 7" in p for p in found), found
+
+
+def test_a_game_of_movement_phases_only_takes_one_cron(tmp_path):
+    text = BASE.replace(
+        "    map: six\n", "    map: six\n    deadline: {movement: '0 12 * * *', retreat: 1h}\n"
+    )
+    assert problems_of(text, tmp_path) == [
+        "games.yaml, line 7: game alpha: deadline: Office Wars has movement phases only, not "
+        "'retreat': give deadline as one cron expression"
+    ]
+    fine = BASE.replace("    map: six\n", "    map: six\n    deadline: {movement: '0 12 * * *'}\n")
+    assert parse_config(fine, tmp_path / "games.yaml").games[0].deadline == "0 12 * * *"

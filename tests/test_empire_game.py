@@ -37,6 +37,7 @@ def play(state, orders: dict[str, list[str]]):
 def test_the_opening_and_the_phase_codes():
     s = start()
     assert s.code == "S1901M" and GAME.phase(s) == (1, "S1901M")
+    assert GAME.phase_kind(s) == "movement"
     assert len(s.units) == 22 and len(s.owners) == 22
     assert sorted(p.power for p in s.players) == sorted(p.name for p in BOARD.powers)
     assert start() == s  # powers from the seed
@@ -45,6 +46,7 @@ def test_the_opening_and_the_phase_codes():
     r = play(r.state, {"France": ["A Burgundy - Belgium"]})
     # Belgium changes owner at the end of Fall; France builds in Winter
     assert r.state.owners["bel"] == "France" and r.state.code == "W1901A"
+    assert GAME.phase_kind(r.state) == "adjustment"
     pw = player(r.state, "France")
     w = GAME.adjudicate(r.state, [GAME.read_orders(r.state, pw, "build A Paris")])
     assert w.state.units["par"] == ("France", "A", "par") and w.state.code == "S1902M"
@@ -55,6 +57,8 @@ def test_a_dislodgement_makes_a_retreat_phase():
     s = replace(s, units={**s.units, "bur": ("Germany", "A", "bur")})
     r = play(s, {"France": ["A Paris - Burgundy", "A Marseilles Supports A Paris - Burgundy"]})
     assert r.state.code == "S1901R" and "bur" in r.state.dislodged
+    assert GAME.phase_kind(r.state) == "retreat"
+    assert GAME.phase_kinds == ("movement", "retreat", "adjustment")
     assert any(res.reason == "dislodged" for res in r.results)
     pw = player(r.state, "Germany")
     after = GAME.adjudicate(r.state, [GAME.read_orders(r.state, pw, "A Burgundy - Ruhr")])
@@ -157,3 +161,23 @@ def test_random_games_never_raise_and_keep_one_unit_a_province(seed, phases):
         assert len(locations) == len(set(locations)) == len(s.units)
         assert all(k == loc.split("/")[0] for k, (_, _, loc) in s.units.items())
         assert GAME.load_state(GAME.dump_state(s)) == s
+
+
+def test_a_dislodged_unit_with_nowhere_to_go_leaves_nothing_to_order():
+    """Munich, dislodged from Bohemia, is surrounded: it is disbanded, so
+    Germany has nothing to order in the retreat phase (the host runs such
+    a phase at once). With Burgundy empty it may go there: Germany has."""
+    position = """\
+Phase: Fall 1901, retreats (F1901R)
+Austria: A BOH, A TYR, A SIL, A MUN; centres BUD, TRI, VIE
+France: A RUH, A BUR; centres BRE, MAR, PAR
+Germany: A KIE, A BER; centres BER, KIE, MUN
+Dislodged: Germany A MUN from BOH
+Players: ann Austria, bob France, cid Germany
+"""
+    s = GAME.load_position(position)
+    assert GAME.phase_kind(s) == "retreat"
+    assert GAME.retreats(s)["mun"]["options"] == []
+    assert GAME.to_order(s) == frozenset()
+    with_options = GAME.load_position(position.replace("France: A RUH, A BUR", "France: A RUH"))
+    assert GAME.to_order(with_options) == frozenset({"cid"})

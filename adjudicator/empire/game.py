@@ -147,6 +147,7 @@ class Empire(Game):
     default_deadline = "0 20 * * *"  # a phase a day, at 20:00
     scoreboard = True
     positions = True  # load_position, dump_position, phase_result
+    phase_kinds = ("movement", "retreat", "adjustment")  # each may have its own deadline
 
     def maps(self) -> tuple[str, ...]:
         return ("standard",)
@@ -408,18 +409,26 @@ class Empire(Game):
         return [h for h in state.board.power[power].homes
                 if state.owners.get(h) == power and h not in state.units]  # fmt: skip
 
+    def phase_kind(self, state: State) -> str:
+        """Movement (S, F), retreat (R) or adjustment (Winter), from the
+        phase code: each may have its own deadline in games.yaml."""
+        return {"M": "movement", "R": "retreat"}.get(state.kind, "adjustment")
+
     def to_order(self, state: State) -> frozenset[str]:
         """The players with something to order in ``state`` (the game
         interface's capability: the host charges a missed phase only to
-        them): in movement, those with units; in retreats, those with a
-        dislodged unit; in adjustments, those with builds they can make or
-        removals."""
+        them, and runs a retreat or adjustment phase in which nobody has
+        anything to order at once): in movement, those with units; in
+        retreats, those with a dislodged unit that has somewhere to go; in
+        adjustments, those with builds they can make or removals."""
         if state.outcome is not None:
             return frozenset()
         if state.kind == "M":
             powers = {power for power, _, _ in state.units.values()}
-        elif state.kind == "R":
-            powers = {d.power for d in state.dislodged.values()}
+        elif state.kind == "R":  # a unit with nowhere to go is disbanded: nothing to order
+            board, units, contested = state.board, state.units, state.contested
+            powers = {d.power for d in state.dislodged.values()
+                      if retreat_options(board, units, d, contested)}  # fmt: skip
         else:
             powers = self._adjusting(state)
         return frozenset(name for name, power in state.power_of.items() if power in powers)

@@ -17,6 +17,7 @@ from pbem.cli import demo
 from pbem.cli.defaults import FIRST, MAPMAKER, POSITIONS
 from pbem.cli.errors import InputError
 from pbem.config import load_config
+from pbem.config.deadline import described
 from pbem.lifecycle.seats import with_seat
 from pbem.lifecycle.start import first_state
 from pbem.mapdraw import picture, to_png, to_svg
@@ -50,7 +51,7 @@ def cmd_check(args: argparse.Namespace, out: TextIO) -> int:
                 else f"{plural(len(g.players), 'player')}, "
             )
             + ("ticks" if game.clock_ticks else "deadline")
-            + f" '{g.deadline}' {g.timezone}",
+            + f" {described(g.deadline, g.phase_deadlines)} {g.timezone}",
             file=out,
         )
     if not config.games:

@@ -71,8 +71,10 @@ def resume(app: App, conn: Connection, name: str) -> str:
         raise MasterError(f"{name} is {row.status}, not paused")
     now = app.clock.now()
     deadline = row.deadline
-    if deadline is None or deadline <= now:
-        deadline = next_deadline(cfg, now, deadline)
+    if deadline is None or deadline <= now:  # the phase's own length, or its cron
+        engine = app.engine(row.kind)
+        kind = engine.phase_kind(engine.load_state(row.state))
+        deadline = next_deadline(cfg, now, deadline, kind=kind)
     app.store.set_game(conn, name, status="running", deadline=deadline, reminded_for=None)
     tell_players(app, conn, name, "the game runs again", f"The game master has resumed {name}.")
     return f"{name} runs again; the deadline is {_when(deadline, cfg)}"

@@ -7,11 +7,11 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from adjudicator import GAMES
 from adjudicator.base import GameError
 from pbem.config.checker import Checker, _duration, _without
+from pbem.config.deadline import deadlines
 from pbem.config.model import (
     EMAIL,
     GAME_NAME,
@@ -23,7 +23,6 @@ from pbem.config.model import (
     ServerConfig,
 )
 from pbem.config.wishes import no_seats_given, seats_given, wished
-from pbem.turns.cron import cron_trigger
 
 GAME_KEYS = (
     "name",
@@ -93,7 +92,7 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
     label = f"game {name}" if name else "game"
     kind, engine = _kind(c, raw, label)
     tz = c.timezone(raw, "timezone", f"{label}: timezone") or default_tz
-    deadline = _deadline(c, raw, label, engine, tz)
+    deadline, phase_deadlines = _deadline(c, raw, label, engine, tz)
     press = _choice(c, raw, "press", label, PRESS_KINDS, "both")
     seats = _seats(c, raw, label)
     lobby = engine is not None and engine.lobby
@@ -149,6 +148,7 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
         observer_password,
         position,
         require_dkim=_flag(c, raw, "require_dkim", label),
+        phase_deadlines=phase_deadlines,
     )
 
 
@@ -171,25 +171,19 @@ def _kind(c: Checker, raw: dict, label: str) -> tuple[str | None, Any]:
     return kind, engine
 
 
-def _deadline(c: Checker, raw: dict, label: str, engine: Any, tz: str) -> str | None:
+def _deadline(
+    c: Checker, raw: dict, label: str, engine: Any, tz: str
+) -> tuple[str | None, dict[str, Any]]:
     """The cron expression of the deadlines (the game's own by default; a
-    game that runs on a clock may give ``tick`` instead)."""
-    deadline = c.string(raw, "deadline", f"{label}: deadline")
+    game that runs on a clock may give ``tick`` instead), and the kinds of
+    phase with a deadline of their own (pbem/config/deadline.py)."""
     if "tick" in raw:
         tick = _tick(c, raw, label, engine)
-        if deadline is not None and tick is not None:
+        if raw.get("deadline") is not None and tick is not None:
             c.add(raw, "tick", f"{label}: give tick or deadline, not both")
-        deadline = deadline or tick
-    if deadline is None and engine is not None:
-        deadline = engine.default_deadline
-        if deadline is None:
-            c.add(raw, None, f"{label}: deadline is missing (a cron expression)")
-    if deadline is not None:
-        try:
-            cron_trigger(deadline, ZoneInfo(tz))
-        except ValueError as exc:
-            c.add(raw, "deadline", f"{label}: deadline {deadline!r}: {exc}")
-    return deadline
+        elif tick is not None:
+            return tick, {}
+    return deadlines(c, raw, label, engine, tz)
 
 
 def _choice(

@@ -233,6 +233,10 @@ class GameConfig:
     # orders need a DKIM pass aligned with the From: domain (the server's
     # own check, or its trusted relay's verdict)
     require_dkim: bool = False
+    # the kinds of phase (Game.phase_kinds) with a deadline of their own: a
+    # cron expression, or a length after the phase opens; every other
+    # phase's deadline is ``deadline``
+    phase_deadlines: Mapping[str, str | timedelta] = field(default_factory=dict)
 
     @property
     def open_seats(self) -> int:

@@ -20,7 +20,7 @@ from pbem.mapdraw import picture, to_png
 from pbem.paths import read_bytes, rules_root
 from pbem.reports import compact_options
 from pbem.store import PlayerRow
-from pbem.turns.deadlines import cron_after
+from pbem.turns.deadlines import cron_after, first_deadline
 from pbem.turns.localtime import local
 from pbem.words import plural
 
@@ -36,7 +36,7 @@ def start_game(app: App, conn: Connection, cfg: GameConfig) -> None:
     state = first_state(engine, cfg, [p.name for p in seated], row.seed, wishes)
     text = engine.dump_state(state)
     now = app.clock.now()
-    deadline = first_deadline(cfg, now)
+    deadline = first_deadline(cfg, now, engine.phase_kind(state))
     app.store.set_game(
         conn,
         cfg.name,
@@ -80,18 +80,6 @@ def board_of(engine: Game, cfg: GameConfig) -> Any:
     """The game's map, loaded (a shipped one by name, else its file)."""
     source = cfg.map if cfg.map in engine.maps() else Path(cfg.map).read_text(encoding="utf-8")
     return engine.load_map(source)
-
-
-def first_deadline(cfg: GameConfig, now: Any) -> Any:
-    """The first phase's deadline: the first cron time at least half a
-    phase (``min_phase``, or the cron period) away, so a game that starts
-    just before a slot is not over before its players have read the start
-    mail."""
-    deadline = cron_after(cfg, now)
-    least = cfg.min_phase if cfg.min_phase is not None else cron_after(cfg, deadline) - deadline
-    while deadline - now < least / 2:
-        deadline = cron_after(cfg, deadline)
-    return deadline
 
 
 def start_mail(

@@ -1,6 +1,7 @@
 """Deadlines: the game's cron expression in its time zone, the next slot
 after a moment, and the deadline of a turn that starts now (after a late or
-an early turn too)."""
+an early turn too), by the kind of phase that opens: games.yaml may give a
+kind its own cron, or a length after the phase opens."""
 
 from __future__ import annotations
 
@@ -13,12 +14,20 @@ from pbem.turns.cron import cron_trigger
 LATE = timedelta(minutes=2)  # a turn resolved this long after its deadline ran late
 
 
-def cron_after(cfg: GameConfig, after: datetime) -> datetime:
-    """The first time of the game's cron expression strictly after ``after``
-    (in UTC), once a day on the days clocks change: a wall-clock time that
-    does not exist (spring forward) is taken an hour later, as APScheduler
-    does; one that happens twice (fall back) counts once, the first time."""
-    trigger = cron_trigger(cfg.deadline, ZoneInfo(cfg.timezone))
+def rule(cfg: GameConfig, kind: str = "movement") -> str | timedelta:
+    """The deadline of a kind of phase: its own cron or length from
+    games.yaml, else the game's cron (``deadline``)."""
+    return cfg.phase_deadlines.get(kind, cfg.deadline)
+
+
+def cron_after(cfg: GameConfig, after: datetime, cron: str | None = None) -> datetime:
+    """The first time of the game's cron expression (or ``cron``, a kind of
+    phase's own) strictly after ``after`` (in UTC), once a day on the days
+    clocks change: a wall-clock time that does not exist (spring forward)
+    is taken an hour later, as APScheduler does; one that happens twice
+    (fall back) counts once, the first time."""
+    cron = cron or cfg.deadline
+    trigger = cron_trigger(cron, ZoneInfo(cfg.timezone))
     zone = trigger.timezone
     start = after + timedelta(seconds=1)
     for _ in range(10_000):
@@ -28,25 +37,52 @@ def cron_after(cfg: GameConfig, after: datetime) -> datetime:
         if fire > after and wall != after.astimezone(zone).replace(tzinfo=None):
             return fire.astimezone(after.tzinfo)
         start = max(start, fire) + timedelta(minutes=1)  # the repeated hour: on past it
-    raise RuntimeError(f"no deadline found after {after} for {cfg.deadline!r}")
+    raise RuntimeError(f"no deadline found after {after} for {cron!r}")
 
 
 def next_deadline(
-    cfg: GameConfig, now: datetime, missed: datetime | None = None, early: bool = False
+    cfg: GameConfig,
+    now: datetime,
+    missed: datetime | None = None,
+    early: bool = False,
+    kind: str = "movement",
 ) -> datetime:
-    """The deadline of a turn that starts ``now``. After a turn that ran late
-    (``missed`` is its deadline), the first cron time at least half a
-    normal turn away. After one resolved early (``early``: ADJUDICATE, or
-    every player READY), the first cron time at least the game's
-    ``min_phase`` away (by default a normal turn: the cron period), so
-    the next phase is never cut to what was left until the next slot."""
-    nxt = cron_after(cfg, now)
+    """The deadline of a phase of ``kind`` that opens ``now``. A kind with
+    a length (``retreat: 12h``) has all of it from now, whatever came
+    before. On a cron: after a turn that ran late (``missed`` is its
+    deadline), the first cron time at least half a normal turn away. After
+    one resolved early (``early``: ADJUDICATE, every player READY, or
+    nobody with anything to order), the first cron time at least the
+    game's ``min_phase`` away (by default a normal turn: the cron period),
+    so the next phase is never cut to what was left until the next slot."""
+    own = rule(cfg, kind)
+    if isinstance(own, timedelta):
+        return now + own
+    nxt = cron_after(cfg, now, own)
     if missed is not None and now - missed > LATE:
-        period = cron_after(cfg, missed) - missed
+        period = cron_after(cfg, missed, own) - missed
         while nxt - now < period / 2:
-            nxt = cron_after(cfg, nxt)
+            nxt = cron_after(cfg, nxt, own)
     if early:
-        least = cfg.min_phase if cfg.min_phase is not None else cron_after(cfg, nxt) - nxt
+        least = cfg.min_phase if cfg.min_phase is not None else cron_after(cfg, nxt, own) - nxt
         while nxt - now < least:
-            nxt = cron_after(cfg, nxt)
+            nxt = cron_after(cfg, nxt, own)
     return nxt
+
+
+def first_deadline(cfg: GameConfig, now: datetime, kind: str = "movement") -> datetime:
+    """The first phase's deadline: the first cron time at least half a
+    phase (``min_phase``, or the cron period) away, so a game that starts
+    just before a slot is not over before its players have read the start
+    mail; a kind with a length (a scenario that opens in a retreat phase)
+    has all of it."""
+    own = rule(cfg, kind)
+    if isinstance(own, timedelta):
+        return now + own
+    deadline = cron_after(cfg, now, own)
+    least = cfg.min_phase
+    if least is None:
+        least = cron_after(cfg, deadline, own) - deadline
+    while deadline - now < least / 2:
+        deadline = cron_after(cfg, deadline, own)
+    return deadline

@@ -62,6 +62,7 @@ class NextTurn:
     number: int
     state: str
     outcome: Any
+    kind: str = "movement"  # the kind of phase it is (Game.phase_kind)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,9 @@ class TurnDone:
     phase: str
     why: str
     finished: bool
+    # the next phase's turn when nobody has anything to order in it: it
+    # runs at once (``why`` "idle"), not at its deadline
+    idle_next: int | None = None
 
 
 class TurnRunner:
@@ -109,7 +113,8 @@ class TurnRunner:
 
     def run_due(self) -> list[TurnDone]:
         """Send due reminders, then resolve every turn whose deadline has
-        passed or, in games with early turns, whose players are all READY."""
+        passed, in which nobody has anything to order (:func:`idle`), or, in
+        games with early turns, whose players are all READY."""
         app, now = self.app, self.app.clock.now()
         with app.store.tx(write=False) as conn:
             games = [g for g in app.store.all_games(conn) if g.status == "running"]
@@ -118,12 +123,16 @@ class TurnRunner:
                 for g in games
                 if (cfg := app.game_config(g.name)) is not None and cfg.early
             }
+            idling = {g.name for g in games if self._idle(conn, g)}
         self._remind(now, games)
-        due = [
-            (g, "deadline" if g.deadline is not None and g.deadline <= now else "ready")
-            for g in games
-            if ((g.deadline is not None and g.deadline <= now) or ready.get(g.name))
-        ]
+        due = []
+        for g in games:
+            if g.deadline is not None and g.deadline <= now:
+                due.append((g, "deadline"))
+            elif g.name in idling:
+                due.append((g, "idle"))  # nobody has anything to order: at once
+            elif ready.get(g.name):
+                due.append((g, "ready"))
         waiting = [g.name for g, _ in due if self.settling(g, now)]
         if waiting:
             due = [(g, why) for g, why in due if g.name not in waiting]
@@ -150,9 +159,21 @@ class TurnRunner:
                 if still is not None and (g.name, g.turn) not in still:
                     continue  # resolved meanwhile (or moved): nothing to do
             result = self.run(g.name, g.turn, why)
-            if result is not None:
+            while result is not None:
                 done.append(result)
+                if result.idle_next is None:
+                    break
+                # nobody has anything to order in the phase that opened: at once
+                result = self.run(g.name, result.idle_next, "idle")
         return done
+
+    def _idle(self, conn: Connection, g: GameRow) -> bool:
+        """Whether the game's phase runs at once (:func:`idle`). Games whose
+        every phase is movement are not looked at: the state is not read."""
+        engine = self.app.engine(g.kind)
+        if engine.clock_ticks or len(engine.phase_kinds) < 2:
+            return False
+        return idle(engine, engine.load_state(g.state), self.app.store.players(conn, g.name))
 
     def _all_ready(self, conn: Connection, g: GameRow) -> bool:
         engine = self.app.engine(g.kind)
@@ -236,7 +257,10 @@ class TurnRunner:
             result = engine.adjudicate(state, sheets, seed)
             new_number, new_phase = engine.phase(result.state)
             after = NextTurn(
-                new_number, engine.dump_state(result.state), engine.outcome(result.state)
+                new_number,
+                engine.dump_state(result.state),
+                engine.outcome(result.state),
+                engine.phase_kind(result.state),
             )
             missed = missed_turns(row, why, now, active, subs, ready)
             store.add_missed(conn, name, missed)
@@ -263,7 +287,8 @@ class TurnRunner:
             write_reports(app, conn, cfg, fresh, state, sheets, result, info)
             app.fault("during_turn")  # resolved, reported, not committed
         log.info("%s: %s resolved (%s)", name, phase, why)
-        return TurnDone(name, turn, phase, why, after.outcome is not None)
+        at_once = after.number if idle(engine, result.state, seated) else None
+        return TurnDone(name, turn, phase, why, after.outcome is not None, at_once)
 
     def _orders(
         self,
@@ -309,9 +334,9 @@ class TurnRunner:
         or finish it; False if it is no longer at that turn."""
         outcome = after.outcome
         deadline = None
-        if outcome is None:
+        if outcome is None:  # by the kind of the phase that opens
             deadline = next_deadline(
-                cfg, now, row.deadline if late else None, early=why != "deadline"
+                cfg, now, row.deadline if late else None, why != "deadline", after.kind
             )
         return self.app.store.advance_game(
             conn,
@@ -395,6 +420,19 @@ def combined(
         tuple(o for sheet in read for o in sheet.orders),
         tuple(p for sheet in read for p in sheet.problems),
         tuple(w for sheet in read for w in sheet.warnings),
+    )
+
+
+def idle(engine: Any, state: Any, seated: list[PlayerRow]) -> bool:
+    """Whether nobody has anything to order in a phase that is not of the
+    game's main kind (a retreat phase whose dislodged units are neutral or
+    have nowhere to go): it runs at once, not at its deadline. A movement
+    phase always waits for its deadline, and a game on a clock owes none."""
+    return (
+        not engine.clock_ticks
+        and engine.outcome(state) is None
+        and engine.phase_kind(state) != engine.phase_kinds[0]
+        and not owing(engine, state, seated)
     )
 
 
