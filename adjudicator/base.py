@@ -490,6 +490,12 @@ class Game:
     without_orders: str = "Units without orders hold."
     """What becomes of pieces given no orders, in the start mail's words."""
 
+    def order_forms(self, state: Any, player: str) -> tuple[str, ...]:
+        """The forms of the game's orders written with ``player``'s own
+        pieces and places they can reach now, for the start mail (default
+        none: the mail shows the forms in general words)."""
+        return ()
+
     def status_lines(self, state: Any, viewer: str | None) -> list[str]:
         """Lines STATUS adds for a reader of the game (default none):
         Territory lists every state with its owner, troops and production."""

@@ -65,7 +65,7 @@ def test_a_game_with_every_player_listed_starts_and_says_so(h):
     examples = text.split("Two orders your units could give now:\n")[1].split("\n\n")[0]
     lines = [x.strip() for x in examples.splitlines()]
     assert len(lines) == 2 and all(x.startswith("Sol ") for x in lines), lines
-    assert 'Orders: "Sol holds"' in text
+    assert 'Orders, with your own systems: "Sol holds"' in text
     assert {p.get_filename() for p in ann.iter_attachments()} == {
         "map.png",
         "rules-officewars.txt",

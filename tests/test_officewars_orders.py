@@ -140,3 +140,23 @@ def test_unit_options_are_all_legal(state):
         sheet = GAME.read_orders(state, "ann", text)
         assert not sheet.problems, (text, sheet.problems)
     assert set(view.options) == {"Sol"}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_forms_shown_are_each_players_own_orders_that_work(seed):
+    """The start mail's forms and a refusal's suggestions name the
+    player's own systems and what they can reach: every concrete one is
+    an order the game accepts from that player now."""
+    board = GAME.load_map("twelve")
+    players = [f"p{i}" for i in range(6)]
+    state = GAME.start(board, players, {}, seed)
+    for player in players:
+        forms = GAME.order_forms(state, player)
+        home = sorted(s for s, who in state.units.items() if who == player)[0]
+        assert forms[0] == f"{home} holds" and len(forms) == 4
+        concrete = [f for f in forms if "<" not in f]
+        for text in concrete:
+            assert not GAME.read_orders(state, player, text).problems, (player, text)
+        refused = GAME.read_orders(state, player, "go somewhere").problems[0]
+        assert refused.reason == "not_an_order"
+        assert list(refused.suggestions) == concrete

@@ -199,6 +199,9 @@ class OfficeWars(Game):
         out += [f"{system} supports {s}" for s in adj if s in state.units]
         return tuple(out)
 
+    def order_forms(self, state: State, player: str) -> tuple[str, ...]:
+        return notation.forms_for(state, player)
+
     def player_colour(self, state: State, player: str) -> str:
         return state.player[player].colour
 

@@ -135,6 +135,29 @@ FORMS_HELP = (
 )
 
 
+def forms_for(state: State, player: str) -> tuple[str, ...]:
+    """The forms of order, written with ``player``'s own systems and ones
+    they can reach now (never a made-up "Sol moves to Rigel"); a form with
+    nothing to aim at now says what it needs instead. ("vote surrender"
+    is an order only while a vote is open: the mail says so apart.)"""
+    mine = sorted(s for s, who in state.units.items() if who == player)
+    if not mine:
+        return FORMS_HELP
+    home = mine[0]
+    adj = sorted(state.board.adjacency[home])
+    moves = [s for s in state.chain(home) if s != home]
+    attacks = [s for s in adj if state.owners.get(s) != player]
+    supports = [s for s in adj if s in state.units and state.units[s] == player]
+    return (
+        f"{home} holds",
+        f"{home} moves to {moves[0]}"
+        if moves
+        else f"{home} moves to <a system of yours joined to it>",
+        f"{home} attacks {attacks[0]}" if attacks else f"{home} attacks <a system next to it>",
+        f"{home} supports {supports[0]}" if supports else f"{home} supports <a unit next to it>",
+    )
+
+
 def _clean(line: str) -> str:
     return " ".join(line.strip().rstrip(".,;").split())
 
@@ -192,7 +215,8 @@ def parse_line(
         return _problem(line, text, ProblemKind.NOT_ALLOWED, "no_absence", ())
     # a bare system name is a hold the player forgot to finish: say so
     alone = state.board.lookup(clean)
-    hint = (f"{alone[0]} holds",) if len(alone) == 1 else FORMS_HELP
+    mine = tuple(f for f in forms_for(state, player) if "<" not in f)  # orders that work now
+    hint = (f"{alone[0]} holds",) if len(alone) == 1 else mine
     return _problem(line, text, ProblemKind.NOT_UNDERSTOOD, "not_an_order", hint)
 
 

@@ -131,6 +131,7 @@ def start_mail(
             "calendar": FILENAME if ics else None,
             "kind": engine.name,
             "pieces": engine.pieces,
+            "forms": engine.order_forms(state, p.name),
             "without_orders": engine.without_orders,
             "ticks": engine.clock_ticks,
             "tick": tick_length(cfg, deadline),
