@@ -130,7 +130,7 @@ def test_a_played_phase_has_its_results_map_and_neighbours(h):
     report = h.report(ANN, index=0)
     assert "Sol attacks Alnitak" in h.text(report)
     assert 'href="../../../games/alpha/turns/2" rel="next"' in body
-    assert "the first phase" in body
+    assert "No phase before this one: it is the game's first." in body
     _, second, _ = get(h, "/games/alpha/turns/2")
     assert 'href="../../../games/alpha/turns/1" rel="prev"' in second
     assert "the phase being played" in second
