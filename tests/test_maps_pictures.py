@@ -198,3 +198,32 @@ def test_the_saved_report_shows_its_map_in_a_browser():
     (uri,) = re.findall(r'src="([^"]+)"', saved)
     assert uri.startswith("data:image/png;base64,") and "cid:" not in saved
     assert base64.b64decode(uri.split(",", 1)[1]) == png
+
+
+def test_territory_a_battle_between_touching_states_is_two_clear_arrows():
+    """Marseille and Toulon all but touch: their troops sent at each other
+    are two bowed arrows, each long enough to see, never on one line."""
+    from dataclasses import replace
+    from math import hypot
+
+    from adjudicator.territory.picture import R
+
+    board = TERRITORY.load_map("france")
+    state = TERRITORY.start(board, [f"p{i}" for i in range(1, 7)], {}, 3)
+    mine = {v: k for k, v in state.owners.items()}
+    owners = {k: v for k, v in state.owners.items() if v not in ("p1", "p2")}
+    owners.update(Marseille="p1", Toulon="p2")
+    troops = {**state.troops, "Marseille": 20, "Toulon": 18}
+    state = replace(state, owners=owners, troops=troops)
+    sheets = [TERRITORY.read_orders(state, "p1", "Marseille -> Toulon"),
+              TERRITORY.read_orders(state, "p2", "Toulon -> Marseille")]  # fmt: skip
+    assert mine and all(not s.problems for s in sheets)
+    result = TERRITORY.adjudicate(state, sheets, 1)
+    scene = TERRITORY.picture(TERRITORY.view(result.state, None), result.results)
+    drawn = arrows(scene)
+    assert len(drawn) == 2
+    for line in drawn:
+        steps = zip(line.points, line.points[1:], strict=False)
+        length = sum(hypot(b[0] - a[0], b[1] - a[1]) for a, b in steps)
+        assert length > 2 * R, line.points
+    assert drawn[0].points[1] != drawn[1].points[1]  # bowed to different sides
