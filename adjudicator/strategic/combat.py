@@ -57,18 +57,21 @@ from adjudicator.strategic.supply import top_up
 
 _AIR = frozenset({"air"})
 _AIR_AT_SEA = frozenset({"air", "air_at_sea"})
+_AIR_IN_A_COASTAL_CITY = frozenset({"air", "coast"})
 
 
 def exposure(state: State, unit: Unit) -> frozenset[str]:
     """What an attacker's ``attacks`` must include to hit ``unit``: air
     units "air" (and "air_at_sea" over water: submarines and naval bombers
-    hit those); in a city "land", and "coast" if the city is coastal (any
+    hit those; "coast" in a coastal city: ships hit those, a ruling); in a city "land", and "coast" if the city is coastal (any
     ship may attack units in a coastal city); on other land "land" (of the
     ships only battleships); at sea "sea" (of the land units only tanks).
     A carried unit: nothing (it is never attacked)."""
     if unit.carried_by is not None:
         return frozenset()
     if air.flies(unit.kind):
+        if unit.square in state.cities and state.board.coastal(unit.square):
+            return _AIR_IN_A_COASTAL_CITY  # "Any ship can attack units in a coastal city"
         return _AIR if _on_land(state, unit.square) else _AIR_AT_SEA
     if unit.square in state.cities:
         coast = state.board.coastal(unit.square)
