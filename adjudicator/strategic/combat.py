@@ -543,6 +543,8 @@ def attack(
     if not anything_happened(goings):
         blocked = any(g.status == "blocked" for g in goings)
         return (Reason.BLOCKED if blocked else Reason.NO_PATH), {"units": ids, "square": name}
+    if _struck_nothing(goings, why):  # RULINGS.md: an order that can do nothing costs nothing
+        return Reason.NO_AMMO, {"units": ids, "square": name, "why": dict(sorted(why.items()))}
     state.nations[nation].command -= tables().costs["attack"]
     release(state, ids)  # every unit it names: the new order replaces its standing one
     facts = {"units": ids, "square": name, "cost": tables().costs["attack"]}
@@ -552,6 +554,15 @@ def attack(
     if facts["going"]:
         state.standing.append(Standing(nation, tuple(facts["going"]), target, "attack", seq, line))
     return _attack_reason(state, places, nation, target, facts), facts
+
+
+def _struck_nothing(goings: Sequence[Going], why: dict[str, str]) -> bool:
+    """No unit moved, none goes on, and every one next to the target had
+    no ammo: the order did nothing. (What stands there was seen, or the
+    units would not be next to it: a unit sees the squares next to it.)"""
+    if any(g.path or g.stopped_by or g.status in ("going", "crashed") for g in goings):
+        return False
+    return bool(why) and all(w == "no_ammo" for w in why.values())
 
 
 def _plan(

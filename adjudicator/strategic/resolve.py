@@ -39,6 +39,8 @@ class Reason(enum.StrEnum):
     CANNOT_CAPTURE = "cannot_capture"  # units, square, city, hp_needed
     CANNOT_ATTACK = "cannot_attack"  # units, square: none may attack what is there
     NOTHING_TO_ATTACK = "nothing_to_attack"  # square
+    AS_NEAR_AS_CAN_BE = "as_near_as_can_be"  # units, square: a ship of their side holds it
+    NO_AMMO = "no_ammo"  # units, square, why {unit: no_ammo}: none next to it could strike
     CANNOT_PAY = "cannot_pay"  # cost, left (command points)
     NO_STANDING = "no_standing"  # unit
     # builds (economy.py: its BuildRefused codes are these values)
