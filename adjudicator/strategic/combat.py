@@ -63,9 +63,10 @@ _AIR_IN_A_COASTAL_CITY = frozenset({"air", "coast"})
 def exposure(state: State, unit: Unit) -> frozenset[str]:
     """What an attacker's ``attacks`` must include to hit ``unit``: air
     units "air" (and "air_at_sea" over water: submarines and naval bombers
-    hit those; "coast" in a coastal city: ships hit those, a ruling); in a city "land", and "coast" if the city is coastal (any
-    ship may attack units in a coastal city); on other land "land" (of the
-    ships only battleships); at sea "sea" (of the land units only tanks).
+    hit those; "coast" in a coastal city: ships hit those, a ruling); in a
+    city "land", and "coast" if the city is coastal (any ship may attack
+    units in a coastal city); on other land "land" (of the ships only
+    battleships); at sea "sea" (of the land units only tanks).
     A carried unit: nothing (it is never attacked)."""
     if unit.carried_by is not None:
         return frozenset()
