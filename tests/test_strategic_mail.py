@@ -88,6 +88,9 @@ def start_mail_says_how_a_clock_game_runs(isles):
         if c.owner == "ann":
             assert f"{c.name} at {state(isles).grid.name(c.square)}" in text
     assert isles.game("isles").deadline - isles.clock.now() == timedelta(minutes=15)
+    assert '"declare war on bob"' in text  # an example names a nation in the game
+    bobs = " ".join(isles.text(isles.outbox("started", BOB)[0]).split())
+    assert '"declare war on ann"' in bobs
 
 
 def a_tick_runs_the_orders_read_by_then_and_later_ones_at_the_next(isles):

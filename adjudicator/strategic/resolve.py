@@ -57,7 +57,8 @@ class Reason(enum.StrEnum):
     NAME_A_UNIT = "name_a_unit"  # city, designation, units
     BASE_IS_NOT_NEXT = "base_is_not_next"  # city
     # diplomacy (diplomacy.py: its DeclareRefused codes are these values)
-    DECLARED = "declared"  # toward, level
+    DECLARED = "declared"  # toward, level: in effect at once
+    DECLARED_WITH_NOTICE = "declared_with_notice"  # toward, level, due (the tick it takes effect)
     NO_SUCH_NATION = "no_such_nation"  # toward
     TOWARD_YOURSELF = "toward_yourself"
     NO_SUCH_LEVEL = "no_such_level"  # level, levels
@@ -124,6 +125,7 @@ SUCCEEDED = frozenset(
         Reason.NEXT_BUILD_SET,
         Reason.NEXT_BUILD_CLEARED,
         Reason.DECLARED,
+        Reason.DECLARED_WITH_NOTICE,
         Reason.LOADED,
         Reason.LOADED_PART,
         Reason.UNLOADED,
