@@ -143,8 +143,9 @@ def _attacked():
 
 
 def _not_attacked():
+    """Red's infantry moves next to blue's, and has no ammo there."""
     s = at_war(board())
-    red = unit(s, "red", "infantry", "H3", ammo=0)
+    red = unit(s, "red", "infantry", "G3", ammo=0, mobility=6)
     unit(s, "blue", "infantry", "I3")
     s.nations["red"].tech = Fraction(0)
     s.cities = {k: c for k, c in s.cities.items() if c.owner != "red"}  # out of supply: no ammo

@@ -17,10 +17,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_shipped_games_yaml_is_valid():
     config = load_config(ROOT / "games.yaml")
-    game, lobby, isles, straits = config.games
+    game, lobby, isles, quick, straits = config.games
     assert lobby.name == "terra" and lobby.lobby and lobby.seats == 6 and not lobby.players
     assert isles.game == "strategic" and isles.deadline == "*/15 * * * *"  # tick: 15m
     assert [p.name for p in isles.players] == ["kim", "lee", "max"]
+    # a newcomer's way in: a quick game, a tick a minute on a small board
+    assert quick.name == "skirmish" and quick.game == "strategic"
+    assert quick.deadline == "* * * * *" and quick.options["width"] <= 40
     assert straits.position == str(ROOT / "scenarios" / "straits.yaml") and not straits.map
     assert game.name == "alpha" and game.game == "officewars" and game.map == "six"
     assert len(game.players) == 6

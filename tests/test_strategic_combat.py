@@ -87,9 +87,9 @@ def test_out_of_supply_an_attack_costs_2_mobility_and_ammo_is_not_refilled():
     assert state.standing[0].units == (inf.id,) and state.standing[0].action == "attack"
     inf.mobility, inf.ammo = 4, 0
     reason, facts, _ = hit(state, "red", [inf.id], "C1")
-    assert reason == Reason.NOT_ATTACKED and facts["why"] == {inf.id: "no_ammo"}
-    assert state.standing == []  # the new order replaced the standing one
-    assert state.nations["red"].command == 512 - 6  # paid: each order ran
+    assert reason == Reason.NO_AMMO and facts["why"] == {inf.id: "no_ammo"}
+    assert len(state.standing) == 1  # refused: it changes nothing (RULINGS.md)
+    assert state.nations["red"].command == 512 - 4  # the third order did nothing: free
 
 
 def test_the_target_is_the_most_recent_of_those_with_the_highest_multiplier():

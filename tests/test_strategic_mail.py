@@ -88,6 +88,11 @@ def start_mail_says_how_a_clock_game_runs(isles):
         if c.owner == "ann":
             assert f"{c.name} at {state(isles).grid.name(c.square)}" in text
     assert isles.game("isles").deadline - isles.clock.now() == timedelta(minutes=15)
+    assert '"declare war on bob"' in text  # an example names a nation in the game
+    bobs = " ".join(isles.text(isles.outbox("started", BOB)[0]).split())
+    assert '"declare war on ann"' in bobs
+    assert "New to the game? Units gain mobility only every 16 ticks" in text
+    assert "with ticks of 15 minutes little moves for a while: a quick game" in text
 
 
 def a_tick_runs_the_orders_read_by_then_and_later_ones_at_the_next(isles):

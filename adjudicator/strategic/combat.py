@@ -57,18 +57,22 @@ from adjudicator.strategic.supply import top_up
 
 _AIR = frozenset({"air"})
 _AIR_AT_SEA = frozenset({"air", "air_at_sea"})
+_AIR_IN_A_COASTAL_CITY = frozenset({"air", "coast"})
 
 
 def exposure(state: State, unit: Unit) -> frozenset[str]:
     """What an attacker's ``attacks`` must include to hit ``unit``: air
     units "air" (and "air_at_sea" over water: submarines and naval bombers
-    hit those); in a city "land", and "coast" if the city is coastal (any
-    ship may attack units in a coastal city); on other land "land" (of the
-    ships only battleships); at sea "sea" (of the land units only tanks).
+    hit those; "coast" in a coastal city: ships hit those, a ruling); in a
+    city "land", and "coast" if the city is coastal (any ship may attack
+    units in a coastal city); on other land "land" (of the ships only
+    battleships); at sea "sea" (of the land units only tanks).
     A carried unit: nothing (it is never attacked)."""
     if unit.carried_by is not None:
         return frozenset()
     if air.flies(unit.kind):
+        if unit.square in state.cities and state.board.coastal(unit.square):
+            return _AIR_IN_A_COASTAL_CITY  # "Any ship can attack units in a coastal city"
         return _AIR if _on_land(state, unit.square) else _AIR_AT_SEA
     if unit.square in state.cities:
         coast = state.board.coastal(unit.square)
@@ -540,6 +544,8 @@ def attack(
     if not anything_happened(goings):
         blocked = any(g.status == "blocked" for g in goings)
         return (Reason.BLOCKED if blocked else Reason.NO_PATH), {"units": ids, "square": name}
+    if _struck_nothing(goings, why):  # RULINGS.md: an order that can do nothing costs nothing
+        return Reason.NO_AMMO, {"units": ids, "square": name, "why": dict(sorted(why.items()))}
     state.nations[nation].command -= tables().costs["attack"]
     release(state, ids)  # every unit it names: the new order replaces its standing one
     facts = {"units": ids, "square": name, "cost": tables().costs["attack"]}
@@ -549,6 +555,15 @@ def attack(
     if facts["going"]:
         state.standing.append(Standing(nation, tuple(facts["going"]), target, "attack", seq, line))
     return _attack_reason(state, places, nation, target, facts), facts
+
+
+def _struck_nothing(goings: Sequence[Going], why: dict[str, str]) -> bool:
+    """No unit moved, none goes on, and every one next to the target had
+    no ammo: the order did nothing. (What stands there was seen, or the
+    units would not be next to it: a unit sees the squares next to it.)"""
+    if any(g.path or g.stopped_by or g.status in ("going", "crashed") for g in goings):
+        return False
+    return bool(why) and all(w == "no_ammo" for w in why.values())
 
 
 def _plan(

@@ -9,8 +9,9 @@ toward (no war is needed):
   destroyers within 2 and carriers within 1 that see it (submarines: by
   destroyers within 1 and cruisers within 2, as their nation sees them); a
   destroyer or cruiser within 2 of a capital ship of its own nation goes
-  after submarines only. The interdictor needs supply, ammo, 3 HP and the
-  mobility to reach a square next to the mover by a shortest path; it
+  after submarines only. The interdictor needs supply, ammo, 3 HP, some
+  mobility (even next to the mover: it attacks) and the mobility to reach
+  a square next to the mover by a shortest path; it
   pays, moves there (its moving triggers nothing) and fires once;
 * a naval bomber interdicts a ship at sea within 5 (a submarine within 1)
   that its nation sees: it flies out to a square next to the ship, paying
@@ -432,8 +433,11 @@ def _square_disc(width: int, height: int, square: int, reach: int) -> list[int]:
 
 
 def able(watcher: Unit) -> bool:
-    """3 HP and ammo: what every watcher that goes out needs."""
-    return watcher.hp >= WATCH_HP and watcher.ammo >= 1
+    """3 HP, ammo and mobility: what every watcher that goes out needs
+    (RULINGS.md: interdiction and interception are attacks, "A unit can
+    only attack if it has mobility and ammo", even one already next to the
+    mover)."""
+    return watcher.hp >= WATCH_HP and watcher.ammo >= 1 and watcher.mobility >= 1
 
 
 # -- interception --------------------------------------------------------------------

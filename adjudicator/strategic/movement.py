@@ -731,6 +731,8 @@ def move(
                 "units": ids, "square": name})  # fmt: skip
         why = Reason.BLOCKED if any(g.status == "blocked" for g in goings) else Reason.NO_PATH
         return why, {"units": ids, "square": name}
+    if _as_near_as_can_be(goings):  # RULINGS.md: an order that can do nothing costs nothing
+        return Reason.AS_NEAR_AS_CAN_BE, {"units": ids, "square": name}
     state.nations[nation].command -= cost
     release(state, ids)  # every unit it names: the new order replaces its standing one
     facts = {"units": ids, "square": name, "cost": cost, "left": state.nations[nation].command}
@@ -738,6 +740,14 @@ def move(
     if facts["going"]:
         state.standing.append(Standing(nation, tuple(facts["going"]), target, "move", seq, line))
     return _move_reason(state, goings, facts), facts
+
+
+def _as_near_as_can_be(goings: Sequence[Going]) -> bool:
+    """No unit moved, and a ship next to its target stopped there: a ship
+    of its own side holds that sea square (the others were there)."""
+    if any(g.path or g.status not in ("arrived", "stopped") for g in goings):
+        return False
+    return any(g.status == "stopped" for g in goings)
 
 
 def _plan(

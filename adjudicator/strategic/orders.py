@@ -100,6 +100,8 @@ class Declare(Order):
         return None
 
     def canonical(self) -> str:
+        if self.level == "war":  # as players write it
+            return f"declare war on {self.toward}"
         return f"declare {self.level} toward {self.toward}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -188,7 +188,8 @@ def _read_line(state: State, player: str, n: int, line: str, seq: int) -> Order 
 
 
 def _not_an_order(state: State, player: str, n: int, line: str) -> Problem:
-    return _refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD,
+    rival = next((p for p in sorted(state.nations) if p != player), player)  # one in the game
+    return _refuse(n, line, "not_an_order", ProblemKind.NOT_UNDERSTOOD, rival=rival,
                    suggest=_respelled(state, player, line))  # fmt: skip
 
 

@@ -39,6 +39,8 @@ class Reason(enum.StrEnum):
     CANNOT_CAPTURE = "cannot_capture"  # units, square, city, hp_needed
     CANNOT_ATTACK = "cannot_attack"  # units, square: none may attack what is there
     NOTHING_TO_ATTACK = "nothing_to_attack"  # square
+    AS_NEAR_AS_CAN_BE = "as_near_as_can_be"  # units, square: a ship of their side holds it
+    NO_AMMO = "no_ammo"  # units, square, why {unit: no_ammo}: none next to it could strike
     CANNOT_PAY = "cannot_pay"  # cost, left (command points)
     NO_STANDING = "no_standing"  # unit
     # builds (economy.py: its BuildRefused codes are these values)
@@ -55,7 +57,8 @@ class Reason(enum.StrEnum):
     NAME_A_UNIT = "name_a_unit"  # city, designation, units
     BASE_IS_NOT_NEXT = "base_is_not_next"  # city
     # diplomacy (diplomacy.py: its DeclareRefused codes are these values)
-    DECLARED = "declared"  # toward, level
+    DECLARED = "declared"  # toward, level: in effect at once
+    DECLARED_WITH_NOTICE = "declared_with_notice"  # toward, level, due (the tick it takes effect)
     NO_SUCH_NATION = "no_such_nation"  # toward
     TOWARD_YOURSELF = "toward_yourself"
     NO_SUCH_LEVEL = "no_such_level"  # level, levels
@@ -122,6 +125,7 @@ SUCCEEDED = frozenset(
         Reason.NEXT_BUILD_SET,
         Reason.NEXT_BUILD_CLEARED,
         Reason.DECLARED,
+        Reason.DECLARED_WITH_NOTICE,
         Reason.LOADED,
         Reason.LOADED_PART,
         Reason.UNLOADED,

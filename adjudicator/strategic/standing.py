@@ -1,7 +1,8 @@
 """Standing orders (RULINGS.md): a move or attack that went beyond a day's
 mobility goes on at step 3 of later ticks, in the order given, as far as
 mobility allows. One whose way is blocked or whose target can no longer be
-reached is dropped and its owner told; a new order for a unit replaces it
+reached (a sea square a ship of its own side holds, too) is dropped and its
+owner told; a new order for a unit replaces it
 (movement.release). A standing order was paid when given: it costs no
 command points as it goes on."""
 
@@ -59,6 +60,9 @@ def continue_standing(
     for why in sorted({g.status for g in goings if g.status in FAILED}):
         failed = [g.unit for g in goings if g.status == why]
         _dropped(state, standing, failed, why, events)
+    held = [g.unit for g in goings if g.status == "stopped" and not g.stopped_by]
+    if held:  # RULINGS.md: a ship of its own side holds the target: it cannot be carried out
+        _dropped(state, standing, held, "held_by_your_side", events)
     for why in ("intercepted", "interdicted"):  # stopped on the way: the rest is dropped
         stopped = [g.unit for g in goings if g.stopped_by == why and _short(state, standing, g)]
         if stopped:

@@ -154,10 +154,15 @@ def _cancel(state: State, o: Any, rng: Rng, events: list[Event], places: Places)
 
 
 def _declare(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
+    mark = len(events)
     refused = diplomacy.declare(state, o.player, o.toward, o.level, events)
     if refused is not None:
         return refused.reason, refused.facts
-    return Reason.DECLARED, {"toward": o.toward, "level": o.level}
+    facts = {"toward": o.toward, "level": o.level}
+    due = [e.facts["due"] for e in events[mark:] if e.kind == "declared" and "due" in e.facts]
+    if due:  # lowered from friendly or allied: a day's notice
+        return Reason.DECLARED_WITH_NOTICE, facts | {"due": due[0]}
+    return Reason.DECLARED, facts
 
 
 def _refuel(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
