@@ -66,8 +66,10 @@ class Postfix:
     domain to its next hop (``lmtp:inet:127.0.0.1:2424``,
     ``smtp:[127.0.0.1]:2526``)."""
 
-    def __init__(self, domain: str, routes: dict[str, str]) -> None:
+    def __init__(self, domain: str, routes: dict[str, str], extra: tuple[str, ...] = ()) -> None:
+        """``extra``: more lines of main.cf (the guide's, a test's)."""
         self.domain = domain
+        self.extra = extra
         self.port = free_port()
         # Postfix's own users must reach the queue: not under a 0700 folder
         self.root = Path(tempfile.mkdtemp(prefix="pbem-postfix-", dir="/var/tmp"))
@@ -111,6 +113,7 @@ class Postfix:
                     "maximal_backoff_time = 2s",
                     f"maillog_file_prefixes = {self.root}",
                     f"maillog_file = {self.root}/maillog",
+                    *self.extra,
                     "",
                 ]
             )

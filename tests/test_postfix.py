@@ -29,8 +29,9 @@ GAME = """\
 class Site:
     """The players' mail server, the judge's Postfix and pbem, wired up."""
 
-    def __init__(self, tmp_path, server: str = "") -> None:
-        """``server``: more lines of games.yaml's server section."""
+    def __init__(self, tmp_path, server: str = "", postfix: tuple[str, ...] = ()) -> None:
+        """``server``: more lines of games.yaml's server section;
+        ``postfix``: more lines of Postfix's main.cf."""
         need_postfix()
         self.remote_server = RemoteServer()
         self.remote = self.remote_server.start()
@@ -42,6 +43,7 @@ class Site:
                 "judge.example": f"lmtp:inet:127.0.0.1:{lmtp}",
                 "example.org": f"smtp:[127.0.0.1]:{self.remote_server.port}",
             },
+            postfix,
         )
         self.postfix.start()
         text = SERVER_YAML.replace(
