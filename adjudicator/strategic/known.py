@@ -52,6 +52,8 @@ def as_known(
         others = [units[i] for i in ids if i in units and i != me]
         if not others:
             return False
+        if any(u.owner == nation and u.carried_by is None for u in others):
+            return False  # its own unit stands there (a ship at sea): it sees the square
         if subs and all(conceals(state, nation, u, places) for u in others):
             return True  # only submarines it does not see: it finds them there
         return not sees_square(state, nation, sq, places, lookouts)

@@ -598,11 +598,12 @@ def _may_capture(state: State, places: Places, unit: Unit, target: int) -> bool:
     knows it: a city it sees empty and capturable, or one out of sight
     (its own and its allies' are in sight): those that can capture go
     first, whatever is there."""
-    if target not in state.cities:
+    city = state.cities.get(target)
+    if city is None or city.owner == unit.owner:
         return False
-    if sees_square(state, unit.owner, target, places, (unit,)):
-        return capturable(state, places, unit.owner, target)
-    return True
+    if capturable(state, places, unit.owner, target):
+        return True
+    return not sees_square(state, unit.owner, target, places, (unit,))
 
 
 def anything_happened(goings: Sequence[Going]) -> bool:
