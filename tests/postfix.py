@@ -107,6 +107,14 @@ class Postfix:
                     "smtp_dns_support_level = disabled",
                     "disable_dns_lookups = yes",
                     "lmtp_connection_cache_on_demand = no",
+                    # the guide's limits on how long Postfix waits on pbem (step 3)
+                    "lmtp_connect_timeout = 10s",
+                    "lmtp_lhlo_timeout = 30s",
+                    "lmtp_mail_timeout = 30s",
+                    "lmtp_rcpt_timeout = 30s",
+                    "lmtp_data_init_timeout = 30s",
+                    "lmtp_data_xfer_timeout = 60s",
+                    "lmtp_data_done_timeout = 60s",
                     # a deferred delivery is tried again within seconds, not minutes
                     "queue_run_delay = 1s",
                     "minimal_backoff_time = 1s",

@@ -199,9 +199,10 @@ def _refusals():
 
 
 def _blocked():
-    """Blue's infantry fill the only way east along a one-square isthmus."""
+    """Blue's infantry fill the only way east along a one-square isthmus,
+    next to red's (in sight: a way is planned from what the nation sees)."""
     s = position(["..........", ".##...##..", "...###....", ".........."], NATIONS)
-    inf = unit(s, "red", "infantry", "B2")
+    inf = unit(s, "red", "infantry", "D3")
     unit(s, "blue", "infantry", "E3")
     return s, [order(Move, s, units=[inf.id], target="H2")]
 

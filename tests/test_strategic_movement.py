@@ -207,10 +207,11 @@ def test_no_entering_a_square_another_nation_holds():
 
 
 def test_units_go_round_another_nation_or_are_blocked():
-    """The way through others' units is closed: around them, or blocked."""
+    """The way through others' units is closed: around them, or blocked
+    (where the nation sees them: in the fog it plans the terrain alone)."""
     state = position(["#####", "....."])
     inf = unit(state, "red", "infantry", "A1", mobility=6)
-    unit(state, "blue", "infantry", "C1")
+    unit(state, "blue", "infantry", "B1")  # both next to it: in sight
     unit(state, "blue", "infantry", "E1")  # the wrapping way too
     reason, facts, _ = order(state, "red", [inf.id], "D1")
     assert reason == Reason.BLOCKED and state.nations["red"].command == 512

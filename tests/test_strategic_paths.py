@@ -18,6 +18,7 @@ from adjudicator.strategic.movement import enterable, find_path, move, terrain_a
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Reason
 from adjudicator.strategic.rules import tables
+from adjudicator.strategic.sight import visible
 from adjudicator.strategic.state import State, Unit
 from tests.si_war_boards import position, relate, sq, unit
 
@@ -30,17 +31,22 @@ def plain_path(
     state: State, places: Places, mover: Unit, target: int, near: int, units_matter: bool
 ) -> list[int] | None:
     """The rule written plainly: a shortest way over squares the unit may
-    enter (the target itself, near 0, need only suit the terrain), ties to
+    enter as its nation knows them (in sight: as they are; out of sight:
+    the terrain, a city closed), the target itself (near 0) need only suit
+    the terrain; ties to
     the deeper square, then the lower square number; every square met is
     asked."""
     kind = tables().unit(mover.kind)
     grid = state.grid
+    seen = visible(state, mover.owner)
 
     def may_step(square: int) -> bool:
         if square == target:
             return near == 0 and terrain_allows(state, kind, square)
-        if units_matter:
+        if units_matter and square in seen:
             return enterable(state, places, mover, kind, square)
+        if units_matter and square in state.cities:  # out of sight: none of its own
+            return False
         return terrain_allows(state, kind, square)
 
     def arrived(square: int) -> bool:
@@ -136,7 +142,8 @@ class CountingPlaces(Places):
 
 def walled_in_ocean() -> tuple[State, Unit, int]:
     """A 200 x 200 ocean with an island; a blue destroyer far from a square
-    that red's ships wall in on every side."""
+    that red's ships wall in on every side (red shares its sight with blue,
+    Friendly: a way is planned from what the nation sees)."""
     rows = ["." * 200 for _ in range(200)]
     rows[50] = "." * 90 + "#" * 20 + "." * 90
     state = position(rows)
@@ -144,6 +151,7 @@ def walled_in_ocean() -> tuple[State, Unit, int]:
     for n in state.grid.neighbours(target):
         unit(state, "red", "patrol_boat", state.grid.name(n))
     dd = unit(state, "blue", "destroyer", "CV100")
+    relate(state, "red", "blue", "friendly")
     return state, dd, target
 
 

@@ -25,10 +25,11 @@ from adjudicator.base import Event, Rng
 from adjudicator.strategic import air, carrying
 from adjudicator.strategic.diplomacy import may_attack
 from adjudicator.strategic.grid import Grid
+from adjudicator.strategic.known import as_known
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import CAPTURE_HP, UnitType, tables
-from adjudicator.strategic.sight import bumped, conceals, sees_square, subs_about
+from adjudicator.strategic.sight import bumped, conceals, sees_square
 from adjudicator.strategic.state import Board, Standing, State, Unit, at_war, only, relation
 from adjudicator.strategic.supply import in_supply
 
@@ -163,10 +164,12 @@ def find_path(
     state: State, places: Places, unit: Unit, target: int, near: int = 0, units_matter: bool = True
 ) -> list[int] | None:
     """The squares ``unit`` enters on a shortest way to ``target`` (near 0)
-    or to a square next to it (near 1), or None if there is none. With
-    ``units_matter`` False only the terrain counts (to tell "no way there"
-    from "the way is held"). The target itself (near 0) need only suit the
-    terrain: whether it can be entered is settled on arrival."""
+    or to a square next to it (near 1), or None if there is none, over
+    the board as the unit's nation knows it (:func:`planned`: what it does
+    not see is the terrain alone). With ``units_matter`` False only the
+    terrain counts (to tell "no way there" from "the way is held"). The
+    target itself (near 0) need only suit the terrain: whether it can be
+    entered is settled on arrival."""
     kind = tables().unit(unit.kind)
     grid = state.grid
     start = unit.square
@@ -181,9 +184,7 @@ def find_path(
         return None  # no way to end there: spare the search of a whole ocean
     if not boarding and not _same_region(state, places, kind, start, ends):
         return None  # another island, a lake: no search either
-    passable = _enterable(state, places, unit, kind, terrain) if units_matter else terrain
-    if units_matter:
-        passable = _unaware(state, places, unit, terrain, passable)
+    passable = planned(state, places, unit, kind, terrain) if units_matter else terrain
     known: dict[int, bool] = {}  # each square asked once per search
 
     def may_step(sq: int) -> bool:
@@ -204,32 +205,19 @@ def _or_square(allows: Callable[[int], bool], square: int) -> Callable[[int], bo
     return lambda sq: sq == square or allows(sq)
 
 
-def _unaware(
+def planned(
     state: State,
     places: Places,
     unit: Unit,
-    terrain: Callable[[int], bool],
-    passable: Callable[[int], bool],
+    kind: UnitType,
+    terrain: Callable[[int], bool] | None = None,
 ) -> Callable[[int], bool]:
-    """``passable`` as the unit's nation knows it: a square held only by
-    submarines it does not see looks open (the way is planned through
-    it; the unit finds them when it tries to enter: sight.bumped). With
-    no submarine on the board (known once a tick: they appear only with
-    the builds), ``passable`` itself."""
-    if not subs_about(state):
-        return passable
-    at, units = places.at, state.units
-
-    def may_step(sq: int) -> bool:
-        if passable(sq):
-            return True
-        ids = at.get(sq)
-        if not ids or sq in state.cities or not terrain(sq):
-            return False
-        others = [units[i] for i in ids if i in units and i != unit.id]
-        return bool(others) and all(conceals(state, unit.owner, u, places) for u in others)
-
-    return may_step
+    """Whether ``unit`` may step into a square as its nation knows the
+    board (known.as_known): what it does not see is planned as the terrain
+    alone, a submarine it does not see as an open square; the unit finds
+    what is there when it tries to enter (``_step``; sight.bumped)."""
+    terrain = terrain or _terrain(state, kind)
+    return as_known(state, places, unit, terrain, _enterable(state, places, unit, kind, terrain))
 
 
 def _same_region(
@@ -588,7 +576,7 @@ def run_group(
     as for :func:`walk`)."""
     from adjudicator.strategic import intercept  # it fights: combat imports this module
 
-    if near == 0 and units and capturable(state, places, units[0].owner, target):
+    if near == 0 and units and _may_capture(state, places, units[0], target):
         kinds = tables().units
         units = sorted(units, key=lambda u: not can_capture(kinds[u.kind], u))
     units = intercept.sortie(state, places, units)  # fighters first: they draw interceptors
@@ -603,6 +591,19 @@ def run_group(
             continue
         out.append(walk(state, places, unit, path, target, events, rng, land))
     return out
+
+
+def _may_capture(state: State, places: Places, unit: Unit, target: int) -> bool:
+    """Whether a move to ``target`` may capture it as ``unit``'s nation
+    knows it: a city it sees empty and capturable, or one out of sight
+    (its own and its allies' are in sight): those that can capture go
+    first, whatever is there."""
+    city = state.cities.get(target)
+    if city is None or city.owner == unit.owner:
+        return False
+    if capturable(state, places, unit.owner, target):
+        return True
+    return not sees_square(state, unit.owner, target, places, (unit,))
 
 
 def anything_happened(goings: Sequence[Going]) -> bool:

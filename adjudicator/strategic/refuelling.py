@@ -17,10 +17,10 @@ from adjudicator.base import Event, Rng
 from adjudicator.strategic import air
 from adjudicator.strategic.movement import (
     Going,
-    _enterable,
     charge,
     find_path,
     own_units,
+    planned,
     release,
     summary,
     walk,
@@ -77,7 +77,7 @@ def _plan(state: State, places: Places, units: list[Unit]) -> Plan | tuple[Reaso
         if refusal:
             return refusal
         kind = tables().unit(unit.kind)
-        found = air.nearest_place(state, places, unit, _enterable(state, places, unit, kind))
+        found = air.nearest_place(state, places, unit, planned(state, places, unit, kind))
         if found is None:
             facts = {"unit": unit.id, "fuel": unit.fuel, "square": state.grid.name(unit.square)}
             return Reason.NO_REFUELLING_PLACE, facts

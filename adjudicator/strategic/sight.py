@@ -222,11 +222,13 @@ def visible(state: State, nation: str) -> frozenset[int]:
 
 
 @cache
-def farthest_sight() -> int:
-    """The farthest any unit or city sees (radars at the highest
-    technology): how far around a square :func:`sees_square` looks."""
+def farthest_sight(tech: int | None = None) -> int:
+    """The farthest any unit or city sees (radars at technology ``tech``,
+    whole levels, by default the highest): how far around a square
+    :func:`sees_square` looks (at the best technology of the nations whose
+    sight counts: a radar grows with whole levels only)."""
     t = tables()
-    top = Fraction(t.technology_most)
+    top = Fraction(t.technology_most if tech is None else tech)
     sights = [k.sight for k in t.units.values()] + [c.sight for c in t.cities.values()]
     return max(
         s if isinstance(s, int) else RADII[s](top)
@@ -252,13 +254,18 @@ def sees_square(
     for sat in state.satellites.values():
         if sat.owner in names and grid.distance(sat.square, square) <= satellite_sight(sat):
             return True
-    for q in grid.within(square, farthest_sight()):
+    at, units, cities = places.at, state.units, state.cities
+    best = max((state.nations[n].tech for n in names if n in state.nations), default=0)
+    for q in grid.within(square, farthest_sight(int(best))):
+        city, ids = cities.get(q), at.get(q)
+        if city is None and not ids:
+            continue  # most squares: nothing there sees
         d = grid.distance(q, square)
-        city = state.cities.get(q)
         if city is not None and city.owner in names and d <= _or_blind(city_sight(state, city)):
             return True
-        for unit in places.units_at(q):
-            if unit.owner in names and d <= _or_blind(unit_sight(state, unit)):
+        for uid in ids or ():
+            unit = units.get(uid)
+            if unit is not None and unit.owner in names and d <= _or_blind(unit_sight(state, unit)):
                 return True
     return False
 
