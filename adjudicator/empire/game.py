@@ -69,9 +69,11 @@ from adjudicator.empire.resolve import Reason, Resolver, after_movement
 FORMAT = 1
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 KINDS = {"M": "movement", "R": "retreats", "A": "adjustments"}
+# every two of them, and the white of a centre nobody owns, told apart also
+# in deuteranopia and protanopia (tests/test_empire_board_map.py)
 COLOURS = {
-    "Austria": "#c48f85", "England": "#3355aa", "France": "#6fa8dc", "Germany": "#666666",
-    "Italy": "#55aa55", "Russia": "#9b59b6", "Turkey": "#e6b800",
+    "Austria": "#c62a0c", "England": "#0d1a6e", "France": "#80b5ff", "Germany": "#1e201a",
+    "Italy": "#2fa37c", "Russia": "#8b3fce", "Turkey": "#f7e81c",
 }  # fmt: skip
 
 
