@@ -10,7 +10,7 @@ from math import hypot
 from pbem.pictures.measure import text_width
 
 K = 7.52  # pixels per map unit: 100 units across the 752 pixels of the map
-NAME_SIZE = 14
+NAME_SIZE = 16
 COAST_SIZE = 11
 UNIT = 17 / K  # a unit's square, and a little room
 DOT = 12 / K  # a supply centre's dot, and a little room
@@ -22,7 +22,7 @@ IMPASSABLE = ("ire", "swi", "afr")
 COASTS = {
     "stp": {"nc": ((81.0, 8.5), (85.5, 8.5)), "sc": ((77.5, 21.5), (77.5, 18.5))},
     "spa": {"nc": ((14.0, 64.0), (18.5, 64.0)), "sc": ((23.0, 74.0), (23.0, 77.0))},
-    "bul": {"ec": ((74.0, 67.0), (74.0, 64.0)), "sc": ((70.0, 72.5), (66.5, 72.5))},
+    "bul": {"ec": ((74.0, 67.0), (78.5, 67.5)), "sc": ((70.0, 72.5), (71.0, 76.5))},
 }
 # a few names and units placed by hand: (name, unit, dot) or None to choose
 BY_HAND: dict[str, tuple] = {}

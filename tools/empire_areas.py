@@ -55,7 +55,7 @@ nao 4, iri 5, wal 4, lon 3, nth 3, hol 3, kie 2, ber 3, pru 4, war 4, mos 15
 nao 3, iri 6, eng 4, lon 3, nth 3, hol 3, kie 2, ber 3, pru 3, war 5, mos 15
 mao 5, iri 4, eng 9, bel 2, ruh 2, kie 2, ber 3, sil 3, war 5, ukr 6, mos 9
 mao 5, eng 10, pic 2, bel 3, ruh 2, kie 2, mun 3, sil 3, war 5, ukr 6, mos 9
-mao 6, bre 6, pic 5, bur 3, ruh 2, mun 4, sil 4, war 5, ukr 6, mos 9
+mao 6, bre 6, pic 5, bel 2, bur 1, ruh 2, mun 4, sil 4, war 5, ukr 6, mos 9
 mao 6, bre 6, par 4, bur 4, mun 5, boh 4, gal 6, ukr 6, sev 9
 mao 6, bre 6, par 4, bur 4, mun 5, boh 4, gal 6, ukr 6, sev 9
 mao 6, bre 6, par 4, bur 4, mun 5, boh 4, gal 6, ukr 6, sev 9

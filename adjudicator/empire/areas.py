@@ -14,7 +14,7 @@ from importlib import resources
 import yaml
 
 Point = tuple[float, float]
-NAME_SIZE = 14  # of a province's name on the map, in pixels
+NAME_SIZE = 16  # of a province's name on the map, in pixels
 
 
 @dataclass(frozen=True)

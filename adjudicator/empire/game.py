@@ -49,6 +49,7 @@ from adjudicator.base import (
 from adjudicator.drawing import Scene
 from adjudicator.empire import position
 from adjudicator.empire.board import Board, province_of, shipped_board
+from adjudicator.empire.boardmap import board_picture
 from adjudicator.empire.orders import Convoy, Hold, Move, Support, read
 from adjudicator.empire.phases import (
     Build,
@@ -63,7 +64,6 @@ from adjudicator.empire.phases import (
     resolve_retreats,
     retreat_options,
 )
-from adjudicator.empire.picture import empire_picture
 from adjudicator.empire.resolve import Reason, Resolver, after_movement
 
 FORMAT = 1
@@ -546,7 +546,7 @@ class Empire(Game):
 
     def picture(self, view: View, results: Sequence[OrderResult]) -> Scene:
         """Provinces, centres, units, the phase's orders, dislodged units."""
-        return empire_picture(view, results)
+        return board_picture(view, results)
 
     def retreats(self, state: State) -> dict[str, dict[str, Any]]:
         """The dislodged units of a retreat phase, as data: province ->
