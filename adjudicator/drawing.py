@@ -8,7 +8,8 @@ as SVG and PNG (``pbem/pictures/``). Nothing here knows a game or draws.
 
 Every item has a ``role`` (``mark``: a province, node or unit that no
 label may cover; ``label``; ``link``; ``order``: an arrow of this turn;
-``glyph``: text on a mark) and a ``kind``, the name the legend explains it
+``glyph``: text on a mark; ``area``: a province's shape on a board of
+areas) and a ``kind``, the name the legend explains it
 by: a scene's legend has an entry for every kind drawn. The second half of
 this module is what the games' pictures share: colours, fitting map
 coordinates to pixels, arrows, legend samples.
@@ -98,7 +99,25 @@ class Text:
     role: str = "label"
 
 
-Item = Circle | Box | Line | Text
+@dataclass(frozen=True)
+class Shape:
+    """A closed polygon: a province's area on a board of areas (role
+    ``area``: the ground the marks stand on, which names may cover)."""
+
+    points: tuple[Point, ...]
+    fill: str
+    kind: str
+    stroke: str = INK
+    width: float = 1.0
+    role: str = "area"
+    title: str = ""
+
+    def box(self) -> tuple[float, float, float, float]:
+        xs, ys = [p[0] for p in self.points], [p[1] for p in self.points]
+        return (min(xs), min(ys), max(xs), max(ys))
+
+
+Item = Circle | Box | Line | Text | Shape
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 with moves, supports, convoys, a cut support, bounces, a dislodgement with
 its retreat options, the retreat, and the Winter's builds. Each picture is
 checked from its SVG (no label over a label or a mark, a legend entry for
-every mark, an arrow for every order, dashed where it failed)."""
+every mark, an arrow for every order, dashed where it failed). The board
+of areas itself is checked in tests/test_empire_board_map.py."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import dataclasses
 
 import pytest
 
-from adjudicator.drawing import Text
+from adjudicator.drawing import Text, fit
 from adjudicator.empire import GAME
+from adjudicator.empire.areas import shipped_areas, spots
 from adjudicator.empire.board import province_of
 from adjudicator.empire.game import COLOURS
 from pbem.mapdraw import picture, to_png, to_svg
+from pbem.pictures.measure import bounds
 from tests.maps_svg import assert_readable, overlap
 
 POWERS = ("Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey")
@@ -67,12 +70,13 @@ def draw(state, results):
     return scene, svg, assert_readable(svg, to_png(scene))
 
 
-def centre(scene, abbr):
-    """A province's pixel centre, from its circle's tooltip."""
-    name = GAME.load_map("standard").province[abbr].name
-    (c,) = [i for i in scene.items if getattr(i, "title", "").split(",")[0] == name
-            and i.kind in ("land", "sea", "centre", "free-centre") and i.r < 15]  # fmt: skip
-    return c.x, c.y
+AREAS = shipped_areas("standard")
+SPOTS = spots(AREAS, fit([(0.0, 0.0), (AREAS.width, AREAS.height)])[0])
+
+
+def centre(scene, location):
+    """Where a location's unit stands, in pixels (a coast's own spot)."""
+    return SPOTS.get(location, SPOTS[province_of(location)])
 
 
 def near(point, target, within):
@@ -83,9 +87,15 @@ def near(point, target, within):
 def test_every_phase_reads_well(code):
     (state, results) = next((s, r) for c, s, r in PLAYED if c == code)
     scene, svg, drawn = draw(state, results)
-    # every province named, HEL and CLY (once hidden) among them
-    names = {t.split()[0] for t in drawn.labels}
+    # every province named inside its area, and the coasts of SPA, STP and BUL
+    names = {t for t in drawn.labels if t.isupper()}
     assert names == {p.abbr.upper() for p in state.board.provinces}
+    assert {t for t in drawn.labels if t.islower()} == {"nc", "sc", "ec"}
+    texts = [i for i in scene.items if isinstance(i, Text) and i.role == "label"]
+    assert len(texts) == len(names) + 6
+    boxes = [bounds(t) for t in texts]
+    for i, one in enumerate(boxes):
+        assert not any(overlap(one, two) for two in boxes[i + 1 :]), texts[i].text
     # every unit a square in its power's colour with its letter on top
     units = [i for i in scene.items if i.role == "mark" and i.kind in ("army", "fleet")]
     assert len(units) == len(state.units)
@@ -121,8 +131,8 @@ def test_spring_moves_and_support_are_arrows_dashed_where_they_failed():
     assert len(arrows) == len(moves) == 21
     for r in moves:
         d = r.order.to_dict()
-        start = centre(scene, province_of(d["unit"].split()[1].lower()))
-        end = centre(scene, province_of(d["to"]))
+        start = centre(scene, d["unit"].split()[1].lower())
+        end = centre(scene, d["to"])
         (line,) = [
             a for a in arrows if near(a.points[0], start, 16) and near(a.points[-1], end, 20)
         ]
@@ -175,10 +185,15 @@ def test_retreat_and_builds():
 
 def test_start_has_no_orders_and_a_legend_of_what_is_there():
     _, state, _ = PLAYED[0]
-    _, _, drawn = draw(state, ())
+    scene, _, drawn = draw(state, ())
     assert not [k for k in drawn.kinds if k in ("move", "support", "convoy")]
-    assert {"army", "fleet", "sea", "land", "centre", "free-centre", "army-link", "fleet-link",
-            "both-link"} <= drawn.legend  # fmt: skip
+    assert {"army", "fleet", "sea", "land", "centre", "free-centre"} <= drawn.legend
+    # the areas of the board: every province one, and the land no unit enters
+    shapes = [i for i in scene.items if i.role == "area"]
+    assert {s.title for s in shapes if s.kind in ("land", "sea")} == {
+        p.name for p in state.board.provinces
+    }
+    assert {s.kind for s in shapes if not s.title} == {"impassable"}
 
 
 def test_a_retreat_phase_view_alone_shows_the_dislodged_unit_and_its_options():

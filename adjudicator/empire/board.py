@@ -192,7 +192,8 @@ def load_board(text: str, source: str = "map") -> Board:
 
 def shipped_maps() -> tuple[str, ...]:
     files = resources.files("adjudicator.empire").joinpath("maps")
-    return tuple(sorted(p.name[:-5] for p in files.iterdir() if p.name.endswith(".yaml")))
+    names = (p.name for p in files.iterdir())  # a map's areas are not a map
+    return tuple(sorted(n[:-5] for n in names if n.endswith(".yaml") and "-areas" not in n))
 
 
 _CACHE: dict[str, Board] = {}

@@ -48,6 +48,7 @@ from adjudicator.base import (
 from adjudicator.drawing import Scene
 from adjudicator.empire import position, seating
 from adjudicator.empire.board import Board, province_of, shipped_board
+from adjudicator.empire.boardmap import board_picture
 from adjudicator.empire.orders import Convoy, Hold, Move, Support, read
 from adjudicator.empire.phases import (
     Build,
@@ -62,15 +63,16 @@ from adjudicator.empire.phases import (
     resolve_retreats,
     retreat_options,
 )
-from adjudicator.empire.picture import empire_picture
 from adjudicator.empire.resolve import Reason, Resolver, after_movement
 
 FORMAT = 1
 SEASONS = {"S": "Spring", "F": "Fall", "W": "Winter"}
 KINDS = {"M": "movement", "R": "retreats", "A": "adjustments"}
+# every two of them, and the white of a centre nobody owns, told apart also
+# in deuteranopia and protanopia (tests/test_empire_board_map.py)
 COLOURS = {
-    "Austria": "#c48f85", "England": "#3355aa", "France": "#6fa8dc", "Germany": "#666666",
-    "Italy": "#55aa55", "Russia": "#9b59b6", "Turkey": "#e6b800",
+    "Austria": "#c62a0c", "England": "#0d1a6e", "France": "#80b5ff", "Germany": "#1e201a",
+    "Italy": "#2fa37c", "Russia": "#8b3fce", "Turkey": "#f7e81c",
 }  # fmt: skip
 
 
@@ -571,7 +573,7 @@ class Empire(Game):
 
     def picture(self, view: View, results: Sequence[OrderResult]) -> Scene:
         """Provinces, centres, units, the phase's orders, dislodged units."""
-        return empire_picture(view, results)
+        return board_picture(view, results)
 
     def retreats(self, state: State) -> dict[str, dict[str, Any]]:
         """The dislodged units of a retreat phase, as data: province ->

@@ -53,6 +53,17 @@ class Place:
     units: dict[str, Point]  # province -> its unit's centre
     dislodged: dict[str, Point]  # province -> the dislodged unit's centre
     above: list = field(default_factory=list)  # marks drawn over the units
+    end: float = R + 4  # how far short of a province's point an arrow ends
+    cross: float = R * 0.8  # half a removed unit's cross
+
+    def corner(self, x: float, y: float) -> Point:
+        """Where a built unit's mark goes, beside its square at (x, y)."""
+        return x + U + 3, y - U - 3
+
+    def of(self, location: str) -> Point:
+        """Where a location is drawn: its coast's own point if it has one."""
+        location = location.lower()
+        return self.at.get(location) or self.at[location.split("/")[0]]
 
 
 def empire_picture(view: View, results: Sequence[OrderResult]) -> Scene:
@@ -203,37 +214,35 @@ def _order(scene: Scene, res: OrderResult, place: Place, colour_of: Callable[[st
     fill = colour_of(res.order.player)
     ok = res.succeeded
     if kind in ("move", "retreat"):
-        origin = d["unit"].split()[-1].lower().split("/")[0]
+        origin = d["unit"].split()[-1]
         if d.get("to") is None:
-            _cross(scene, place.at[origin], "disbanded")
+            _cross(scene, place.of(origin), "disbanded", place.cross)
             return
-        to = d["to"].split("/")[0]
-        start = place.at[origin]
-        scene.add(arrow(start, place.at[to], fill, ok, kind, (U + 1, R + 4), 3.0))
+        scene.add(arrow(place.of(origin), place.of(d["to"]), fill, ok, kind, (U + 1, place.end),
+                        3.0))  # fmt: skip
     elif kind == "support":
         _support(scene, d, place, fill, ok)
     elif kind == "convoy":
-        army, dest = place.at[d["army"]], place.at[d["dest"]]
+        army, dest = place.of(d["army"]), place.of(d["dest"])
         mid = ((army[0] + dest[0]) / 2, (army[1] + dest[1]) / 2)
-        start = place.at[d["unit"].split()[-1].lower().split("/")[0]]
+        start = place.of(d["unit"].split()[-1])
         scene.add(arrow(start, mid, fill, ok, "convoy", (U + 1, 5), 1.6, "open"))
     elif kind == "build" and res.reason == "built":
-        x, y = place.at[d["unit"].split("/")[0]]
-        place.above.extend(_plus(x + U + 3, y - U - 3))
+        place.above.extend(_plus(*place.corner(*place.of(d["unit"].split()[-1]))))
     elif kind == "remove" and res.reason == "removed":
-        _cross(scene, place.at[d["unit"].split("/")[0]], "removed")
+        _cross(scene, place.of(d["unit"].split()[-1]), "removed", place.cross)
 
 
 def _support(scene: Scene, d: Mapping[str, Any], place: Place, fill: str, ok: bool) -> None:
     """A thin line ending in a dot: to the middle of the supported move,
     or to the unit supported to hold."""
-    start = place.at[d["unit"].split()[-1].lower().split("/")[0]]
-    target = place.at[d["target"]]
+    start = place.of(d["unit"].split()[-1])
+    target = place.of(d["target"])
     if d.get("dest"):
-        dest = place.at[d["dest"]]
+        dest = place.of(d["dest"])
         end, clear = (0.55 * target[0] + 0.45 * dest[0], 0.55 * target[1] + 0.45 * dest[1]), 3.0
     else:
-        end, clear = target, R + 3
+        end, clear = target, place.end - 1
     scene.add(arrow(start, end, fill, ok, "support", (U + 1, clear), 1.6, "dot"))
 
 
@@ -244,9 +253,8 @@ def _plus(x: float, y: float) -> tuple:
             Line(((x, y - 3), (x, y + 3)), INK, "built", 1.5, role="glyph"))  # fmt: skip
 
 
-def _cross(scene: Scene, xy: Point, kind: str) -> None:
+def _cross(scene: Scene, xy: Point, kind: str, s: float = R * 0.8) -> None:
     x, y = xy
-    s = R * 0.8
     scene.add(
         Line(((x - s, y - s), (x + s, y + s)), DISLODGED, kind, 3.0, role="order"),
         Line(((x - s, y + s), (x + s, y - s)), DISLODGED, kind, 3.0, role="order"),
@@ -278,6 +286,17 @@ def _legend(scene: Scene, board: Mapping[str, Any], colours: Mapping[str, str],
                                   Line(((1, 9.3), (29, 9.3)), FLEET_LINK, "both-link", 1.3)),
           frozenset({"both-link"})),
     ]  # fmt: skip
+    marks += left_out_entries("names left out for room")
+    groups = [("Powers", powers), ("Map", used(marks, scene))]
+    shown = order_entries(scene)
+    if shown:
+        groups.append(("Orders", shown))
+    return groups
+
+
+def order_entries(scene: Scene) -> list[LegendEntry]:
+    """The legend's orders: those drawn, and the dashed line if one failed."""
+    e = LegendEntry
     orders = [
         e("move", sample_line("move", width=3.0), frozenset({"move", "move-failed"})),
         e("support", sample_line("support", width=1.6, head="dot"),
@@ -295,12 +314,7 @@ def _legend(scene: Scene, board: Mapping[str, Any], colours: Mapping[str, str],
         e("removed", _cross_sample("removed"), frozenset({"removed"})),
         e("disbanded", _cross_sample("disbanded"), frozenset({"disbanded"})),
     ]  # fmt: skip
-    marks += left_out_entries("names left out for room")
-    groups = [("Powers", powers), ("Map", used(marks, scene))]
-    shown = used(orders, scene) + failed_entry(scene, "dashed: failed")
-    if shown:
-        groups.append(("Orders", shown))
-    return groups
+    return used(orders, scene) + failed_entry(scene, "dashed: failed")
 
 
 def _cross_sample(kind: str) -> tuple:

@@ -17,7 +17,7 @@ from math import atan2, cos, hypot, sin
 
 from PIL import Image, ImageColor, ImageDraw
 
-from adjudicator.drawing import MARGIN, Box, Circle, Item, Line, Point, Scene, Text
+from adjudicator.drawing import MARGIN, Box, Circle, Item, Line, Point, Scene, Shape, Text
 from pbem.pictures.measure import bounds, font, text_size, text_width
 
 SS = 2  # the PNG is drawn at this many times its size, then scaled down
@@ -62,6 +62,9 @@ def shifted(item: Item, dx: float, dy: float) -> Item:
     if isinstance(item, Box):
         return Box(item.x + dx, item.y + dy, item.w, item.h, item.fill, item.kind, item.stroke,
                    item.width, "legend", diamond=item.diamond)  # fmt: skip
+    if isinstance(item, Shape):
+        pts = tuple((x + dx, y + dy) for x, y in item.points)
+        return Shape(pts, item.fill, item.kind, item.stroke, item.width, "legend")
     return Text(item.x + dx, item.y + dy, item.text, item.size, item.kind, item.fill,
                 item.halo, "legend")  # fmt: skip
 
@@ -117,6 +120,14 @@ def _svg(item: Item) -> str:
             f'<rect {_cls(item)} x="{item.x:.1f}" y="{item.y:.1f}" width="{item.w:.1f}" '
             f'height="{item.h:.1f}" fill="{item.fill}" stroke="{item.stroke}" '
             f'stroke-width="{item.width:g}">{title}</rect>'
+        )
+    if isinstance(item, Shape):
+        title = f"<title>{escape(item.title)}</title>" if item.title else ""
+        points = " ".join(f"{x:.1f},{y:.1f}" for x, y in item.points)
+        return (
+            f'<polygon {_cls(item)} points="{points}" fill="{item.fill}" '
+            f'stroke="{item.stroke}" stroke-width="{item.width:g}" '
+            f'stroke-linejoin="round">{title}</polygon>'
         )
     if isinstance(item, Line):
         return _svg_line(item)
@@ -200,6 +211,10 @@ def _png(image: Image.Image, draw: ImageDraw.ImageDraw, item: Item) -> None:
         draw.rectangle([x0, y0, x1, y1], fill=item.fill,
                        outline=item.stroke if item.width else None,
                        width=max(1, round(item.width * SS)))  # fmt: skip
+    elif isinstance(item, Shape):
+        draw.polygon([(x * SS, y * SS) for x, y in item.points], fill=item.fill,
+                     outline=item.stroke if item.width else None,
+                     width=max(1, round(item.width * SS)))  # fmt: skip
     elif isinstance(item, Line):
         _png_line(draw, item)
     else:
