@@ -21,6 +21,7 @@ from pbem.commands import (
     master,
     orders,
     press,
+    rollback,  # noqa: F401  (declares ROLLBACK in the master's family)
     signin,
     syntax,
 )

@@ -121,6 +121,14 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
     turn = None
     if use.arg.strip():
         turn = phase_turn(use.arg, phases)
+        taken = {r.turn: r for r in app.store.rollbacks_of(conn, game)}
+        back = phase_turn(use.arg, {t: r.phase for t, r in taken.items() if t not in phases})
+        if turn is None and back is not None:
+            return (
+                f"line {use.line}: the report of {taken[back].phase} was withdrawn: the game "
+                f"master rolled the phase back at {taken[back].at:%Y-%m-%d %H:%M} UTC, and it "
+                "is being played again"
+            )
         if turn is None:
             kept = f"reports kept: {', '.join(phases.values())}" if phases else ""
             return (
@@ -154,7 +162,11 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
         again=True,
     )
     app.store.queue_mail(conn, "history", email, message_id, raw, now, None)
-    return f"line {use.line}: the report of {phases.get(found.turn, found.turn)} is on its way"
+    said = f"line {use.line}: the report of {phases.get(found.turn, found.turn)} is on its way"
+    if any(r.turn == found.turn for r in app.store.rollbacks_of(conn, game)):
+        said += " (the report that stands: an earlier one was withdrawn when the game master "
+        said += "rolled the phase back)"
+    return said
 
 
 def kept_phases(

@@ -155,6 +155,11 @@ def game_page(app: App, conn: Connection, seen: Seen) -> dict[str, Any]:
         "join": join_word(app, cfg),
         "me": seen.me.name if seen.me else None,
         "history": _history(app, conn, row, engine.phase_title),
+        "turn": row.turn,
+        "rollbacks": [
+            {"phase": engine.phase_title(r.phase), "at": when(r.at, cfg.timezone), "turn": r.turn}
+            for r in app.store.rollbacks_of(conn, row.name)
+        ],
         "press": [{"sender": s or "anonymous", "text": t} for s, t in _press(app, conn, row)],
         "deadline": when(row.deadline, cfg.timezone) if row.status == "running" else None,
         "zone": cfg.timezone,
@@ -267,7 +272,9 @@ class Resolved:
 
 
 # per store (a process may open several: the tests do), by game
-_RESOLVED: weakref.WeakKeyDictionary[Any, dict[tuple[str, datetime | None], dict[int, Resolved]]]
+_RESOLVED: weakref.WeakKeyDictionary[
+    Any, dict[tuple[str, datetime | None, int], dict[int, Resolved]]
+]
 _RESOLVED = weakref.WeakKeyDictionary()
 _RESOLVED_LOCK = threading.Lock()
 
@@ -277,7 +284,8 @@ def resolved(app: App, conn: Connection, row: GameRow) -> dict[int, Resolved]:
     it. Each record is read from storage once per store (a game on a
     clock has hundreds of ticks, and a record never changes); a later game
     of the same name is another game (its creation time)."""
-    key = (row.name, row.created_at)
+    # a rollback (ROLLBACK) takes back a record: another game to this cache
+    key = (row.name, row.created_at, app.store.rollback_count(conn, row.name))
     with _RESOLVED_LOCK:
         games = _RESOLVED.setdefault(app.store, {})
         known = dict(games.get(key, {}))
