@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from adjudicator.base import Game
+from pbem import anonymous
 from pbem.app import App
 from pbem.commands import master
 from pbem.commands.context import GameContext
@@ -41,7 +42,8 @@ def status(ctx: GameContext, use: Use) -> None:
     if ctx.who is Who.MASTER:
         ctx.reply.status = master.status(ctx.app, ctx.conn, ctx.game)
     else:
-        ctx.reply.status = status_lines(ctx.engine, ctx.state, ctx.me.name)
+        hide = anonymous.hides(ctx.cfg, ctx.engine, ctx.state)
+        ctx.reply.status = status_lines(ctx.engine, ctx.state, ctx.me.name, hide)
 
 
 @family.command(
@@ -221,15 +223,16 @@ def fold_history(sections: dict[str | None, Section], default: str | None, is_ga
         del sections[key]
 
 
-def status_lines(engine: Game, state: Any, player: str) -> list[str]:
+def status_lines(engine: Game, state: Any, player: str, hide: bool = False) -> list[str]:
     """STATUS for a player: the standings, the player's units and what
-    each may do."""
-    view = engine.view(state, player)
+    each may do (in a gunboat game, the others by their seats alone)."""
+    view = anonymous.view_of(engine, state, player, hide)
     lines = [f"{view.phase}: you play {with_seat(engine, state, player)}"]
+    shown = engine.masked(state) if hide else state
     for row in view.standings:
         measures = ", ".join(f"{k} {v}" for k, v in row.measures)
         lines.append(
-            f"  {with_seat(engine, state, row.player):<20} {measures}"
+            f"  {with_seat(engine, shown, row.player):<20} {measures}"
             + ("" if row.status == "active" else f" ({row.status})")
         )
     units = sorted(view.options)

@@ -10,7 +10,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from adjudicator import GAMES
-from adjudicator.base import GameError
+from adjudicator.base import Game, GameError
 from pbem.config.checker import Checker, _duration, _without
 from pbem.config.model import (
     EMAIL,
@@ -47,6 +47,7 @@ GAME_KEYS = (
     "visibility",
     "observer_password",
     "require_dkim",
+    "anonymous",
 )
 
 
@@ -146,7 +147,17 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
         observer_password,
         position,
         require_dkim=_flag(c, raw, "require_dkim", label),
+        anonymous=_anonymous(c, raw, label, engine),
     )
+
+
+def _anonymous(c: Checker, raw: dict, label: str, engine: Any) -> bool:
+    """Gunboat: only a game whose players can be named by what they play."""
+    anonymous = _flag(c, raw, "anonymous", label)
+    if anonymous and type(engine).masked is Game.masked:
+        c.add(raw, "anonymous", f"{label}: {engine.title} cannot be played anonymously")
+        return False
+    return anonymous
 
 
 def _flag(c: Checker, raw: dict, key: str, label: str) -> bool:

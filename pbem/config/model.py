@@ -231,6 +231,9 @@ class GameConfig:
     # orders need a DKIM pass aligned with the From: domain (the server's
     # own check, or its trusted relay's verdict)
     require_dkim: bool = False
+    # gunboat: players see powers only, never each other's names or
+    # addresses, until the game ends (pbem/anonymous.py)
+    anonymous: bool = False
 
     @property
     def open_seats(self) -> int:
