@@ -430,6 +430,13 @@ class Game:
         ``colour``)."""
         return player_by_name_or_colour(state.players, word)
 
+    def masked(self, state: Any) -> Any | None:
+        """The state with every player named by what they play (a game
+        played anonymously, games.yaml ``anonymous: true``: its readers see
+        powers, never names); None: the game cannot be played so. Empire:
+        each player renamed to its power."""
+        return None
+
     def press_signature(self, state: Any, player: str) -> str:
         """How press from ``player`` is signed: the player's name, unless
         the game's players are known by what they play (Empire: "England

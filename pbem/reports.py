@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection
 
 from adjudicator.base import Game, OrderMode, OrderSheet, TurnResult
+from pbem import anonymous
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.lifecycle.seats import with_seat
@@ -116,15 +117,19 @@ def context(
     info: dict[str, Any],
     press: Sequence[tuple[str | None, str]],
 ) -> dict[str, Any]:
-    """What a reader's report says, as plain data for the templates."""
-    seen = result.for_viewer(reader.viewer)
-    view = engine.view(result.state, reader.viewer)
-    outcome = engine.outcome(result.state)
+    """What a reader's report says, as plain data for the templates (in a
+    gunboat game, with every player named by their seat: pbem/anonymous.py)."""
+    hide = anonymous.hides(cfg, engine, result.state, reader.role == "master")
+    seen, viewer = anonymous.for_reader(engine, result, reader.viewer, hide)
+    if hide:
+        info = _masked_info(engine, result.state, info)
+    view = engine.view(seen.state, viewer)
+    outcome = engine.outcome(seen.state)
     by_player = _results_by_player(engine, seen)
-    players = _players(engine, result.state, by_player, info, reader)
+    players = _players(engine, seen.state, by_player, info, reader)
     ran = _ran(engine, seen) if engine.order_mode is OrderMode.RECEIVED else []
     measures = [m for m, _ in view.standings[0].measures] if view.standings else []
-    standings = _standings(engine, view, result.state)
+    standings = _standings(engine, view, seen.state)
     uses_chance = engine.uses_chance
     deadline = game.deadline
     return {
@@ -158,7 +163,7 @@ def context(
         # dislodged unit in a retreat phase) is told so, not asked for orders
         "idle": reader.role == "player"
         and outcome is None
-        and reader.viewer not in engine.to_order(result.state),
+        and viewer not in engine.to_order(seen.state),
         "address": app.game_address(cfg.name),
         "chance": uses_chance,
         "seed": info["seed"],
@@ -174,6 +179,17 @@ def context(
             else None
         ),
         "calendar": None,  # the attached calendar's file name, when one is
+    }
+
+
+def _masked_info(engine: Game, state: Any, info: dict[str, Any]) -> dict[str, Any]:
+    """A turn's ``info`` with its players named by their seats."""
+    mask = anonymous.names(engine, state)
+    return {
+        **info,
+        "players": [replace(p, name=mask.get(p.name, p.name)) for p in info["players"]],
+        "orders": {mask.get(k, k): v for k, v in info["orders"].items()},
+        "missed": [mask.get(m, m) for m in info["missed"]],
     }
 
 
@@ -310,8 +326,9 @@ def write_reports(
         ics = calendar_for(app, deadlines, cfg, game, reader, info) if deadlines else None
         data["calendar"] = FILENAME if ics else None
         text, html = render(game.kind, data)
-        seen = result.for_viewer(reader.viewer)
-        view = engine.view(result.state, reader.viewer)
+        hide = anonymous.hides(cfg, engine, result.state, reader.role == "master")
+        seen, viewer = anonymous.for_reader(engine, result, reader.viewer, hide)
+        view = engine.view(seen.state, viewer)
         svg, png = rendered(game.kind, view, seen.results, pictures)
         subject = (
             f"[{cfg.name}] {info['phase']} "

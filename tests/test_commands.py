@@ -105,6 +105,7 @@ def test_the_master_only_list_is_the_masters_own_commands():
         "REPLACE",
         "REMOVE",
         "END GAME",
+        "ROLLBACK",
     }
     assert "STATUS" in REGISTRY.for_master() and "HISTORY" in REGISTRY.for_master()
 

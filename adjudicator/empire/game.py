@@ -714,6 +714,10 @@ class Empire(Game):
                 return p.power
         return None
 
+    def masked(self, state: State) -> State:
+        """Gunboat: every player named by its power."""
+        return replace(state, players=tuple(replace(p, name=p.power) for p in state.players))
+
     def press_signature(self, state: State, player: str) -> str:
         """Press is signed with the power, as Diplomacy players write:
         "England (ann)"."""

@@ -264,7 +264,9 @@ def _cross(scene: Scene, xy: Point, kind: str, s: float = R * 0.8) -> None:
 def _legend(scene: Scene, board: Mapping[str, Any], colours: Mapping[str, str],
             ) -> list[tuple[str, list[LegendEntry]]]:  # fmt: skip
     player = {power: name for name, power in board["powers"].items()}
-    powers = player_entries(colours, lambda p: f"{p} ({player.get(p, 'neutral')})")
+    powers = player_entries(  # a gunboat game's players are named by their powers
+        colours, lambda p: p if player.get(p) == p else f"{p} ({player.get(p, 'neutral')})"
+    )
     e = LegendEntry
     marks = [
         e("land", (Circle(14, 8, 7.5, LAND, "land", LAND_EDGE),), frozenset({"land"})),

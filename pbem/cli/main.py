@@ -15,7 +15,7 @@
     pbem reachable [ADDRESS]       addresses not mailed (their mail bounces); mail one again
     pbem seat GAME NAME EMAIL      seat a player in a game open for players
     pbem new-token GAME PLAYER     revoke a player's reply addresses
-    pbem master GAME ACTION ...    pause, resume, extend, adjudicate, replace, remove, end
+    pbem master GAME ACTION ...    pause, resume, extend, adjudicate, replace, remove, end, rollback
     pbem report GAME [--turn N]    print a kept turn report (--out DIR: its map picture)
     pbem rank                      the scoreboard
     pbem --version                 the release, and the commit it was built from
@@ -312,12 +312,22 @@ def _master_commands(sub: Any) -> None:
         "master",
         help="the game master's commands",
         description="pause, resume, extend DURATION, adjudicate (now), "
-        "replace PLAYER EMAIL, remove PLAYER, end, status",
+        "replace PLAYER EMAIL, remove PLAYER, end, rollback (the last phase), status",
     )
     p.add_argument("game")
     p.add_argument(
         "action",
-        choices=["pause", "resume", "extend", "adjudicate", "replace", "remove", "end", "status"],
+        choices=[
+            "pause",
+            "resume",
+            "extend",
+            "adjudicate",
+            "replace",
+            "remove",
+            "end",
+            "rollback",
+            "status",
+        ],
     )
     p.add_argument(
         "args", nargs="*", help="extend: a duration; replace: PLAYER EMAIL; remove: PLAYER"

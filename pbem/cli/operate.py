@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pbem.cli.demo import standalone_html
 from pbem.cli.errors import InputError
 from pbem.cli.listening import check_free, with_flags
-from pbem.commands import master
+from pbem.commands import master, rollback
 from pbem.commands.lobby import rank_lines
 from pbem.config import EMAIL, PLAYER_NAME, load_config, parse_duration
 from pbem.lifecycle.opening import open_app
@@ -182,6 +182,8 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
                 text = master.replace(app, conn, args.game, *args.args)
             elif args.action == "remove":
                 text = master.remove(app, conn, args.game, args.args[0])
+            elif args.action == "rollback":
+                text = rollback.rollback(app, conn, args.game)
             else:
                 text = master.end(app, conn, args.game)
     except master.MasterError as exc:

@@ -22,6 +22,7 @@ from pbem.commands import (
     orders,
     preference,
     press,
+    rollback,  # noqa: F401  (declares ROLLBACK in the master's family)
     signin,
     syntax,
 )

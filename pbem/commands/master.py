@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from pbem import anonymous
 from pbem.app import App
 from pbem.commands.context import GameContext
 from pbem.commands.observing import observer_password
@@ -113,7 +114,7 @@ def check_adjudicate(app: App, conn: Connection, name: str) -> int:
 
 
 def replace(app: App, conn: Connection, name: str, player: str, email: str) -> str:
-    _game(app, conn, name)
+    row, cfg = _game(app, conn, name)
     if not EMAIL.match(email) or re.search(r"[\s<>]", email):
         raise MasterError(f"{email!r} is not an email address")
     seat = _seat(app, conn, name, player)
@@ -129,15 +130,14 @@ def replace(app: App, conn: Connection, name: str, player: str, email: str) -> s
         missed=0,
     )
     fresh = next(p for p in app.store.players(conn, name) if p.id == seat.id)
-    cfg = app.game_config(name)
-    assert cfg is not None
+    who = anonymous.shown_in(app, cfg, row, seat.name)
     password_mail(app, conn, cfg, fresh, password, app.engine(cfg.game).title, 0)
     tell_players(
         app,
         conn,
         name,
-        f"{seat.name} has a new player",
-        f"The game master has given the seat of {seat.name} in {name} to a new player, "
+        f"{who} has a new player",
+        f"The game master has given the seat of {who} in {name} to a new player, "
         "who plays on under the same name.",
         skip=(seat.id,),
     )
@@ -169,6 +169,7 @@ def remove(app: App, conn: Connection, name: str, player: str, resigned: bool = 
     app.store.set_player(conn, seat.id, status="removed")
     app.store.set_game_state(conn, name, engine.dump_state(state))
     how = "has resigned from" if resigned else "has been removed from"
+    who = anonymous.shown_in(app, cfg, row, seat.name)
     if not resigned:
         app.queue(
             conn,
@@ -193,8 +194,8 @@ def remove(app: App, conn: Connection, name: str, player: str, resigned: bool = 
             app,
             conn,
             name,
-            f"{seat.name} {how} the game",
-            f"{seat.name} {how} {name}; the game goes on without them.",
+            f"{who} {how} the game",
+            f"{who} {how} {name}; the game goes on without them.",
         )
     return f"{seat.name} is out of {name}"
 

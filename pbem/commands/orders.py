@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from adjudicator.base import Game
+from pbem import anonymous
 from pbem.app import App
 from pbem.commands import master
 from pbem.commands.context import GameContext
@@ -41,7 +42,8 @@ def status(ctx: GameContext, use: Use) -> None:
     if ctx.who is Who.MASTER:
         ctx.reply.status = master.status(ctx.app, ctx.conn, ctx.game)
     else:
-        ctx.reply.status = status_lines(ctx.engine, ctx.state, ctx.me.name)
+        hide = anonymous.hides(ctx.cfg, ctx.engine, ctx.state)
+        ctx.reply.status = status_lines(ctx.engine, ctx.state, ctx.me.name, hide)
 
 
 @family.command(
@@ -122,6 +124,14 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
     turn = None
     if use.arg.strip():
         turn = phase_turn(use.arg, phases)
+        taken = {r.turn: r for r in app.store.rollbacks_of(conn, game)}
+        back = phase_turn(use.arg, {t: r.phase for t, r in taken.items() if t not in phases})
+        if turn is None and back is not None:
+            return (
+                f"line {use.line}: the report of {taken[back].phase} was withdrawn: the game "
+                f"master rolled the phase back at {taken[back].at:%Y-%m-%d %H:%M} UTC, and it "
+                "is being played again"
+            )
         if turn is None:
             kept = f"reports kept: {', '.join(phases.values())}" if phases else ""
             return (
@@ -155,7 +165,11 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
         again=True,
     )
     app.store.queue_mail(conn, "history", email, message_id, raw, now, None)
-    return f"line {use.line}: the report of {phases.get(found.turn, found.turn)} is on its way"
+    said = f"line {use.line}: the report of {phases.get(found.turn, found.turn)} is on its way"
+    if any(r.turn == found.turn for r in app.store.rollbacks_of(conn, game)):
+        said += " (the report that stands: an earlier one was withdrawn when the game master "
+        said += "rolled the phase back)"
+    return said
 
 
 def kept_phases(
@@ -210,15 +224,16 @@ def fold_history(sections: dict[str | None, Section], default: str | None, is_ga
         del sections[key]
 
 
-def status_lines(engine: Game, state: Any, player: str) -> list[str]:
+def status_lines(engine: Game, state: Any, player: str, hide: bool = False) -> list[str]:
     """STATUS for a player: the standings, the player's units and what
-    each may do."""
-    view = engine.view(state, player)
+    each may do (in a gunboat game, the others by their seats alone)."""
+    view = anonymous.view_of(engine, state, player, hide)
     lines = [f"{view.phase}: you play {with_seat(engine, state, player)}"]
+    shown = engine.masked(state) if hide else state
     for row in view.standings:
         measures = ", ".join(f"{k} {v}" for k, v in row.measures)
         lines.append(
-            f"  {with_seat(engine, state, row.player):<20} {measures}"
+            f"  {with_seat(engine, shown, row.player):<20} {measures}"
             + ("" if row.status == "active" else f" ({row.status})")
         )
     units = sorted(view.options)

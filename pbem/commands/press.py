@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from pbem import anonymous
 from pbem.commands.context import Context, GameContext
 from pbem.commands.registry import Family, Use, Where, Who
 from pbem.mail import lists
@@ -63,9 +64,7 @@ def _press(ctx: GameContext, to: str, body: list[str]) -> str:
     text = "\n".join(body).strip()
     if not text:
         return "press not sent: it is empty"
-    signed = ctx.me.name
-    if ctx.state is not None:
-        signed = ctx.engine.press_signature(ctx.state, ctx.me.name)
+    signed = _signed(ctx, ctx.me.name)
     sender = None if anonymous else signed
     seat = ctx.engine.seat(ctx.state, ctx.me.name) if ctx.state is not None else None
     answer = seat if seat and signed != ctx.me.name else ctx.me.name
@@ -95,8 +94,12 @@ def _press(ctx: GameContext, to: str, body: list[str]) -> str:
 
 
 def _signed(ctx: GameContext, name: str) -> str:
+    """How press names a player: signed as the game signs it; in a gunboat
+    game by the power alone (pbem/anonymous.py)."""
     if ctx.state is None:
         return name
+    if anonymous.hides(ctx.cfg, ctx.engine, ctx.state):
+        return ctx.engine.seat(ctx.state, name) or name
     return ctx.engine.press_signature(ctx.state, name)
 
 
@@ -106,6 +109,7 @@ def _targets(ctx: GameContext, to: str) -> list[PlayerRow] | str:
     without a leading TO."""
     everyone = ctx.app.store.players(ctx.conn, ctx.game)
     names = {p.name.lower(): p for p in everyone if p.status == "active"}
+    hide = ctx.state is not None and anonymous.hides(ctx.cfg, ctx.engine, ctx.state)
     to = to.strip()
     if to.upper().startswith("TO "):
         to = to[3:]
@@ -116,7 +120,12 @@ def _targets(ctx: GameContext, to: str) -> list[PlayerRow] | str:
     unknown = []
     for w in wanted:
         name = w.lower()
-        if name not in names and ctx.state is not None:
+        if hide:  # gunboat: players by their powers alone
+            seats = {
+                (ctx.engine.seat(ctx.state, p.name) or "").lower(): k for k, p in names.items()
+            }
+            name = seats.get(name, "")
+        elif name not in names and ctx.state is not None:
             name = (ctx.engine.player_for(ctx.state, w) or name).lower()
         if name in names:
             if names[name] not in found:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator import GAMES
-from adjudicator.base import GameError
+from adjudicator.base import Game, GameError
 from pbem.config.checker import Checker, _duration, _without
 from pbem.config.deadline import deadlines
 from pbem.config.model import (
@@ -47,6 +47,7 @@ GAME_KEYS = (
     "visibility",
     "observer_password",
     "require_dkim",
+    "anonymous",
 )
 
 
@@ -149,7 +150,17 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
         position,
         require_dkim=_flag(c, raw, "require_dkim", label),
         phase_deadlines=phase_deadlines,
+        anonymous=_anonymous(c, raw, label, engine),
     )
+
+
+def _anonymous(c: Checker, raw: dict, label: str, engine: Any) -> bool:
+    """Gunboat: only a game whose players can be named by what they play."""
+    anonymous = _flag(c, raw, "anonymous", label)
+    if anonymous and type(engine).masked is Game.masked:
+        c.add(raw, "anonymous", f"{label}: {engine.title} cannot be played anonymously")
+        return False
+    return anonymous
 
 
 def _flag(c: Checker, raw: dict, key: str, label: str) -> bool:

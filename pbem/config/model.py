@@ -237,6 +237,9 @@ class GameConfig:
     # cron expression, or a length after the phase opens; every other
     # phase's deadline is ``deadline``
     phase_deadlines: Mapping[str, str | timedelta] = field(default_factory=dict)
+    # gunboat: players see powers only, never each other's names or
+    # addresses, until the game ends (pbem/anonymous.py)
+    anonymous: bool = False
 
     @property
     def open_seats(self) -> int:

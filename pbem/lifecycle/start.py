@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from adjudicator.base import Game
+from pbem import anonymous
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.lifecycle.choosing import explain, fixed_seats
@@ -97,7 +98,8 @@ def start_mail(
     they play (and, if they ranked the powers, how the choice went), the
     first deadline in their own time zone, the orders their units may give
     with two examples, the rules guide and the map."""
-    view = engine.view(state, p.name)
+    hide = anonymous.hides(cfg, engine, state)  # gunboat: the others by their seats alone
+    view = anonymous.view_of(engine, state, p.name, hide)
     attachments = [(to_png(picture(engine.name, view, ())), "image/png", "map.png")]
     guide = rules_guide(engine.name)
     if guide is not None:
@@ -118,7 +120,12 @@ def start_mail(
             "you": with_seat(engine, state, p.name),
             "seat": seat_of(engine, state, p.name),
             "wish": wish,
-            "players": [with_seat(engine, state, x.name) for x in seated],
+            "players": [
+                (seat_of(engine, state, x.name) or x.name)
+                if hide
+                else with_seat(engine, state, x.name)
+                for x in seated
+            ],
             "address": app.game_address(cfg.name),
             "phase": engine.phase(state)[1],
             "deadline": local(deadline, p.timezone or cfg.timezone),

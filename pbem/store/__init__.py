@@ -21,6 +21,7 @@ its own module:
   addresses no longer mailed;
 - ``pages``: what the web pages read (a game's played turns, the cheap
   versions that tell a kept page is still right);
+- ``rollbacks``: the phases a game master took back (ROLLBACK);
 - ``signin``: the web pages' single-use sign-in links and their sessions;
 - ``nodes``: the server nodes sharing a database server (PostgreSQL):
   heartbeats, their claims, reaping a node gone, the backlog;
@@ -54,6 +55,7 @@ from pbem.store.nodes import Backlog, NodeRow, Nodes
 from pbem.store.outgoing import OutgoingMail
 from pbem.store.pages import PagesRead
 from pbem.store.received import ReceivedMail
+from pbem.store.rollbacks import Rollback, Rollbacks
 from pbem.store.rows import (
     ClaimLost,
     GameRow,
@@ -84,6 +86,7 @@ __all__ = [
     "PlayerRow",
     "ReportRow",
     "Request",
+    "Rollback",
     "SigninLink",
     "SpoolWriter",
     "Store",
@@ -101,5 +104,6 @@ class Store(
     Nodes,
     PagesRead,
     SignIns,
+    Rollbacks,
 ):
     """The database. Thread-safe: every call takes its own connection."""

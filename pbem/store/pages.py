@@ -12,7 +12,7 @@ from sqlalchemy import Connection, bindparam, func, select
 
 from pbem.store.database import Database
 from pbem.store.rows import aware
-from pbem.store.schema import games, players, press, ready, submissions, turns
+from pbem.store.schema import games, players, press, ready, rollbacks, submissions, turns
 
 _P = bindparam
 
@@ -29,6 +29,11 @@ def _version_columns() -> list[Any]:
         g.status,
         g.deadline,
         g.calendar_sequence,
+        # the phases taken back (ROLLBACK): a played phase's page is another
+        select(func.count())
+        .select_from(rollbacks)
+        .where(rollbacks.c.game == g.name)
+        .scalar_subquery(),
         select(func.max(submissions.c.id))
         .where(submissions.c.game == g.name, submissions.c.turn == g.turn)
         .scalar_subquery(),

@@ -241,6 +241,23 @@ reports = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 
+# each phase the game master rolled back (ROLLBACK): the turn, its phase,
+# when, the record of the resolving that was withdrawn (the turns row's
+# result, JSON) and the reports it had mailed, withdrawn with it (JSON:
+# reader -> {subject, text}); HISTORY and the web pages say so
+rollbacks = Table(
+    "rollbacks",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("game", String(40), ForeignKey("games.name"), nullable=False),
+    Column("turn", Integer, nullable=False),
+    Column("phase", String(64), nullable=False),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("record", Text, nullable=False),
+    Column("reports", Text, nullable=False),
+    Index("ix_rollbacks_game", "game", "turn"),
+)
+
 # press to everyone, kept for the turn report
 press = Table(
     "press",

@@ -53,7 +53,7 @@ async def feed(request: web.Request) -> web.Response:
         policy = pages.CURRENT if viewer == OBSERVER else pages.OWN
         return Rendered(body, FEED_TYPE, policy)
 
-    key = ("feed", name, viewer, version[1], version[2], base)
+    key = ("feed", name, viewer, version[1], version[2], version[5], base)
     return await pages.kept(request, key, make)
 
 

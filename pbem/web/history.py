@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from adjudicator.base import Game, OrderMode, OrderSheet, TurnResult, turn_seed
+from pbem import anonymous
 from pbem.app import App
 from pbem.reports import OBSERVER, Reader, context
 from pbem.store import GameRow
@@ -48,7 +49,8 @@ def current_map(app: App, seen: views.Seen) -> tuple[str, str]:
             _MAPS.move_to_end(key)
             return _MAPS[key]
     engine = seen.engine
-    view = engine.view(engine.load_state(seen.row.state), seen.viewer)
+    state = engine.load_state(seen.row.state)
+    view = anonymous.view_of(engine, state, seen.viewer, anonymous.hides(seen.cfg, engine, state))
     scene = render.map_scene(seen.row.kind, view, [])
     made = (render.svg_of(scene), render.described(scene))
     with _MAPS_LOCK:
@@ -202,8 +204,9 @@ def played(
         return None
     if isinstance(found, PlayedTurn):
         return _unreadable(app, seen, turn, found, site, policy) if what == "page" else None
-    view = seen.engine.view(found.result.state, viewer)
-    shown = found.result.for_viewer(viewer)
+    hide = anonymous.hides(seen.cfg, seen.engine, seen.engine.load_state(seen.row.state))
+    shown, masked = anonymous.for_reader(seen.engine, found.result, viewer, hide)
+    view = seen.engine.view(shown.state, masked)
     scene = render.map_scene(seen.row.kind, view, shown.results)
     if what == "map":
         return Rendered(render.svg_of(scene).encode("utf-8"), SVG, policy)

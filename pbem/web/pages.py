@@ -225,7 +225,9 @@ async def game_map(request: web.Request) -> web.Response:
         return Rendered(svg.encode("utf-8"), SVG, CURRENT if viewer == OBSERVER else OWN)
 
     # the map changes only with the turn (not with orders coming in)
-    return await kept(request, ("map", name, viewer, version[1], version[2], version[-1]), make)
+    return await kept(
+        request, ("map", name, viewer, version[1], version[2], version[5], version[-1]), make
+    )
 
 
 # -- a past phase --------------------------------------------------------------------
@@ -254,4 +256,4 @@ async def _turn(request: web.Request, what: str) -> web.Response:
         made = history.played(app, name, turn, viewer, what, site(app, root), policy)
         return made if made is not None else not_found(root, app)
 
-    return await kept(request, ("turn", what, name, turn, viewer), make)
+    return await kept(request, ("turn", what, name, turn, viewer, version[5]), make)

@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Connection
 
 from adjudicator.base import Game, OrderMode
+from pbem import anonymous
 from pbem.app import App
 from pbem.config import GameConfig
 from pbem.lifecycle.seats import seat_of
@@ -125,7 +126,7 @@ def _list_entry(app: App, conn: Connection, row: GameRow, cfg: GameConfig) -> di
         "name": row.name,
         "title": engine.title,
         "status": row.status,
-        "players": [p.name for p in seated],
+        "players": ["hidden (gunboat)"] if _hides(app, cfg, row) else [p.name for p in seated],
         "open": max(0, cfg.seats - len(seated)) if row.status == "forming" else 0,
         "join": join_word(app, cfg),
         "deadline": when(row.deadline, cfg.timezone) if row.status == "running" else None,
@@ -155,6 +156,11 @@ def game_page(app: App, conn: Connection, seen: Seen) -> dict[str, Any]:
         "join": join_word(app, cfg),
         "me": seen.me.name if seen.me else None,
         "history": _history(app, conn, row, engine.phase_title),
+        "turn": row.turn,
+        "rollbacks": [
+            {"phase": engine.phase_title(r.phase), "at": when(r.at, cfg.timezone), "turn": r.turn}
+            for r in app.store.rollbacks_of(conn, row.name)
+        ],
         "press": [{"sender": s or "anonymous", "text": t} for s, t in _press(app, conn, row)],
         "deadline": when(row.deadline, cfg.timezone) if row.status == "running" else None,
         "zone": cfg.timezone,
@@ -163,13 +169,20 @@ def game_page(app: App, conn: Connection, seen: Seen) -> dict[str, Any]:
     }
     seated = app.store.players(conn, row.name)
     if row.status == "forming":
-        data.update(phase=None, seats=_forming_seats(seated), open=max(0, cfg.seats - len(seated)))
+        forming = [] if cfg.anonymous else _forming_seats(seated)
+        data.update(phase=None, seats=forming, open=max(0, cfg.seats - len(seated)))
         data.update(standings=[], measures=[], outcome=None, mine=None, alt="")
         return data
     state = engine.load_state(row.state)
-    view = engine.view(state, seen.viewer)
-    data["phase"] = seen.engine.phase_title(view.phase)
     data["seats"] = _seats(app, conn, seen, state, seated)
+    viewer = seen.viewer
+    if anonymous.hides(cfg, engine, state):  # gunboat: every seat by its power alone
+        viewer = anonymous.names(engine, state).get(viewer, viewer)
+        state = engine.masked(state)
+        for seat in data["seats"]:
+            seat["name"] = seat["seat"] or "(a player who left)"
+    view = engine.view(state, viewer)
+    data["phase"] = seen.engine.phase_title(view.phase)
     data["measures"] = [m for m, _ in view.standings[0].measures] if view.standings else []
     data["standings"] = [
         {"label": _label(engine, state, s.player), "cells": [v for _, v in s.measures],
@@ -179,6 +192,14 @@ def game_page(app: App, conn: Connection, seen: Seen) -> dict[str, Any]:
     data["outcome"] = _outcome(engine, state)
     data["mine"] = _my_orders(app, conn, seen) if seen.me else None
     return data
+
+
+def _hides(app: App, cfg: GameConfig, row: GameRow) -> bool:
+    """A gunboat game whose names are not revealed yet (its end reveals them)."""
+    if not cfg.anonymous or row.status == "forming":
+        return cfg.anonymous
+    engine = app.engine(row.kind)
+    return anonymous.hides(cfg, engine, engine.load_state(row.state))
 
 
 def _label(engine: Game, state: Any, player: str) -> dict[str, str | None]:
@@ -267,7 +288,9 @@ class Resolved:
 
 
 # per store (a process may open several: the tests do), by game
-_RESOLVED: weakref.WeakKeyDictionary[Any, dict[tuple[str, datetime | None], dict[int, Resolved]]]
+_RESOLVED: weakref.WeakKeyDictionary[
+    Any, dict[tuple[str, datetime | None, int], dict[int, Resolved]]
+]
 _RESOLVED = weakref.WeakKeyDictionary()
 _RESOLVED_LOCK = threading.Lock()
 
@@ -277,7 +300,8 @@ def resolved(app: App, conn: Connection, row: GameRow) -> dict[int, Resolved]:
     it. Each record is read from storage once per store (a game on a
     clock has hundreds of ticks, and a record never changes); a later game
     of the same name is another game (its creation time)."""
-    key = (row.name, row.created_at)
+    # a rollback (ROLLBACK) takes back a record: another game to this cache
+    key = (row.name, row.created_at, app.store.rollback_count(conn, row.name))
     with _RESOLVED_LOCK:
         games = _RESOLVED.setdefault(app.store, {})
         known = dict(games.get(key, {}))
