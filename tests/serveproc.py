@@ -29,6 +29,7 @@ class Serve:
         fault: str = "",
         quiet: bool = True,
         args: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
     ) -> None:
         self.root = root
         self.port = port or free_port()
@@ -38,7 +39,7 @@ class Serve:
                 [sys.executable, "-m", "pbem.cli", "serve", str(root / "games.yaml"),
                  "--port", str(self.port), *args] + (["--quiet"] if quiet else []),
                 cwd=root,
-                env=dict(os.environ, PBEM_FAULT=fault),
+                env=dict(os.environ, PBEM_FAULT=fault, **(env or {})),
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )  # fmt: skip
