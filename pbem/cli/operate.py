@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pbem.cli.demo import standalone_html
 from pbem.cli.errors import InputError
 from pbem.cli.listening import check_free, with_flags
-from pbem.commands import master
+from pbem.commands import master, master_status
 from pbem.commands.lobby import rank_lines
 from pbem.config import EMAIL, PLAYER_NAME, load_config, parse_duration
 from pbem.lifecycle.opening import open_app
@@ -232,7 +232,7 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
             return 0
         with app.store.tx() as conn:
             if args.action == "status":
-                text = "\n".join(master.status(app, conn, args.game))
+                text = "\n".join(master_status.status(app, conn, args.game))
             elif args.action == "pause":
                 text = master.pause(app, conn, args.game)
             elif args.action == "resume":

@@ -14,18 +14,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Any
 
 from sqlalchemy import Connection
 
 from pbem.app import App
 from pbem.commands.context import GameContext
-from pbem.commands.observing import observer_password
 from pbem.commands.registry import Family, Use, Who
 from pbem.config import EMAIL, GameConfig, parse_duration
-from pbem.lifecycle.seats import password_mail, with_seat
-from pbem.mail import auth, lists
-from pbem.mail.calendar import FILENAME, MIME, game_over
+from pbem.lifecycle.ending import ENDED_BY_MASTER, finish
+from pbem.lifecycle.seats import password_mail
+from pbem.mail import auth
 from pbem.store import GameRow
 from pbem.turns.deadlines import next_deadline
 from pbem.turns.localtime import local
@@ -195,95 +193,10 @@ def remove(app: App, conn: Connection, name: str, player: str, resigned: bool = 
     return f"{seat.name} is out of {name}"
 
 
-ENDED_BY_MASTER = "ended by the game master"
-
-
 def end(app: App, conn: Connection, name: str, why: str = ENDED_BY_MASTER) -> str:
     _game(app, conn, name)
     finish(app, conn, name, why)
     return f"{name} is over"
-
-
-def finish(app: App, conn: Connection, name: str, why: str) -> None:
-    """The game ends outside a turn: everyone is told, with the standings."""
-    row = app.store.game(conn, name)
-    cfg = app.game_config(name)
-    assert row is not None and cfg is not None
-    engine = app.engine(row.kind)
-    state = engine.load_state(row.state)
-    phase = engine.phase(state)[1]
-    was = row.deadline if row.status == "running" and not engine.clock_ticks else None
-    now: datetime = app.clock.now()
-    ended = engine.end_now(state) if engine.outcome(state) is None else None
-    if ended is not None:  # a game that scores: the scores as they stand
-        state = ended
-        app.store.set_game_state(conn, name, engine.dump_state(state))
-    outcome = engine.outcome(state)
-    if outcome is not None and engine.scoreboard:
-        seated = app.store.players(conn, name)
-        app.store.add_scores(
-            conn, name, [(p.email, p.name, outcome.scores.get(p.name, 0)) for p in seated], now
-        )
-    app.store.set_game(conn, name, status="finished", finished_at=now, deadline=None)
-    # the deadline that no longer stands, cancelled in the readers' calendars
-    files = [(game_over(app, conn, name, phase, row.turn, was), MIME, FILENAME)] if was else []
-    lines = final_words(engine, state, name, why, by_master=why == ENDED_BY_MASTER)
-    lines.append("")
-    lines.append(
-        f"The game stays readable for {plural(cfg.keep.days, 'day')}: HISTORY {name} [phase] mails "
-        "back any report."
-    )
-    if files:
-        lines.append(f"{FILENAME}, attached, cancels its deadline in your calendar.")
-    to = [p.email for p in app.store.players(conn, name) if p.status == "active"]
-    to += lists.observers(app, conn, name)
-    if cfg.master_email:
-        to.append(cfg.master_email)
-    for email in sorted(set(to), key=str.lower):
-        app.queue(
-            conn,
-            "report",
-            email,
-            f"[{name}] game over",
-            "alert",
-            {"subject": f"{name} is over", "text": "\n".join(lines), "game": name},
-            auto="auto-generated",
-            game=name,
-            attachments=files,
-        )
-
-
-def final_words(engine: Any, state: Any, name: str, why: str, by_master: bool) -> list[str]:
-    """What a game ended outside a turn says: who won, or, ended by its
-    game master, that nobody did, with the scores of the game's rules (or
-    its standings, for a game without scores)."""
-    outcome = engine.outcome(state)
-    view = engine.view(state, None)
-    if by_master:
-        lines = [
-            f"{name} ({engine.title}) was ended by its game master before the game "
-            "reached an end of its own: nobody wins it."
-        ]
-    else:
-        lines = [f"{name} ({engine.title}) is over: {why}."]
-        if outcome is not None and outcome.winners:
-            winners = [with_seat(engine, state, w) for w in outcome.winners]
-            label = "Winner" if len(winners) == 1 else "Winners"
-            lines.append(f"{label}: {', '.join(winners)}.")
-    lines.append("")
-    if outcome is not None and outcome.scores:
-        lines.append(f"Scores, by the rules of {engine.title}, as the position stood:")
-        for player, score in sorted(outcome.scores.items(), key=lambda kv: (-kv[1], kv[0])):
-            lines.append(f"  {with_seat(engine, state, player):<24} {score:>4}")
-        lines.append("")
-    lines.append("Final standings:")
-    for s in view.standings:
-        measures = ", ".join(f"{k} {v}" for k, v in s.measures)
-        lines.append(
-            f"  {with_seat(engine, state, s.player):<24} {measures}"
-            + ("" if s.status == "active" else f" ({s.status})")
-        )
-    return lines
 
 
 def tell_players(
@@ -337,42 +250,6 @@ def _seat(app: App, conn: Connection, name: str, player: str):  # noqa: ANN202
         if p.name.lower() == player.lower() and p.status == "active":
             return p
     raise MasterError(f"no active player called {player!r} in {name}")
-
-
-def status(app: App, conn: Connection, name: str) -> list[str]:
-    """The game as the master sees it: deadline, who has sent orders, READY,
-    missed turns."""
-    row = app.store.game(conn, name)
-    if row is None:
-        raise MasterError(f"there is no game called {name!r}")
-    sent = app.store.submissions_for(conn, name, row.turn, None)
-    ready = app.store.ready_players(conn, name, row.turn)
-    engine = app.engine(row.kind)
-    state = engine.load_state(row.state) if row.state else None
-    phase = engine.phase(state)[1] if state is not None else "not started"
-    cfg = app.game_config(name)
-    deadline = "none"
-    if row.deadline is not None:
-        deadline = f"{row.deadline:%Y-%m-%d %H:%M} UTC"
-        if cfg is not None:
-            deadline += f" ({local(row.deadline, cfg.timezone)})"
-    out = [f"{name}: {phase}, {row.status}, deadline {deadline}"]
-    watching = None if cfg is None else observer_password(app.secret, cfg)
-    if cfg is not None and watching is not None:
-        made = "" if cfg.observer_password else " (made by the server: games.yaml sets none)"
-        out.append(f"  observer password: {watching}{made}")
-    for p in app.store.players(conn, name):
-        flags = []
-        if p.name in sent:
-            flags.append("orders in")
-        if p.name in ready:
-            flags.append("READY")
-        label = with_seat(engine, state, p.name) if state is not None else p.name
-        out.append(
-            f"  {label:<20} {p.email:<28} {p.status:<8} missed {p.missed}"
-            + (f"  ({', '.join(flags)})" if flags else "")
-        )
-    return out
 
 
 # -- by mail -------------------------------------------------------------------------
