@@ -80,7 +80,10 @@ def test_remove_and_end_game(h):
     with h.app.store.tx(write=False) as conn:
         assert {p.name: p.status for p in h.app.store.players(conn, "alpha")}["cid"] == "removed"
     assert "no active player called 'zed'" in gm(h, "REMOVE zed")
-    assert "alpha is over" in gm(h, "END GAME")
+    assert "waits for your confirmation" in gm(h, "END GAME")
+    assert h.game().status == "running"
+    h.confirm(GM)
+    assert "alpha is over" in h.last(GM)
     assert h.game().status == "finished"
     over = [m for m in h.outbox("report", ANN) if m["Subject"] == "[alpha] game over"]
     assert over and "Final standings:" in h.text(over[0])

@@ -18,7 +18,7 @@ from pbem.mail.calendar import FILENAME, MIME, calendar_of
 from pbem.mapdraw import picture, to_png
 from pbem.paths import read_bytes, rules_root
 from pbem.reports import compact_options
-from pbem.store import PlayerRow
+from pbem.store import GameRow, PlayerRow
 from pbem.turns.deadlines import cron_after
 from pbem.turns.localtime import local
 from pbem.words import plural
@@ -80,10 +80,16 @@ def start_mail(
     p: PlayerRow,
     seated: Sequence[PlayerRow],
     deadline: Any,
+    *,
+    taking_over: bool = False,
+    paused: bool = False,
 ) -> None:
     """What a player needs on the first day: the game, the power or colour
     they play, the first deadline in their own time zone, the orders their
-    units may give with two examples, the rules guide and the map."""
+    units may give with two examples, the rules guide and the map. The
+    same for a player who takes over a seat in a game under way (the game
+    master's REPLACE): the phase being played and its deadline (none while
+    the game is paused)."""
     view = engine.view(state, p.name)
     attachments = [(to_png(picture(engine.name, view, ())), "image/png", "map.png")]
     guide = rules_guide(engine.name)
@@ -97,7 +103,9 @@ def start_mail(
         conn,
         "started",
         p.email,
-        f"[{cfg.name}] the game starts: you play {with_seat(engine, state, p.name)}",
+        f"[{cfg.name}] "
+        + ("you take over " if taking_over else "the game starts: you play ")
+        + with_seat(engine, state, p.name),
         "started",
         {
             "game": cfg,
@@ -118,12 +126,29 @@ def start_mail(
             "kind": engine.name,
             "ticks": engine.clock_ticks,
             "tick": tick_length(cfg, deadline),
+            "taking_over": taking_over,
+            "paused": paused,
         },
         reply_to=app.reply_address(p),
         auto="auto-generated",
         attachments=attachments,
         game=cfg.name,
     )
+
+
+def take_over_mail(app: App, conn: Connection, cfg: GameConfig, row: GameRow, p: PlayerRow) -> bool:
+    """The start mail of a seat, for the player who takes it over in a
+    game under way (REPLACE); False if the game has not started."""
+    if not row.state or row.status not in ("running", "paused"):
+        return False
+    engine = app.engine(cfg.game)
+    state = engine.load_state(row.state)
+    seated = [x for x in app.store.players(conn, cfg.name) if x.status == "active"]
+    paused = row.status == "paused"
+    start_mail(
+        app, conn, cfg, engine, state, p, seated, row.deadline, taking_over=True, paused=paused
+    )
+    return True
 
 
 def tick_length(cfg: GameConfig, deadline: Any) -> str:
