@@ -101,6 +101,7 @@ def test_the_master_only_list_is_the_masters_own_commands():
         "PAUSE",
         "RESUME",
         "EXTEND",
+        "DEADLINE",
         "ADJUDICATE",
         "REPLACE",
         "REMOVE",

@@ -80,7 +80,10 @@ def test_remove_and_end_game(h):
     with h.app.store.tx(write=False) as conn:
         assert {p.name: p.status for p in h.app.store.players(conn, "alpha")}["cid"] == "removed"
     assert "no active player called 'zed'" in gm(h, "REMOVE zed")
-    assert "alpha is over" in gm(h, "END GAME")
+    assert "waits for your confirmation" in gm(h, "END GAME")
+    assert h.game().status == "running"
+    h.confirm(GM)
+    assert "alpha is over" in h.last(GM)
     assert h.game().status == "finished"
     over = [m for m in h.outbox("report", ANN) if m["Subject"] == "[alpha] game over"]
     assert over and "Final standings:" in h.text(over[0])
@@ -163,3 +166,18 @@ def test_a_turn_cut_short_charges_no_missed_turn_to_those_with_time_left(h):
     assert h.game().turn == 3
     assert _missed(h) == {"ann": 1, "bob": 1, "cid": 1}
     assert "turns missed: 1" in h.text(h.report(BOB))
+
+
+def _owing(status: str) -> str:
+    return next(line for line in status.splitlines() if "still to send orders" in line)
+
+
+def test_status_names_who_still_owes_orders(h):
+    owe = _owing(gm(h, "STATUS"))
+    assert "ann" in owe and "bob" in owe and "cid" in owe
+    h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol holds\n")
+    h.send(BOB, ALPHA, f"PASSWORD {h.password(BOB)}\nREADY\n")
+    owe = _owing(gm(h, "STATUS"))
+    assert "cid" in owe and "ann" not in owe and "bob" not in owe
+    h.send(CID, ALPHA, f"PASSWORD {h.password(CID)}\nRigel holds\n")
+    assert "every player who owes orders this phase has sent them" in gm(h, "STATUS")

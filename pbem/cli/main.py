@@ -15,7 +15,8 @@
     pbem reachable [ADDRESS]       addresses not mailed (their mail bounces); mail one again
     pbem seat GAME NAME EMAIL      seat a player in a game open for players
     pbem new-token GAME PLAYER     revoke a player's reply addresses
-    pbem master GAME ACTION ...    pause, resume, extend, adjudicate, replace, remove, end, rollback
+    pbem master GAME ACTION ...    pause, resume, extend, deadline, adjudicate, replace, remove,
+                                   end, rollback
     pbem report GAME [--turn N]    print a kept turn report (--out DIR: its map picture)
     pbem rank                      the scoreboard
     pbem --version                 the release, and the commit it was built from
@@ -28,6 +29,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
@@ -311,27 +313,25 @@ def _master_commands(sub: Any) -> None:
         sub,
         "master",
         help="the game master's commands",
-        description="pause, resume, extend DURATION, adjudicate (now), "
-        "replace PLAYER EMAIL, remove PLAYER, end, rollback (the last phase), status",
+        description="pause, resume, extend DURATION, deadline TIME (2026-11-29 18:00 in "
+        "the game's time zone, or with a zone), adjudicate (now), replace PLAYER EMAIL, "
+        "remove PLAYER, end (asks first), rollback (the last phase), status",
     )
+    # "-6h" is an argument (refused by extend with a hint), not an option
+    p._negative_number_matcher = re.compile(r"^-\d")
     p.add_argument("game")
     p.add_argument(
         "action",
-        choices=[
-            "pause",
-            "resume",
-            "extend",
-            "adjudicate",
-            "replace",
-            "remove",
-            "end",
-            "rollback",
-            "status",
-        ],
+        choices=(
+            "pause resume extend deadline adjudicate replace remove end rollback status".split()
+        ),
     )
     p.add_argument(
-        "args", nargs="*", help="extend: a duration; replace: PLAYER EMAIL; remove: PLAYER"
+        "args",
+        nargs="*",
+        help="extend: a duration; deadline: a date and time; replace: PLAYER EMAIL; remove: PLAYER",
     )
+    p.add_argument("--yes", action="store_true", help="end: do not ask before ending the game")
     p.add_argument("--config", default="games.yaml")
     p.set_defaults(run=_at("operate", "cmd_master"))
 

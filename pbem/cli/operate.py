@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any, TextIO
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from pbem.app import App
 from pbem.cli.demo import standalone_html
 from pbem.cli.errors import InputError
 from pbem.cli.listening import check_free, with_flags
-from pbem.commands import master, rollback
+from pbem.commands import master, master_status, rollback
 from pbem.commands.lobby import rank_lines
 from pbem.config import EMAIL, PLAYER_NAME, load_config, parse_duration
 from pbem.lifecycle.opening import open_app
@@ -25,6 +26,7 @@ from pbem.lifecycle.start import start_game
 from pbem.serving import logs
 from pbem.serving.server import serve
 from pbem.store.database import is_url, shown
+from pbem.turns.localtime import TIME_FORMS
 from pbem.turns.runner import TurnRunner
 from pbem.words import plural
 
@@ -153,7 +155,9 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
     """The game master's commands, as by mail."""
     app = open_app(args.config, schema="check")
     want = {"extend": 1, "replace": 2, "remove": 1}.get(args.action, 0)
-    if len(args.args) != want:
+    if args.action == "deadline" and not 1 <= len(args.args) <= 3:
+        raise InputError(f"deadline takes a date and a time: {TIME_FORMS}")
+    if args.action != "deadline" and len(args.args) != want:
         what = {"extend": "DURATION", "replace": "PLAYER EMAIL", "remove": "PLAYER"}
         raise InputError(
             f"{args.action} takes "
@@ -161,6 +165,9 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
             + f", not {len(args.args)}"
         )
     try:
+        if args.action == "end" and not args.yes and not _sure(app, args.game, out):
+            print(f"{args.game} goes on: nothing was done", file=out)
+            return 1
         if args.action == "adjudicate":
             with app.store.tx(write=False) as conn:
                 turn = master.check_adjudicate(app, conn, args.game)
@@ -171,13 +178,15 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
             return 0
         with app.store.tx() as conn:
             if args.action == "status":
-                text = "\n".join(master.status(app, conn, args.game))
+                text = "\n".join(master_status.status(app, conn, args.game))
             elif args.action == "pause":
                 text = master.pause(app, conn, args.game)
             elif args.action == "resume":
                 text = master.resume(app, conn, args.game)
             elif args.action == "extend":
                 text = master.extend(app, conn, args.game, args.args[0])
+            elif args.action == "deadline":
+                text = master.set_deadline(app, conn, args.game, " ".join(args.args))
             elif args.action == "replace":
                 text = master.replace(app, conn, args.game, *args.args)
             elif args.action == "remove":
@@ -190,6 +199,18 @@ def cmd_master(args: argparse.Namespace, out: TextIO) -> int:
         raise InputError(str(exc)) from None
     print(text, file=out)
     return 0
+
+
+def _sure(app: App, name: str, out: TextIO) -> bool:
+    """Ask, at the terminal, before a game is ended for good."""
+    with app.store.tx(write=False) as conn:
+        master.game_of(app, conn, name)  # a game that does not run is refused now
+    print(master.END_PLAN.format(game=name), file=out)
+    print(f"End {name} now? Type yes to end it: ", end="", file=out, flush=True)
+    try:
+        return sys.stdin.readline().strip().lower() == "yes"
+    except OSError:
+        return False
 
 
 def cmd_rank(args: argparse.Namespace, out: TextIO) -> int:

@@ -57,7 +57,7 @@ CONFIRMABLE: dict[str, Confirmable] = {}
 def confirmable(
     name: str, check: Callable[[Context, str], Verdict], apply: Callable[[Context, str], str]
 ) -> None:
-    """Declare that command NAME waits for confirmation (lobby.py)."""
+    """Declare that command NAME waits for confirmation (lobby.py, master.py)."""
     CONFIRMABLE[name] = Confirmable(check, apply)
 
 
@@ -133,7 +133,10 @@ def ask_by_mail(ctx: Context, pending: list[Pending]) -> list[str]:
 
 
 def _name(text: str) -> str:
-    return text.split()[0].upper()
+    """The command of a stored request: its first word, or its first two
+    (END GAME)."""
+    words = text.upper().split()
+    return " ".join(words[:2]) if " ".join(words[:2]) in CONFIRMABLE else words[0]
 
 
 def duration(span: timedelta) -> str:
@@ -180,7 +183,7 @@ def settle(ctx: Context, token: str) -> Outcome:
     lines = [_not_waiting(r, ctx.now) for r in rows if r not in waiting]
     ctx.app.store.mark_confirmed(ctx.conn, [r.id for r in waiting], ctx.now)
     for r in waiting:
-        arg = r.text.split(None, 1)[1] if len(r.text.split()) > 1 else ""
+        arg = " ".join(r.text.split()[len(r.command.split()) :])
         lines.append(CONFIRMABLE[r.command].apply(ctx, arg))
     return Outcome(lines, bool(waiting))
 
@@ -213,8 +216,8 @@ def _shown(r: ConfirmationRow) -> str:
     where=Where.SERVER,
     args="token",
     help="do what a mail from this server asked you to confirm",
-    doc="confirm a JOIN, LEAVE, WATCH or UNWATCH: the token is in the mail that asks "
-    "(replying to that mail does the same)",
+    doc="confirm a JOIN, LEAVE, WATCH or UNWATCH (or a game master's END GAME): the token "
+    "is in the mail that asks (replying to that mail does the same)",
 )
 def confirm(ctx: Context, use: Use) -> None:
     token = use.arg.split()[0] if use.arg.split() else ""

@@ -1,6 +1,6 @@
 """What a game master can do, by mail (from the master address in
 games.yaml, with the master password) and from the command line
-(`pbem master GAME ...`): pause, resume, extend, adjudicate, replace,
+(`pbem master GAME ...`): pause, resume, extend, set the deadline, adjudicate, replace,
 remove, end, status. Each function works in the caller's write transaction
 and returns what it did, in words for the reply. Every player (and the
 player the command is about) is mailed what the game master did, with the
@@ -19,16 +19,18 @@ from sqlalchemy import Connection
 
 from pbem import anonymous
 from pbem.app import App
-from pbem.commands.context import GameContext
-from pbem.commands.ending import ENDED_BY_MASTER, finish
-from pbem.commands.observing import observer_password
+from pbem.commands import confirm
+from pbem.commands.confirm import Verdict
+from pbem.commands.context import Context, GameContext
 from pbem.commands.registry import Family, Use, Who
 from pbem.config import EMAIL, GameConfig, parse_duration
-from pbem.lifecycle.seats import password_mail, with_seat
+from pbem.lifecycle.ending import ENDED_BY_MASTER, finish
+from pbem.lifecycle.seats import password_mail
+from pbem.lifecycle.start import take_over_mail
 from pbem.mail import auth
 from pbem.store import GameRow
 from pbem.turns.deadlines import next_deadline
-from pbem.turns.localtime import local
+from pbem.turns.localtime import local, read_time
 from pbem.words import plural
 
 
@@ -36,7 +38,7 @@ class MasterError(ValueError):
     """A command the game master cannot give now; the message says why."""
 
 
-def _game(app: App, conn: Connection, name: str) -> tuple[GameRow, GameConfig]:
+def game_of(app: App, conn: Connection, name: str) -> tuple[GameRow, GameConfig]:
     row = app.store.game(conn, name)
     cfg = app.game_config(name)
     if row is None or cfg is None:
@@ -47,7 +49,7 @@ def _game(app: App, conn: Connection, name: str) -> tuple[GameRow, GameConfig]:
 
 
 def pause(app: App, conn: Connection, name: str) -> str:
-    row, _ = _game(app, conn, name)
+    row, _ = game_of(app, conn, name)
     if row.status != "running":
         raise MasterError(f"{name} is {row.status}, not running")
     app.store.set_game(conn, name, status="paused")
@@ -64,7 +66,7 @@ def pause(app: App, conn: Connection, name: str) -> str:
 
 
 def resume(app: App, conn: Connection, name: str) -> str:
-    row, cfg = _game(app, conn, name)
+    row, cfg = game_of(app, conn, name)
     if row.status != "paused":
         raise MasterError(f"{name} is {row.status}, not paused")
     now = app.clock.now()
@@ -79,10 +81,18 @@ def resume(app: App, conn: Connection, name: str) -> str:
 
 
 def extend(app: App, conn: Connection, name: str, how_long: str) -> str:
-    row, cfg = _game(app, conn, name)
+    row, cfg = game_of(app, conn, name)
+    if how_long.strip().startswith("-"):
+        raise MasterError(
+            "EXTEND only moves the deadline later; to bring it forward, set the time: "
+            f"DEADLINE {_example(app)}"
+        )
     delta = parse_duration(how_long)
     if not delta:
-        raise MasterError(f"EXTEND needs a duration such as 12h or 2d, not {how_long!r}")
+        raise MasterError(
+            f"EXTEND needs a duration such as 12h or 2d, not {how_long!r}; "
+            f"to set the deadline to a time: DEADLINE {_example(app)}"
+        )
     if row.deadline is None:
         raise MasterError(f"{name} has no deadline to extend")
     deadline = max(row.deadline, app.clock.now()) + delta
@@ -97,6 +107,48 @@ def extend(app: App, conn: Connection, name: str, how_long: str) -> str:
     return f"the deadline of {name} is now {_when(deadline, cfg)}"
 
 
+def set_deadline(app: App, conn: Connection, name: str, text: str) -> str:
+    """DEADLINE: the deadline is the time given (the game's time zone
+    unless it names one), later or earlier than it was, never past."""
+    row, cfg = game_of(app, conn, name)
+    if row.deadline is None:
+        raise MasterError(f"{name} has no deadline to set ({row.status})")
+    try:
+        deadline = read_time(text, cfg.timezone)
+    except ValueError as exc:
+        raise MasterError(str(exc)) from None
+    now = app.clock.now()
+    if deadline <= now:
+        raise MasterError(
+            f"{_when(deadline, cfg)} has passed: it is now {_when(now, cfg)}, and the "
+            f"deadline is {_when(row.deadline, cfg)}. A deadline can be brought forward, "
+            "never into the past"
+        )
+    if deadline == row.deadline:
+        return f"the deadline of {name} is {_when(deadline, cfg)} already; nothing changed"
+    earlier = deadline < row.deadline
+    app.store.set_game(conn, name, deadline=deadline, reminded_for=None)
+    tell_players(
+        app,
+        conn,
+        name,
+        "the deadline is earlier" if earlier else "the deadline is later",
+        f"The game master has brought the deadline of {name} forward: orders are due "
+        "earlier than you were told."
+        if earlier
+        else f"The game master has moved the deadline of {name} later.",
+    )
+    paused = (
+        " (the game is paused: RESUME gives it this deadline)" if row.status == "paused" else ""
+    )
+    return f"the deadline of {name} is now {_when(deadline, cfg)}{paused}"
+
+
+def _example(app: App) -> str:
+    """A DEADLINE for tomorrow at 18:00, as an example."""
+    return f"{app.clock.now() + timedelta(days=1):%Y-%m-%d} 18:00"
+
+
 def _when(deadline: datetime, cfg: GameConfig) -> str:
     """A deadline as the game master reads it: the game's time zone, and UTC."""
     return f"{local(deadline, cfg.timezone)}, {deadline:%H:%M} UTC"
@@ -104,14 +156,14 @@ def _when(deadline: datetime, cfg: GameConfig) -> str:
 
 def check_adjudicate(app: App, conn: Connection, name: str) -> int:
     """The turn to resolve now (raises if the game cannot run one)."""
-    row, _ = _game(app, conn, name)
+    row, _ = game_of(app, conn, name)
     if row.status != "running":
         raise MasterError(f"{name} is {row.status}: RESUME it first")
     return row.turn
 
 
 def replace(app: App, conn: Connection, name: str, player: str, email: str) -> str:
-    row, cfg = _game(app, conn, name)
+    row, cfg = game_of(app, conn, name)
     if not EMAIL.match(email) or re.search(r"[\s<>]", email):
         raise MasterError(f"{email!r} is not an email address")
     seat = _seat(app, conn, name, player)
@@ -129,6 +181,7 @@ def replace(app: App, conn: Connection, name: str, player: str, email: str) -> s
     fresh = next(p for p in app.store.players(conn, name) if p.id == seat.id)
     who = anonymous.shown_in(app, cfg, row, seat.name)
     password_mail(app, conn, cfg, fresh, password, app.engine(cfg.game).title, 0)
+    started = take_over_mail(app, conn, cfg, row, fresh)
     tell_players(
         app,
         conn,
@@ -153,13 +206,15 @@ def replace(app: App, conn: Connection, name: str, player: str, email: str) -> s
         auto="auto-generated",
         game=name,
     )
-    return f"{email} now plays {seat.name} in {name}; a password is on its way"
+    return f"{email} now plays {seat.name} in {name}; a password is on its way" + (
+        ", and the start mail of the seat" if started else ""
+    )
 
 
 def remove(app: App, conn: Connection, name: str, player: str, resigned: bool = False) -> str:
     """The player leaves the game (the game master's REMOVE, or the
     player's own RESIGN); the others are told, and a removed player too."""
-    row, cfg = _game(app, conn, name)
+    row, cfg = game_of(app, conn, name)
     seat = _seat(app, conn, name, player)
     engine = app.engine(row.kind)
     state = engine.remove_player(engine.load_state(row.state), seat.name)
@@ -198,7 +253,7 @@ def remove(app: App, conn: Connection, name: str, player: str, resigned: bool = 
 
 
 def end(app: App, conn: Connection, name: str, why: str = ENDED_BY_MASTER) -> str:
-    _game(app, conn, name)
+    game_of(app, conn, name)
     finish(app, conn, name, why)
     return f"{name} is over"
 
@@ -254,42 +309,6 @@ def _seat(app: App, conn: Connection, name: str, player: str):  # noqa: ANN202
         if p.name.lower() == player.lower() and p.status == "active":
             return p
     raise MasterError(f"no active player called {player!r} in {name}")
-
-
-def status(app: App, conn: Connection, name: str) -> list[str]:
-    """The game as the master sees it: deadline, who has sent orders, READY,
-    missed turns."""
-    row = app.store.game(conn, name)
-    if row is None:
-        raise MasterError(f"there is no game called {name!r}")
-    sent = app.store.submissions_for(conn, name, row.turn, None)
-    ready = app.store.ready_players(conn, name, row.turn)
-    engine = app.engine(row.kind)
-    state = engine.load_state(row.state) if row.state else None
-    phase = engine.phase(state)[1] if state is not None else "not started"
-    cfg = app.game_config(name)
-    deadline = "none"
-    if row.deadline is not None:
-        deadline = f"{row.deadline:%Y-%m-%d %H:%M} UTC"
-        if cfg is not None:
-            deadline += f" ({local(row.deadline, cfg.timezone)})"
-    out = [f"{name}: {phase}, {row.status}, deadline {deadline}"]
-    watching = None if cfg is None else observer_password(app.secret, cfg)
-    if cfg is not None and watching is not None:
-        made = "" if cfg.observer_password else " (made by the server: games.yaml sets none)"
-        out.append(f"  observer password: {watching}{made}")
-    for p in app.store.players(conn, name):
-        flags = []
-        if p.name in sent:
-            flags.append("orders in")
-        if p.name in ready:
-            flags.append("READY")
-        label = with_seat(engine, state, p.name) if state is not None else p.name
-        out.append(
-            f"  {label:<20} {p.email:<28} {p.status:<8} missed {p.missed}"
-            + (f"  ({', '.join(flags)})" if flags else "")
-        )
-    return out
 
 
 # -- by mail -------------------------------------------------------------------------
@@ -356,10 +375,24 @@ def _resume(ctx: GameContext, use: Use) -> str:
     help="move the deadline later (12h, 2d)",
     usage="`EXTEND 12h`",
     cli="`extend 12h`",
-    doc="the deadline moves later",
+    doc="the deadline moves later (from now, if it has passed); DEADLINE sets a time",
 )
 def _extend(ctx: GameContext, use: Use) -> str:
     return extend(ctx.app, ctx.conn, ctx.game, use.arg)
+
+
+@action(
+    "DEADLINE",
+    args="time",
+    help="set the deadline to a time, later or earlier (2026-11-29 18:00)",
+    usage="`DEADLINE 2026-11-29 18:00`",
+    cli="`deadline 2026-11-29 18:00`",
+    doc="the deadline is that time, in the game's time zone (or with one: `UTC`, "
+    "`+01:00`, `America/New_York`; `2026-11-29T18:00` too); earlier than it was, too, "
+    "never before now",
+)
+def _deadline(ctx: GameContext, use: Use) -> str:
+    return set_deadline(ctx.app, ctx.conn, ctx.game, use.arg)
 
 
 @action(
@@ -380,8 +413,10 @@ def _adjudicate(ctx: GameContext, use: Use) -> str:
     help="give a seat to someone new",
     usage="`REPLACE ann WITH new@example.org`",
     cli="`replace ann new@example.org`",
-    doc="someone new takes the seat (same name in the game): a new password goes out, the "
-    "old address is told, old passwords and reply addresses stop working",
+    doc="someone new takes the seat (same name in the game): a new password goes out, then "
+    "the start mail of the seat (what it plays, the position, the deadline, how to write "
+    "orders, the map); the old address is told, old passwords and reply addresses stop "
+    "working",
 )
 def _replace(ctx: GameContext, use: Use) -> str:
     m = re.fullmatch(r"(\S+)\s+(?:with|by|->)\s+(\S+)", use.arg, re.I)
@@ -402,12 +437,55 @@ def _remove(ctx: GameContext, use: Use) -> str:
     return remove(ctx.app, ctx.conn, ctx.game, use.arg.split()[0] if use.arg else "")
 
 
-@action(
-    "END GAME",
-    help="end the game now",
-    cli="`end`",
-    doc="the game ends now; everyone is mailed the final standings (a game with a "
-    "scoreboard is scored as it stands)",
+END_PLAN = (
+    "end {game} at once, for everyone: no more turns; every player, every observer and "
+    "you are mailed the final standings, and nobody wins (a game with a scoreboard is "
+    "scored as it stands). This cannot be undone: a finished game never runs again, "
+    "not even by RESUME, and its players cannot send orders in it."
 )
-def _end(ctx: GameContext, use: Use) -> str:
-    return end(ctx.app, ctx.conn, ctx.game)
+
+
+def _end_check(ctx: Context, game: str) -> Verdict:
+    """END GAME, asked: a game that can end waits for the game master to
+    confirm it from the master address."""
+    try:
+        game_of(ctx.app, ctx.conn, game)
+    except MasterError as exc:
+        return Verdict(game, f"END GAME: {exc}")
+    text = f"END GAME {game}"
+    return Verdict(game, None, text, text, END_PLAN.format(game=game))
+
+
+def _end_confirmed(ctx: Context, game: str) -> str:
+    """END GAME, confirmed by a reply from the game's master address."""
+    cfg = ctx.app.game_config(game)
+    if cfg is None or (cfg.master_email or "").lower() != ctx.sender.lower():
+        return f"END GAME {game}: only its game master ends a game; nothing was done"
+    try:
+        done = end(ctx.app, ctx.conn, game)
+    except MasterError as exc:
+        return f"END GAME {game}: {exc}; nothing was done"
+    ctx.worker.forget()
+    ctx.changed = True
+    return f"END GAME {game}: {done}; everyone is mailed the final standings"
+
+
+confirm.confirmable("END GAME", _end_check, _end_confirmed)
+
+
+@family.command(
+    "END GAME",
+    who=Who.MASTER,
+    help="game master: end the game now, once you confirm",
+    cli="`end` (asks; `--yes` does not)",
+    doc="the game ends now, once you confirm by replying to the mail that asks (it cannot "
+    "be undone); everyone is mailed the final standings (a game with a scoreboard is "
+    "scored as it stands)",
+)
+def _end(ctx: GameContext, use: Use) -> None:
+    verdict = _end_check(ctx, ctx.game)
+    if verdict.answer is not None:
+        ctx.say(f"line {use.line}: {verdict.answer}")
+        return
+    ctx.say(*confirm.ask_by_mail(ctx, [confirm.Pending(use.line, verdict)]))
+    ctx.changed = True

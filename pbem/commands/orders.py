@@ -11,7 +11,7 @@ from sqlalchemy import Connection
 from adjudicator.base import Game
 from pbem import anonymous
 from pbem.app import App
-from pbem.commands import master
+from pbem.commands import master_status
 from pbem.commands.context import GameContext
 from pbem.commands.parse import Section
 from pbem.commands.registry import Family, Use, Who
@@ -36,11 +36,11 @@ def _status_game(arg: str) -> tuple[str, str] | None:
     help="the position and your current orders",
     game_in=_status_game,
     cli="`status`",
-    master_doc="the deadline, who has sent orders or READY, missed turns",
+    master_doc="the deadline, who has sent orders or READY and who still owes them, missed turns",
 )
 def status(ctx: GameContext, use: Use) -> None:
     if ctx.who is Who.MASTER:
-        ctx.reply.status = master.status(ctx.app, ctx.conn, ctx.game)
+        ctx.reply.status = master_status.status(ctx.app, ctx.conn, ctx.game)
     else:
         hide = anonymous.hides(ctx.cfg, ctx.engine, ctx.state)
         ctx.reply.status = status_lines(ctx.engine, ctx.state, ctx.me.name, hide)

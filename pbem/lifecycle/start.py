@@ -20,7 +20,7 @@ from pbem.mail.calendar import FILENAME, MIME, calendar_of
 from pbem.mapdraw import picture, to_png
 from pbem.paths import read_bytes, rules_root
 from pbem.reports import compact_options
-from pbem.store import PlayerRow
+from pbem.store import GameRow, PlayerRow
 from pbem.turns.deadlines import cron_after, first_deadline
 from pbem.turns.localtime import local
 from pbem.words import plural
@@ -93,11 +93,17 @@ def start_mail(
     seated: Sequence[PlayerRow],
     deadline: Any,
     wish: str | None = None,
+    *,
+    taking_over: bool = False,
+    paused: bool = False,
 ) -> None:
     """What a player needs on the first day: the game, the power or colour
     they play (and, if they ranked the powers, how the choice went), the
     first deadline in their own time zone, the orders their units may give
-    with two examples, the rules guide and the map."""
+    with two examples, the rules guide and the map. The same for a player
+    who takes over a seat in a game under way (the game master's REPLACE):
+    the phase being played and its deadline (none while the game is
+    paused)."""
     hide = anonymous.hides(cfg, engine, state)  # gunboat: the others by their seats alone
     view = anonymous.view_of(engine, state, p.name, hide)
     attachments = [(to_png(picture(engine.name, view, ())), "image/png", "map.png")]
@@ -112,7 +118,9 @@ def start_mail(
         conn,
         "started",
         p.email,
-        f"[{cfg.name}] the game starts: you play {with_seat(engine, state, p.name)}",
+        f"[{cfg.name}] "
+        + ("you take over " if taking_over else "the game starts: you play ")
+        + with_seat(engine, state, p.name),
         "started",
         {
             "game": cfg,
@@ -142,12 +150,29 @@ def start_mail(
             "without_orders": engine.without_orders,
             "ticks": engine.clock_ticks,
             "tick": tick_length(cfg, deadline),
+            "taking_over": taking_over,
+            "paused": paused,
         },
         reply_to=app.reply_address(p),
         auto="auto-generated",
         attachments=attachments,
         game=cfg.name,
     )
+
+
+def take_over_mail(app: App, conn: Connection, cfg: GameConfig, row: GameRow, p: PlayerRow) -> bool:
+    """The start mail of a seat, for the player who takes it over in a
+    game under way (REPLACE); False if the game has not started."""
+    if not row.state or row.status not in ("running", "paused"):
+        return False
+    engine = app.engine(cfg.game)
+    state = engine.load_state(row.state)
+    seated = [x for x in app.store.players(conn, cfg.name) if x.status == "active"]
+    paused = row.status == "paused"
+    start_mail(
+        app, conn, cfg, engine, state, p, seated, row.deadline, taking_over=True, paused=paused
+    )
+    return True
 
 
 def tick_length(cfg: GameConfig, deadline: Any) -> str:

@@ -16,6 +16,7 @@ import logging
 import os
 import sys
 import time
+from typing import Any
 
 ENV = "PBEM_LOG"  # quiet, normal or verbose: for the processes started later
 FORMAT = "%(asctime)s.%(msecs)03dZ %(levelname)s %(name)s: %(message)s"
@@ -60,3 +61,21 @@ def _set_up(mode: str) -> None:
     logging.getLogger("alembic").setLevel(logging.WARNING)  # a line per migration otherwise
     # aiosmtpd: a line per SMTP command of every client (1.5 MB for 700 mails)
     logging.getLogger("mail.log").setLevel(logging.DEBUG if mode == "verbose" else logging.WARNING)
+
+
+def announced(app: Any) -> list[str]:
+    """What `pbem serve` says of its games when it starts: where to mail
+    orders, or JOIN; a game that is over is not announced."""
+    with app.store.tx(write=False) as conn:
+        over = {g.name for g in app.config.games if _over(app.store.game(conn, g.name))}
+    return [
+        f"  {g.name}: mail JOIN {g.name} to {app.config.server.address}"
+        if g.lobby
+        else f"  {g.name}: send orders to {app.game_address(g.name)}"
+        for g in app.config.games
+        if g.name not in over
+    ]
+
+
+def _over(row: Any) -> bool:
+    return row is not None and row.status == "finished"

@@ -453,11 +453,8 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
             f"pbem {version()}: listening on {server.host}:{server.port} for {app.domain}; "
             f"mail out: {_outbound(app)}"
         )
-        for g in app.config.games:
-            if g.lobby:
-                _say(f"  {g.name}: mail JOIN {g.name} to {app.config.server.address}")
-            else:
-                _say(f"  {g.name}: send orders to {app.game_address(g.name)}")
+        for line in logs.announced(app):  # not a game that is over
+            _say(line)
         out = app.config.server.outbound
         if not out.host:
             _say(f"  replies land in {out.maildir}/new/")

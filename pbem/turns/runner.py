@@ -444,6 +444,13 @@ def owing(engine: Any, state: Any, seated: list[PlayerRow]) -> dict[str, PlayerR
     return {n: p for n, p in playing(engine, state, seated).items() if n in owe}
 
 
+def orders_in(app: App, conn: Connection, engine: Any, row: GameRow) -> set[str]:
+    """The players with orders standing for the turn being played."""
+    if engine.order_mode is OrderMode.RECEIVED:
+        return set(app.store.submission_queue(conn, row.name, row.turn))
+    return set(app.store.submissions_for(conn, row.name, row.turn, None))
+
+
 def playing(engine: Any, state: Any, seated: list[PlayerRow]) -> dict[str, PlayerRow]:
     """The seated players still in the game (not removed, not out): the
     ones who owe orders."""

@@ -31,6 +31,7 @@ from pbem.lifecycle.seats import seat_of
 from pbem.reports import OBSERVER
 from pbem.store import GameRow, PlayerRow
 from pbem.turns.localtime import local
+from pbem.turns.runner import orders_in
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,7 @@ def _seats(
     this phase and whether their orders are in (yes or no, never what)."""
     row, engine = seen.row, seen.engine
     owe = engine.to_order(state) if row.status == "running" else frozenset()
-    sent = _orders_in(app, conn, engine, row)
+    sent = orders_in(app, conn, engine, row)
     ready = app.store.ready_players(conn, row.name, row.turn)
     return [
         {
@@ -232,13 +233,6 @@ def _seats(
         }
         for p in seated
     ]
-
-
-def _orders_in(app: App, conn: Connection, engine: Game, row: GameRow) -> set[str]:
-    """The players with orders standing for the turn being played."""
-    if engine.order_mode is OrderMode.RECEIVED:
-        return set(app.store.submission_queue(conn, row.name, row.turn))
-    return set(app.store.submissions_for(conn, row.name, row.turn, None))
 
 
 def _my_orders(app: App, conn: Connection, seen: Seen) -> list[str]:

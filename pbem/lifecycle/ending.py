@@ -1,6 +1,8 @@
-"""A game that ends outside a turn (its master's END, its players gone):
-the scores as the position stands, the scoreboard, and one mail to every
-reader with the final words and the board as it ended."""
+"""A game that ends outside a turn (its game master's END GAME, or every
+other player gone): it is marked finished, a scoreboard game is scored as
+it stands, and every player, observer and the game master is mailed the
+final standings (with a calendar file that cancels the deadline) and
+the board as it ended, as each may see it."""
 
 from __future__ import annotations
 
