@@ -125,7 +125,9 @@ def test_rollback_then_extend_and_a_finished_game_refuses(h):
     gm(h, "ROLLBACK\nEXTEND 1d")
     g = h.game()
     assert g.turn == 1 and g.deadline > deadline
-    assert "alpha is over" in gm(h, "END GAME")
+    assert "waits for your confirmation" in gm(h, "END GAME")
+    h.confirm("gm@example.org")
+    assert h.game().status == "finished"
     assert "alpha is over" in gm(h, "ROLLBACK")  # refused plainly
     assert h.game().status == "finished"
 

@@ -30,7 +30,7 @@ from pbem.turns.localtime import local
 
 def rollback(app: App, conn: Connection, name: str) -> str:
     """Take back the last resolved phase of ``name``; what was done."""
-    row, cfg = master._game(app, conn, name)  # refuses a finished game
+    row, cfg = master.game_of(app, conn, name)  # refuses a finished game
     if row.status not in ("running", "paused"):
         raise MasterError(f"{name} has not started: there is no phase to roll back")
     done = [t for t in app.store.turn_phases(conn, name) if t < row.turn]
