@@ -160,3 +160,39 @@ def test_the_forms_shown_are_each_players_own_orders_that_work(seed):
         refused = GAME.read_orders(state, player, "go somewhere").problems[0]
         assert refused.reason == "not_an_order"
         assert list(refused.suggestions) == concrete
+
+
+def test_a_move_its_own_orders_stop_is_warned_on_the_receipt():
+    """Sol -> Alnitak while Alnitak's unit attacks (movement comes before
+    battle, so it still stands there), or holds, or another move goes to
+    Alnitak too: the receipt says the move will not happen, and why; a
+    chain (Alnitak moves away) is not warned."""
+    from dataclasses import replace
+
+    from pbem.words import say
+
+    state = GAME.start(GAME.load_map("six"), ["ann", "bob", "cid"], {}, 1)
+    state = replace(
+        state,
+        owners={**state.owners, "Alnitak": "ann", "Aldebaran": "ann"},
+        units={**state.units, "Alnitak": "ann", "Aldebaran": "ann"},
+    )
+    adj = state.board.adjacency
+    target = next(s for s in sorted(adj["Alnitak"]) if state.owners.get(s) != "ann")
+
+    def notes(text: str) -> list[str]:
+        sheet = GAME.read_orders(state, "ann", text)
+        assert not sheet.problems, sheet.problems
+        return [say("officewars", "notices", n.reason, dict(n.facts)) for n in sheet.warnings]
+
+    said = notes(f"Sol -> Alnitak\nAlnitak x {target}")
+    assert said == [
+        f"Sol moves to Alnitak will not happen: your unit at Alnitak stays this tick "
+        f"(Alnitak attacks {target}), and a move needs its system empty (movement comes "
+        "before battle: an attacking unit still stands in its system)"
+    ], said
+    assert "Alnitak holds (no order for it)" in notes("Sol -> Alnitak")[0]
+    assert "Alnitak" in adj["Aldebaran"]
+    collide = notes("Sol -> Alnitak\nAldebaran -> Alnitak\nAlnitak -> Sol")
+    assert len(collide) == 2 and all("two moves into one system" in n for n in collide)
+    assert notes("Sol -> Alnitak\nAlnitak -> Sol") == []  # a swap moves

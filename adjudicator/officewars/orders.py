@@ -361,7 +361,34 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
             )
             del kept[key]
         kept[key] = parsed
+    notices += _blocking(state, player, kept)
     return OrderSheet(player, tuple(kept.values()), tuple(problems), tuple(notices))
+
+
+def _blocking(state: State, player: str, kept: dict[str, Order]) -> list[Notice]:
+    """Warnings for the sheet's moves that its own orders stop: a move into
+    a system whose unit stays (it holds, with an order or none, supports or
+    attacks: movement comes before battle), or two moves into one system."""
+    out: list[Notice] = []
+    moves = [o for o in kept.values() if isinstance(o, Move)]
+    into: dict[str, list[Move]] = {}
+    for m in moves:
+        into.setdefault(m.to, []).append(m)
+    for m in moves:
+        if len(into[m.to]) > 1:
+            others = [o.canonical() for o in into[m.to] if o is not m]
+            out.append(Notice(m.line, "moves_collide", {"move": m.canonical(), "to": m.to,
+                                                        "other": others[0]}))  # fmt: skip
+            continue
+        if state.units.get(m.to) != player:
+            continue
+        there = kept.get(m.to)
+        if isinstance(there, Move):
+            continue  # it moves away: a chain, a swap
+        stays = there.canonical() if there is not None else f"{m.to} holds (no order for it)"
+        out.append(Notice(m.line, "move_into_staying_unit", {"move": m.canonical(), "to": m.to,
+                                                             "stays": stays}))  # fmt: skip
+    return out
 
 
 def default_orders(
