@@ -18,12 +18,19 @@ from tests.mailharness import free_port, wait_for
 class Serve:
     """`pbem serve ROOT/games.yaml --port PORT` (any free port unless told),
     with the fault points ``fault`` names (PBEM_FAULT), logging warnings
-    only unless not ``quiet``; started when made, once it listens."""
+    only unless not ``quiet``, its environment given ``env`` besides (a
+    PYTHONPATH: another release's code); started when made, once it
+    listens."""
 
     started: list[Serve] = []
 
     def __init__(
-        self, root: Path, port: int | None = None, fault: str = "", quiet: bool = True
+        self,
+        root: Path,
+        port: int | None = None,
+        fault: str = "",
+        quiet: bool = True,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.root = root
         self.port = port or free_port()
@@ -33,7 +40,7 @@ class Serve:
                 [sys.executable, "-m", "pbem.cli", "serve", str(root / "games.yaml"),
                  "--port", str(self.port)] + (["--quiet"] if quiet else []),
                 cwd=root,
-                env=dict(os.environ, PBEM_FAULT=fault),
+                env={**os.environ, "PBEM_FAULT": fault, **(env or {})},
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )  # fmt: skip
