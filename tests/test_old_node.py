@@ -64,9 +64,10 @@ def previous_release(into: Path) -> str:
     added = found.stdout.decode().strip()
     parent = _git("rev-parse", "--verify", "--quiet", f"{added}^").stdout.decode().strip()
     if found.returncode != 0 or not added or not parent:
+        why = found.stderr.decode().strip()
         pytest.skip(
             f"git in {ROOT} has not the commit before {newest} was added "
-            f"(a shallow clone? git fetch --unshallow): {found.stderr.decode().strip()}"
+            f"(a shallow clone? git fetch --unshallow){': ' + why if why else ''}"
         )
     tar = _git("archive", "--format=tar", parent)
     assert tar.returncode == 0, tar.stderr.decode()
