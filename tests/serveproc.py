@@ -18,7 +18,9 @@ from tests.mailharness import free_port, wait_for
 class Serve:
     """`pbem serve ROOT/games.yaml --port PORT ARGS` (any free port unless
     told), with the fault points ``fault`` names (PBEM_FAULT), logging warnings
-    only unless not ``quiet``; started when made, once it listens."""
+    only unless not ``quiet``, its environment given ``env`` besides (a
+    PYTHONPATH: another release's code); started when made, once it
+    listens."""
 
     started: list[Serve] = []
 
