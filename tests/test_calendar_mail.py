@@ -169,7 +169,8 @@ def test_a_turn_run_early_cancels_its_event(h):
 def test_a_game_ended_by_its_master_cancels_its_event(h):
     _, mail = ask(h, ANN)
     old = events(calendar_of(mail))["alpha"]
-    assert "alpha is over" in gm(h, "END GAME")
+    assert "waits for your confirmation" in gm(h, "END GAME")
+    h.confirm("gm@example.org")
     (over,) = [m for m in h.outbox("report", ANN) if m["Subject"] == "[alpha] game over"]
     assert "deadlines.ics, attached, cancels its deadline in your calendar." in h.text(over)
     (ev,) = calendar_of(over).walk("VEVENT")

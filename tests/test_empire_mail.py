@@ -114,6 +114,7 @@ def test_end_game_by_the_master_scores_the_centres_as_they_stand(tmp_path):
     h = Harness(tmp_path, yaml)
     try:
         h.send("gm@example.org", "dip@judge.example", "PASSWORD gm\nEND GAME\n")
+        h.confirm("gm@example.org")  # END GAME waits for the master to confirm it
         assert h.game("dip").status == "finished"
         with h.app.store.tx(write=False) as conn:
             ranking = h.app.store.ranking(conn)

@@ -139,6 +139,7 @@ def test_a_gunboat_phase_by_mail_names_nobody(h):
 def test_the_end_reveals_the_names(h):
     powers = power_of(h)
     h.send(GM, "dip@judge.example", "PASSWORD gm\nEND GAME\n")
+    h.confirm(GM)  # END GAME waits for the master to confirm it
     over = [r for r in h.app.store.outbox_rows("report", f"{NAMES[0]}@example.org")]
     text = whole(over[-1].message)
     assert all(f"{n} ({powers[n]})" in " ".join(text.split()) for n in NAMES[1:3])

@@ -172,6 +172,7 @@ def test_an_observer_asks_for_a_report_again(h):
 
 def test_the_end_of_the_game(h):
     h.send(GM, ALPHA, "PASSWORD gm-secret\nEND GAME\n")
+    h.confirm(GM)  # END GAME waits for the master to confirm it
     over = [m for m in mails(h, "report", WATCHER) if m["Subject"] == "[alpha] game over"]
     check(over[-1], auto="auto-generated", observer=True, precedence=True)
     over = [m for m in mails(h, "report", ANN) if m["Subject"] == "[alpha] game over"]

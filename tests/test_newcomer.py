@@ -160,6 +160,7 @@ def test_players_are_told_what_the_master_does(h):
 
 def test_end_game_by_the_master_says_what_it_is(h):
     h.send(GM, ALPHA, "PASSWORD gm-secret\nEND GAME\n")
+    h.confirm(GM)  # END GAME waits for the master to confirm it
     over = h.last(ANN, "report")
     assert "was ended by its game master" in over and "nobody wins it" in over
     assert "Winners" not in over and "everyone" not in over

@@ -334,6 +334,7 @@ def test_a_paused_game_and_a_finished_one(h):
     h.send(GM, ALPHA, "PASSWORD gm-secret\nRESUME\n")
     next_turn(h)
     h.send(GM, ALPHA, "PASSWORD gm-secret\nEND GAME\n")
+    h.confirm(GM)  # END GAME waits for the master to confirm it
     assert h.game().status == "finished"
     _, body, _ = get(h, "/games/alpha")
     assert "Deadline" not in body and "countdown.js" not in body
