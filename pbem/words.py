@@ -129,7 +129,18 @@ def say(game: str, section: str, code: str, facts: dict[str, Any] | None = None)
                 # {count:system} or {count:army|armies}: "1 system", "2 systems"
                 value = plural(facts[fname], *spec.split("|", 1))
             out.append(repr(facts.get(fname, value)) if conv == "r" else value)
-    return "".join(out)
+    return "".join(out) + _left_out(game, section, facts)
+
+
+def _left_out(game: str, section: str, facts: dict[str, Any]) -> str:
+    """A result whose order left units out, each for its own reason
+    (``refused``: a list of facts, each with its ``code``): each said from
+    the phrasebook's ``refused`` section after the result."""
+    refused = facts.get("refused") if section == "results" else None
+    if not isinstance(refused, list) or not refused:
+        return ""
+    said = [say(game, "refused", str(r.get("code")), dict(r)) for r in refused]
+    return "".join(f"; {s}" for s in said)
 
 
 def plural(count: int, noun: str, many: str | None = None) -> str:

@@ -10,7 +10,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from adjudicator.base import Order, OrderSheet, TurnResult
-from adjudicator.strategic.orders import Attack, Build, Cancel, Declare, Move, Refuel, Status
+from adjudicator.strategic.orders import (
+    Attack,
+    Build,
+    Cancel,
+    Declare,
+    Load,
+    Move,
+    Refuel,
+    Status,
+    Unload,
+)
 from adjudicator.strategic.state import Standing, State
 from adjudicator.strategic.tick import run_tick
 from tests.si_cases import case_id, every_case
@@ -305,6 +315,55 @@ def _flak_and_bombing():
     return s, [order(Attack, s, units=[hb.id], target="N2")]
 
 
+# -- group orders that leave units out (groups.py) -----------------------------------
+
+
+def aboard(s: State, owner: str, kind: str, carrier, uid: str | None = None):
+    u = unit(s, owner, kind, s.grid.name(carrier.square), uid=uid)
+    u.carried_by = carrier.id
+    return u
+
+
+def _left_out():
+    """Each group order does what it can and names each unit it left out:
+    a satellite in a move, a plane beyond its fuel, another's unit, a
+    plane with nowhere to refuel, a zeppelin (no fuel), carried units sent
+    to attack, units that cannot board or find no room, a transport too
+    far to unload, a unit that carries nothing and is not carried."""
+    s = at_war(board(F3="red"))
+    s.cities[sq(s, "F3")].designation = "airport"
+    inf = unit(s, "red", "infantry", "C2")
+    sat = unit(s, "red", "satellite", "B2")
+    far = unit(s, "red", "fighter", "H5", fuel=1)
+    near = unit(s, "red", "fighter", "D5", fuel=3)
+    lost = unit(s, "red", "fighter", "P6", fuel=1)
+    zep = unit(s, "red", "zeppelin", "D2")
+    blue = unit(s, "blue", "infantry", "K2")
+    scout = unit(s, "red", "infantry", "J2")
+    cv = unit(s, "red", "carrier", "K5")
+    ftr = aboard(s, "red", "fighter", cv)
+    tr = unit(s, "red", "transport", "C5")
+    rider = aboard(s, "red", "infantry", tr)
+    step = unit(s, "red", "infantry", "C4")
+    away = unit(s, "red", "infantry", "H3")
+    full = unit(s, "red", "transport", "E5")
+    for _ in range(5):
+        aboard(s, "red", "infantry", full)
+    one, two = unit(s, "red", "infantry", "E4"), unit(s, "red", "infantry", "E4")
+    tr3 = unit(s, "red", "transport", "H6")
+    aboard(s, "red", "infantry", tr3)
+    return s, [
+        order(Move, s, units=[inf.id, sat.id, far.id, blue.id], target="D2"),
+        order(Refuel, s, units=[near.id, zep.id, lost.id]),
+        order(Attack, s, units=[scout.id, ftr.id, rider.id], target="K2"),
+        order(Load, s, units=[step.id, away.id, near.id, rider.id], carrier=tr.id),
+        order(Load, s, units=[one.id, two.id], carrier=full.id),
+        order(Unload, s, units=[tr3.id, inf.id], target="D4"),
+        order(Attack, s, units=[ftr.id], target="K2"),  # take_off_first
+        order(Unload, s, units=[tr3.id], target="D4"),  # unload_beside
+    ]
+
+
 # -- diplomacy and the rest ---------------------------------------------------------
 
 
@@ -342,7 +401,7 @@ CASES = [
         _cannon_into_the_fog, _refusals, _blocked,
         _cannot_attack, _cannot_pay, _builds, _built,
         _build_started_and_dropped, _technology, _diplomacy, _not_in_game, _game_over,
-        _air_refusals, _crashed, _refuelling, _flak_and_bombing,
+        _air_refusals, _crashed, _refuelling, _flak_and_bombing, _left_out,
     )
 ]  # fmt: skip
 

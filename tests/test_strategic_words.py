@@ -58,8 +58,9 @@ def problem_codes() -> set[str]:
 
 
 def notice_codes() -> set[str]:
-    """Every notice reading gives: the codes air.fuel_warning returns."""
-    found = set()
+    """Every notice reading gives: the codes air.fuel_warning returns, and
+    those reading gives units left out of an order."""
+    found = calls(ENGINE / "reading.py", "_never_attacks", 3)
     for node in ast.walk(ast.parse((ENGINE / "air.py").read_text())):
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
@@ -97,7 +98,20 @@ def test_no_phrase_is_left_over():
     assert set(WORDS["results"]) == {r.value for r in Reason}
     assert set(WORDS["events"]) == event_kinds()
     assert set(WORDS["problems"]) == problem_codes()
-    assert set(WORDS["notices"]) == notice_codes() == {"beyond_fuel", "runs_dry"}
+    assert set(WORDS["notices"]) == notice_codes() == {"beyond_fuel", "runs_dry", "left_out"}
+    assert set(WORDS["refused"]) <= {r.value for r in Reason}  # a unit left out: a result code
+
+
+def test_every_unit_left_out_of_a_real_group_order_is_said(ticks):
+    """A group order that left units out names each with its reason, from
+    the ``refused`` phrases, after the result."""
+    codes = set()
+    for _, _, result in ticks:
+        for r in result.results:
+            for one in r.facts.get("refused", ()):
+                codes.add(one["code"])
+                check_said("refused", one["code"], dict(one))
+    assert codes == set(WORDS["refused"]), set(WORDS["refused"]) - codes
 
 
 def test_the_real_ticks_give_every_result_code_and_event_kind(ticks):
@@ -165,6 +179,7 @@ LINES = {
     "no_absence": "away",
     "bad_city_name": "new city build with {unit}",
     "city_name_taken": "new city {city} with {unit}",
+    "never_attacks": "attack A1 with {transport}",
 }
 
 
@@ -177,7 +192,9 @@ def test_every_refused_line_is_said_with_its_facts():
         "bob_city": next(c.name for c in state.cities.values() if c.owner == "bob"),
         "unit": min(u.id for u in state.units.values() if u.owner == "ann"),
         "bob_unit": min(u.id for u in state.units.values() if u.owner == "bob"),
-    }
+        "transport": min(u.id for u in state.units.values()
+                         if u.owner == "ann" and u.kind == "transport"),
+    }  # fmt: skip
     said = {}
     for code, line in LINES.items():
         (problem,) = GAME.read_orders(state, "ann", line.format(**names)).problems

@@ -59,6 +59,7 @@ class Attack(Order):
     units: tuple[str, ...] = ()
     target: int = 0
     target_name: str = ""
+    left_out: tuple[str, ...] = ()  # named, but never attack (attack 0): left out at receipt
 
     @property
     def unit(self) -> str | None:

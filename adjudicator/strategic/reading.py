@@ -148,6 +148,8 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
         (problems if isinstance(read, Problem) else orders).append(read)
         if isinstance(read, Move):
             notices += _fuel_notices(state, read)
+        if isinstance(read, Attack) and read.left_out:
+            notices.append(_never_attacks(state, read.line, read.left_out, "left_out"))
     return OrderSheet(player, tuple(orders), tuple(problems), tuple(notices))
 
 
@@ -162,6 +164,14 @@ def _fuel_notices(state: State, order: Move) -> list[Notice]:
             code = warning.pop("code")
             out.append(Notice(order.line, code, warning))
     return out
+
+
+def _never_attacks(state: State, n: int, ids: tuple[str, ...], code: str) -> Notice:
+    """The units of an attack order that never attack (no attack value:
+    transports, supply ships, engineers, zeppelins; satellites and ICBMs
+    are launched): a notice that they were left out."""
+    kinds = sorted({state.units[u].kind for u in ids})
+    return Notice(n, code, {"units": list(ids), "unit_types": [k.replace("_", " ") for k in kinds]})
 
 
 def _refuse(n: int, line: str, reason: str, kind: ProblemKind, **facts: Any) -> Problem:
@@ -312,8 +322,29 @@ def _read_group(state: State, player: str, n: int, line: str, seq: int, ids_text
     target = _place(state, place_text)
     if target is None:
         return _no_place(state, n, line, place_text)
-    return order(player=player, seq=seq, line=n, units=ids, target=target,
-                 target_name=state.grid.name(target))  # fmt: skip
+    name = state.grid.name(target)
+    if order is Attack:
+        return _attack(state, player, n, line, seq, ids, target)
+    return order(player=player, seq=seq, line=n, units=ids, target=target, target_name=name)
+
+
+def _attack(state: State, player: str, n: int, line: str, seq: int, ids: tuple[str, ...],
+            target: int) -> Order | Problem:  # fmt: skip
+    """An attack order; units that never attack (no attack value: RULINGS.md,
+    an order that can do nothing is refused where the player can see why)
+    are left out, and if none is left the line is refused."""
+    kinds = tables().units
+    never = tuple(u for u in ids if not kinds[state.units[u].kind].attacks)
+    name = state.grid.name(target)
+    if len(never) == len(ids):
+        types = sorted({kinds[state.units[u].kind].name for u in never})
+        launched = [u for u in never if kinds[state.units[u].kind].domain in ("space", "missile")]
+        return _refuse(n, line, "never_attacks", ProblemKind.NOT_ALLOWED, units=list(never),
+                       unit_types=types,
+                       suggest=[f"launch {u} at {name}" for u in launched])  # fmt: skip
+    able = tuple(u for u in ids if u not in never)
+    return Attack(player=player, seq=seq, line=n, units=able, target=target, target_name=name,
+                  left_out=never)  # fmt: skip
 
 
 def _read_move(state: State, player: str, n: int, line: str, seq: int,

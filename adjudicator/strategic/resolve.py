@@ -42,6 +42,8 @@ class Reason(enum.StrEnum):
     AS_NEAR_AS_CAN_BE = "as_near_as_can_be"  # units, square: a ship of their side holds it
     NO_AMMO = "no_ammo"  # units, square, why {unit: no_ammo}: none next to it could strike
     CANNOT_PAY = "cannot_pay"  # cost, left (command points)
+    REFUSED_EACH = "refused_each"  # units, refused [{code, facts}]: every unit of a group
+    # refused for its own reason (groups.py)
     NO_STANDING = "no_standing"  # unit
     # builds (economy.py: its BuildRefused codes are these values)
     BUILD_SET = "build_set"  # city, kind, designation
@@ -77,7 +79,12 @@ class Reason(enum.StrEnum):
     NO_ROOM = "no_room"  # carrier, carrier_type, room (places left), units
     SAY_WHERE = "say_where"  # units, square (at sea: nowhere to set them down)
     NOT_ABOARD = "not_aboard"  # unit: neither carried nor carrying
-    CARRIED_CANNOT_ATTACK = "carried_cannot_attack"  # units
+    CARRIED_CANNOT_ATTACK = "carried_cannot_attack"  # units (and from groups.py: unit,
+    # carrier, carrier_type, at (its square), square (the target))
+    TAKE_OFF_FIRST = "take_off_first"  # unit, carrier, at, square, takeoff: a carried plane
+    # ordered to attack takes off by a move first (to ``takeoff``, next to the target)
+    UNLOAD_BESIDE = "unload_beside"  # unit, units (the riders), carrier, at, square, distance,
+    # beside: unloading sets units down next to the carrier; it sails to ``beside`` first
     NOT_AN_ENGINEER = "not_an_engineer"  # unit, unit_type
     NO_MOBILITY = "no_mobility"  # unit, needed, mobility
     ALREADY_TERRAIN = "already_terrain"  # unit, square, terrain

@@ -29,6 +29,7 @@ from adjudicator.strategic import (
     economy,
     ending,
     engineering,
+    groups,
     launch,
     movement,
     refuelling,
@@ -142,11 +143,17 @@ def _build(state: State, o: Any, rng: Rng, events: list[Event], places: Places) 
 
 
 def _move(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
-    return movement.move(state, o.player, o.units, o.target, o.seq, o.line, events, places, rng)
+    def go(ids: list[str]) -> Any:
+        return movement.move(state, o.player, ids, o.target, o.seq, o.line, events, places, rng)
+
+    return groups.run(state, places, o, go)
 
 
 def _attack(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
-    return combat.attack(state, o.player, o.units, o.target, rng, o.seq, o.line, events, places)
+    def go(ids: list[str]) -> Any:
+        return combat.attack(state, o.player, ids, o.target, rng, o.seq, o.line, events, places)
+
+    return groups.run(state, places, o, go)
 
 
 def _cancel(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
@@ -166,7 +173,10 @@ def _declare(state: State, o: Any, rng: Rng, events: list[Event], places: Places
 
 
 def _refuel(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
-    return refuelling.refuel(state, o.player, o.units, o.seq, o.line, events, places, rng)
+    def go(ids: list[str]) -> Any:
+        return refuelling.refuel(state, o.player, ids, o.seq, o.line, events, places, rng)
+
+    return groups.run(state, places, o, go)
 
 
 def _status(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
@@ -174,7 +184,10 @@ def _status(state: State, o: Any, rng: Rng, events: list[Event], places: Places)
 
 
 def _load(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
-    return carrying.load(state, o.player, o.units, o.carrier or None, events, places, rng)
+    def go(ids: list[str]) -> Any:
+        return carrying.load(state, o.player, ids, o.carrier or None, events, places, rng)
+
+    return groups.run(state, places, o, go)
 
 
 def _unload(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
@@ -182,7 +195,11 @@ def _unload(state: State, o: Any, rng: Rng, events: list[Event], places: Places)
         return movement.move(state, o.player, ids, target, o.seq, o.line, events, places, rng)
 
     target = o.target if o.target_name else None
-    return carrying.unload(state, o.player, o.units, target, events, places, move)
+
+    def go(ids: list[str]) -> Any:
+        return carrying.unload(state, o.player, ids, target, events, places, move)
+
+    return groups.run(state, places, o, go)
 
 
 def _terrain(state: State, o: Any, rng: Rng, events: list[Event], places: Places) -> Any:
