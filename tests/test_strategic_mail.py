@@ -247,3 +247,26 @@ def history_mails_back_a_tick_report_by_its_clock(isles):
     # bob's list holds only his own reports: which ticks mailed ann is not his to know
     isles.send(BOB, ISLES, f"PASSWORD {isles.password(BOB, 'isles')}\nHISTORY day 1, 00:30\n")
     assert "day 1, 00:30" not in isles.last(BOB).split("reports kept:")[1]
+
+
+def test_an_attack_by_units_that_never_attack_is_refused_on_the_receipt(isles):
+    """By mail: a transport (attack 0) sent to attack is refused on the
+    receipt, where it was accepted and failed at the tick; in a group it
+    is left out on the receipt and the others' order stands."""
+    s = state(isles)
+    mine = sorted(s.units.values(), key=lambda u: u.id)
+    tr = next(u.id for u in mine if u.owner == "bob" and u.kind == "transport")
+    inf = next(u.id for u in mine if u.owner == "bob" and u.kind == "infantry")
+    pw = isles.password(BOB, "isles")
+    isles.send(BOB, ISLES, f"PASSWORD {pw}\nattack A1 with {tr}\nattack A1 with {inf} {tr}\n")
+    receipt = " ".join(isles.last(BOB).split())
+    assert (
+        f'line 2: "attack A1 with {tr}": refused, as it could do nothing: units of these types'
+        f" never attack (attack 0): transport ({tr}); attack with units that have an attack,"
+        " and move these with a move order"
+    ) in receipt
+    assert f"line 3: attack A1 with {inf} " in receipt  # understood, without the transport
+    assert (
+        "Note: line 3: left out of this attack, as units of these types never attack"
+        f" (attack 0): transport ({tr}); the others named attack"
+    ) in receipt

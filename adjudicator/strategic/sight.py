@@ -880,7 +880,20 @@ def city_entry(state: State, city: City, known: bool, mine: bool) -> dict[str, A
     }
     if mine:
         entry.update(build=city.build, next_build=city.next_build, progress=city.progress)
+        if city.build is None and city.owner is not None:  # taken from a neutral, say
+            entry["starts"] = _first_build(state, city)
     return entry
+
+
+def _first_build(state: State, city: City) -> str | None:
+    """What a city of its owner that builds nothing starts at the next
+    tick (economy.complete_builds): the cheapest unit its designation
+    allows, or None (none within the owner's technology; a base)."""
+    from adjudicator.strategic.economy import cheapest  # it asks nothing of sight
+
+    assert city.owner is not None
+    first = cheapest(state.nations[city.owner], city.designation)
+    return None if first is None else first.key
 
 
 def nation_entry(state: State, n: Nation) -> dict[str, Any]:
