@@ -139,7 +139,7 @@ def _left_out(game: str, section: str, facts: dict[str, Any]) -> str:
     refused = facts.get("refused") if section == "results" else None
     if not isinstance(refused, list) or not refused:
         return ""
-    said = [say(game, "refused", str(r.get("code")), dict(r)) for r in refused]
+    said = [say(game, "refused", str(r["code"]), r) for r in refused if isinstance(r, dict)]
     return "".join(f"; {s}" for s in said)
 
 
