@@ -150,9 +150,19 @@ CASES: list[tuple[str, Callable[[], State], str, list[str]]] = [
         far_transport,
         "unload tr3 to D4",
         [
-            "unload tr3 to D4: refused: unloading sets inf4 down only on a square next to tr3,"
-            " and D4 is 4 squares from it at H6; sail it there first: write"
-            ' "move tr3 to E5", then "unload tr3 to D4" (nothing paid)',
+            "unload tr3 to D4: refused: land units step ashore only next to their transport,"
+            " and from tr3 at H6 no way over land leads to D4, 4 squares off (inf4 aboard);"
+            ' sail it there first: write "move tr3 to E5", then "unload tr3 to D4" (nothing'
+            " paid)",
+        ],
+    ),
+    (
+        "unloading near a coast: ashore next to the transport, then on over land",
+        far_transport,
+        "move tr3 to C5\nunload tr3 to E3",
+        [
+            "move tr3 to C5: done: tr3 at C5 now (1 command point paid, 513 left)",
+            "unload tr3 to E3: done: inf4 at E3 now (1 command point paid, 512 left)",
         ],
     ),
     (
@@ -161,9 +171,10 @@ CASES: list[tuple[str, Callable[[], State], str, list[str]]] = [
         "unload tr3 inf1 to D4",
         [
             "unload tr3 inf1 to D4: refused: none of tr3, inf1 could carry it out (nothing"
-            " paid); not for tr3: unloading sets inf4 down only on a square next to tr3, and"
-            ' D4 is 4 squares from it at H6; sail it there first: write "move tr3 to E5",'
-            ' then "unload tr3 to D4"; not for inf1: it neither carries nor is carried by'
+            " paid); not for tr3: land units step ashore only next to their transport, and"
+            " from tr3 at H6 no way over land leads to D4, 4 squares off (inf4 aboard); sail"
+            ' it there first: write "move tr3 to E5", then "unload tr3 to D4"; not for inf1:'
+            " it neither carries nor is carried by"
             " anything",
         ],
     ),

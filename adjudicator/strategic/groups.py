@@ -168,8 +168,9 @@ def _unloading(state: State, places: Places, order: Any, unit: Unit) -> Refusal 
         return None  # set down where it stands, or off a ship in port: a move over land
     if state.grid.distance(carrier.square, order.target) <= 1:
         return None
-    if all(air.flies(r.kind) for r in riders):
-        return None  # planes fly off a carrier: a move from its square
+    walkers = [r for r in riders if not air.flies(r.kind)]  # planes fly off: a move
+    if all(find_path(state, places, r, order.target, 0, False) is not None for r in walkers):
+        return None  # ashore next to it, then on over land: a move from its square
     way = find_path(state, places, carrier, order.target, 1)
     if not way:
         return None  # no way by sea: the move says so (no way leads there)

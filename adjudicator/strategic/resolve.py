@@ -84,7 +84,8 @@ class Reason(enum.StrEnum):
     TAKE_OFF_FIRST = "take_off_first"  # unit, carrier, at, square, takeoff: a carried plane
     # ordered to attack takes off by a move first (to ``takeoff``, next to the target)
     UNLOAD_BESIDE = "unload_beside"  # unit, units (the riders), carrier, at, square, distance,
-    # beside: unloading sets units down next to the carrier; it sails to ``beside`` first
+    # beside: land units step ashore only next to their transport at sea, and no way over
+    # land leads from there to the square: it sails to ``beside`` first
     NOT_AN_ENGINEER = "not_an_engineer"  # unit, unit_type
     NO_MOBILITY = "no_mobility"  # unit, needed, mobility
     ALREADY_TERRAIN = "already_terrain"  # unit, square, terrain
