@@ -53,6 +53,7 @@ def refuel_three() -> State:
     unit(s, "red", "fighter", "D5", uid="ftr6", fuel=3)
     unit(s, "red", "fighter", "G5", uid="ftr7", fuel=4)
     unit(s, "red", "heavy_bomber", "P6", uid="hb8", fuel=1)
+    unit(s, "red", "zeppelin", "D2", uid="zep9")
     return s
 
 
@@ -214,13 +215,37 @@ CASES: list[tuple[str, Callable[[], State], str, list[str]]] = [
         movers,
         "move inf1 sat2 ftr3 to D2",
         [
+            "Note: line 1: left out of this move, as units of these types are launched,"
+            " never moved: spy satellite (sat2); the others named move",
             "Note: line 1: ftr3 has fuel for 1 square now and D2 is at least 4 squares away:"
             " when the move runs, ftr3 stays where it is (and the rest goes) unless it has"
             " refuelled by then",
-            "move inf1 sat2 ftr3 to D2: done: inf1 at D2 now (1 command point paid, 513 left); not"
-            " for sat2: a spy satellite is launched, not moved (launch sat2 at a square); not"
+            "move inf1 ftr3 to D2: done: inf1 at D2 now (1 command point paid, 513 left); not"
             " for ftr3: it has fuel for 1 square and D2 is 4 squares away by the shortest way"
             " it may fly; send it to refuel first (refuel ftr3)",
+        ],
+    ),
+    (
+        "a satellite alone is refused on the receipt, with the launch that would work",
+        movers,
+        "move sat2 to D2",
+        [
+            'line 1: "move sat2 to D2": refused, as it could do nothing: units of these types'
+            " are launched, never moved: spy satellite (sat2) (did you mean: launch sat2 at"
+            " D2?)",
+        ],
+    ),
+    (
+        "a zeppelin needs no fuel: left out of a refuel on the receipt, refused alone",
+        refuel_three,
+        "refuel zep9 ftr6\nrefuel zep9",
+        [
+            'line 2: "refuel zep9": refused, as it could do nothing: units of these types need'
+            " no fuel (only planes refuel, and not zeppelins): zeppelin (zep9)",
+            "Note: line 1: left out of this order, as units of these types need no fuel (only"
+            " planes refuel, and not zeppelins): zeppelin (zep9); the others named refuel",
+            "refuel ftr6: done: ftr6 sent to the nearest place each can refuel: F3; arrived"
+            " and refuelled: ftr6; still on the way: nobody (1 command point paid, 514 left)",
         ],
     ),
     (

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from adjudicator.base import Outcome
+from adjudicator.strategic import unfit
+from adjudicator.strategic.board import new_unit
 from adjudicator.strategic.game import GAME
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import tables
@@ -53,14 +55,15 @@ def event_kinds() -> set[str]:
 
 
 def problem_codes() -> set[str]:
-    """Every reason reading.py refuses a line with."""
-    return calls(ENGINE / "reading.py", "_refuse", 2)
+    """Every reason reading.py refuses a line with (unfit.py's: units an
+    order's kind keeps out)."""
+    return calls(ENGINE / "reading.py", "_refuse", 2) | unfit.PROBLEMS
 
 
 def notice_codes() -> set[str]:
     """Every notice reading gives: the codes air.fuel_warning returns, and
     those reading gives units left out of an order."""
-    found = calls(ENGINE / "reading.py", "_never_attacks", 3)
+    found = set(unfit.NOTICES)
     for node in ast.walk(ast.parse((ENGINE / "air.py").read_text())):
         if isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values, strict=True):
@@ -98,7 +101,8 @@ def test_no_phrase_is_left_over():
     assert set(WORDS["results"]) == {r.value for r in Reason}
     assert set(WORDS["events"]) == event_kinds()
     assert set(WORDS["problems"]) == problem_codes()
-    assert set(WORDS["notices"]) == notice_codes() == {"beyond_fuel", "runs_dry", "left_out"}
+    assert set(WORDS["notices"]) == notice_codes()
+    assert notice_codes() == {"beyond_fuel", "runs_dry", "left_out", "not_moved", "no_fuel_needed"}
     assert set(WORDS["refused"]) <= {r.value for r in Reason}  # a unit left out: a result code
 
 
@@ -180,6 +184,8 @@ LINES = {
     "bad_city_name": "new city build with {unit}",
     "city_name_taken": "new city {city} with {unit}",
     "never_attacks": "attack A1 with {transport}",
+    "launched_not_moved": "move {satellite} to A1",
+    "needs_no_fuel": "refuel {unit}",
 }
 
 
@@ -187,7 +193,10 @@ def test_every_refused_line_is_said_with_its_facts():
     """Reading refuses a line with a code and facts; each reads in words,
     and a unit of another nation is refused as no unit of yours."""
     state = GAME.start(GAME.load_map("islands"), ["ann", "bob", "cid"], {}, 11)
+    sat = new_unit(state, "ann", "satellite", min(c for c, x in state.cities.items()
+                                                   if x.owner == "ann"))  # fmt: skip
     names = {
+        "satellite": sat.id,
         "city": next(c.name for c in state.cities.values() if c.owner == "ann"),
         "bob_city": next(c.name for c in state.cities.values() if c.owner == "bob"),
         "unit": min(u.id for u in state.units.values() if u.owner == "ann"),

@@ -39,6 +39,7 @@ class Move(Order):
     units: tuple[str, ...] = ()
     target: int = 0
     target_name: str = ""
+    left_out: tuple[str, ...] = ()  # named, but launched, never moved: left out at receipt
 
     @property
     def unit(self) -> str | None:
@@ -216,6 +217,7 @@ class Refuel(Order):
     fuel (air.py)."""
 
     units: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()  # named, but need no fuel: left out at receipt
 
     @property
     def unit(self) -> str | None:

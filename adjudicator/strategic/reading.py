@@ -51,7 +51,7 @@ from adjudicator.base import (
     closest_names,
     is_absence_line,
 )
-from adjudicator.strategic import air
+from adjudicator.strategic import air, unfit
 from adjudicator.strategic.engineering import good_name, name_free
 from adjudicator.strategic.orders import (
     Attack,
@@ -145,11 +145,11 @@ def read_orders(state: State, player: str, text: str, seq: int = 0) -> OrderShee
         if not line or line.startswith("#"):
             continue
         read = _read_line(state, player, n, line, seq)
+        if not isinstance(read, Problem):
+            read, notices = _sorted_out(state, n, line, read, notices)
         (problems if isinstance(read, Problem) else orders).append(read)
         if isinstance(read, Move):
             notices += _fuel_notices(state, read)
-        if isinstance(read, Attack) and read.left_out:
-            notices.append(_never_attacks(state, read.line, read.left_out, "left_out"))
     return OrderSheet(player, tuple(orders), tuple(problems), tuple(notices))
 
 
@@ -166,12 +166,19 @@ def _fuel_notices(state: State, order: Move) -> list[Notice]:
     return out
 
 
-def _never_attacks(state: State, n: int, ids: tuple[str, ...], code: str) -> Notice:
-    """The units of an attack order that never attack (no attack value:
-    transports, supply ships, engineers, zeppelins; satellites and ICBMs
-    are launched): a notice that they were left out."""
-    kinds = sorted({state.units[u].kind for u in ids})
-    return Notice(n, code, {"units": list(ids), "unit_types": [k.replace("_", " ") for k in kinds]})
+def _sorted_out(state: State, n: int, line: str, order: Order,
+                notices: list[Notice]) -> tuple[Order | Problem, list[Notice]]:  # fmt: skip
+    """The order without the units its kind keeps out whatever the
+    position (unfit.py), with a note naming them; refused if none is left."""
+    done = unfit.sort_out(state, order)
+    if isinstance(done, tuple):
+        code, facts, suggest = done
+        return _refuse(n, line, code, ProblemKind.NOT_ALLOWED, suggest=suggest, **facts), notices
+    out = getattr(done, "left_out", ())
+    if out:
+        code = unfit.RULES[type(done)].notice
+        notices = [*notices, Notice(n, code, unfit.facts(state, out))]
+    return done, notices
 
 
 def _refuse(n: int, line: str, reason: str, kind: ProblemKind, **facts: Any) -> Problem:
@@ -322,29 +329,8 @@ def _read_group(state: State, player: str, n: int, line: str, seq: int, ids_text
     target = _place(state, place_text)
     if target is None:
         return _no_place(state, n, line, place_text)
-    name = state.grid.name(target)
-    if order is Attack:
-        return _attack(state, player, n, line, seq, ids, target)
-    return order(player=player, seq=seq, line=n, units=ids, target=target, target_name=name)
-
-
-def _attack(state: State, player: str, n: int, line: str, seq: int, ids: tuple[str, ...],
-            target: int) -> Order | Problem:  # fmt: skip
-    """An attack order; units that never attack (no attack value: RULINGS.md,
-    an order that can do nothing is refused where the player can see why)
-    are left out, and if none is left the line is refused."""
-    kinds = tables().units
-    never = tuple(u for u in ids if not kinds[state.units[u].kind].attacks)
-    name = state.grid.name(target)
-    if len(never) == len(ids):
-        types = sorted({kinds[state.units[u].kind].name for u in never})
-        launched = [u for u in never if kinds[state.units[u].kind].domain in ("space", "missile")]
-        return _refuse(n, line, "never_attacks", ProblemKind.NOT_ALLOWED, units=list(never),
-                       unit_types=types,
-                       suggest=[f"launch {u} at {name}" for u in launched])  # fmt: skip
-    able = tuple(u for u in ids if u not in never)
-    return Attack(player=player, seq=seq, line=n, units=able, target=target, target_name=name,
-                  left_out=never)  # fmt: skip
+    return order(player=player, seq=seq, line=n, units=ids, target=target,
+                 target_name=state.grid.name(target))  # fmt: skip
 
 
 def _read_move(state: State, player: str, n: int, line: str, seq: int,
