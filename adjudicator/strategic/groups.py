@@ -84,6 +84,8 @@ def _moving(state: State, places: Places, order: Any, unit: Unit) -> Refusal | N
     kind = tables().unit(unit.kind)
     if kind.domain not in MOVES_BY_ORDER:
         return Reason.CANNOT_MOVE, {"unit": unit.id, "unit_type": unit.kind}
+    if len(order.units) == 1:
+        return None  # alone, the order itself says so (a way searched once, not twice)
     near = 1 if isinstance(order, Attack) else 0
     return fuel_refusal(state, places, [unit], order.target, near)
 
