@@ -32,9 +32,12 @@
 Orders run in the order received, at the next tick. What can be checked
 now is checked now (your units, the names of squares, cities, unit types
 and nations); what depends on the position then (mobility, the way there,
-command points) is checked when the order runs. A move of an air unit
-further than its fuel, or one that would leave it without fuel away from
-any place to refuel, is accepted with a warning (a notice).
+command points) is checked when the order runs. What a unit's type rules
+out (an attack by units with attack 0, a move of what is launched, a
+refuel of what needs no fuel: unfit.py) is refused now, or, named with
+others, left out with a notice. A move of an air unit further than its
+fuel, or one that would leave it without fuel away from any place to
+refuel, is accepted with a warning (a notice).
 """
 
 from __future__ import annotations
