@@ -270,3 +270,25 @@ def test_an_attack_by_units_that_never_attack_is_refused_on_the_receipt(isles):
         "Note: line 3: left out of this attack, as units of these types never attack"
         f" (attack 0): transport ({tr}); the others named attack"
     ) in receipt
+
+
+def test_a_group_order_names_each_unit_it_left_out_in_the_tick_report(isles):
+    """By mail: an unload naming a transport that carries nothing and an
+    infantry that is not aboard is refused, at no cost, and bob's tick
+    report names each with its reason (where it said only the first)."""
+    s = state(isles)
+    mine = sorted(s.units.values(), key=lambda u: u.id)
+    tr = next(u.id for u in mine if u.owner == "bob" and u.kind == "transport")
+    inf = next(u.id for u in mine if u.owner == "bob" and u.kind == "infantry")
+    command = s.nations["bob"].command
+    pw = isles.password(BOB, "isles")
+    isles.send(BOB, ISLES, f"PASSWORD {pw}\nunload {tr} {inf}\n")
+    isles.advance(minutes=15)
+    report = " ".join(isles.text(isles.report(BOB, "isles")).split())
+    assert (
+        f"unload {tr} {inf}: refused: none of {tr}, {inf} could carry it out (nothing paid);"
+        f" not for {tr}: it neither carries nor is carried by anything; not for {inf}: it"
+        " neither carries nor is carried by anything"
+    ) in report
+    gained = state(isles).nations["bob"].command - command
+    assert 0 < gained <= 15  # the tick's command points, nothing paid for the unload
