@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from math import ceil, hypot
+from math import ceil, cos, hypot, pi, sin
 from typing import Any
 
 from adjudicator.base import OrderResult, View
@@ -180,8 +180,7 @@ def draw(view: View, results: Sequence[OrderResult]) -> Scene:
     layout = layout_of(frame, board)
     letters, glyphs = cities(scene, frame, board, colours, layout)
     scorched_cities(scene, frame, board)
-    under, over = orders(frame, board, results, colours)
-    scene.add(*under)
+    scene.add(*orders(frame, board, results, colours))
     scene.add(*glyphs)  # the cities' letters over the arrows that pass
     stars = _stars(frame, board, colours, layout)
     if not layout.roomy:
@@ -189,7 +188,6 @@ def draw(view: View, results: Sequence[OrderResult]) -> Scene:
     drawn = units(scene, frame, board["units"], colours, layout)
     if layout.roomy:
         scene.add(*stars)  # in a corner of its own, beside the units' marks
-    scene.add(*over)
     satellites(scene, frame, board, colours)
     every_name = want_names(scene, frame, board)
     scene.legend = legend(scene, board, colours, grounds, letters, drawn, every_name)
@@ -675,15 +673,16 @@ ACTIONS = {Move: "move", Attack: "attack", Unload: "move"}  # an unload: a move 
 
 
 def orders(frame: Frame, board: Mapping[str, Any], results: Sequence[OrderResult],
-           colours: Mapping[str, str]) -> tuple[list[Item], list[Item]]:  # fmt: skip
+           colours: Mapping[str, str]) -> list[Item]:  # fmt: skip
     """The arrows of this tick's moves, unloads to a square and attacks:
     from where each unit started (as the result says; else where it
     stands) to its target, dashed where it failed, and a ring round a unit
     that arrived where it stood. Only the viewer's own units' orders: the
     view must hold the unit as its own. An attack that went ahead is a line
     to a crosshair on its target (a unit's mark would hide an arrow's
-    head). Returns what goes under the units (the lines) and over them
-    (crosshairs, rings)."""
+    head). Returns the lines, then the crosshairs and rings: all drawn
+    under the cities' letters and the units' marks (the rings and
+    crosshairs go round a mark, so no letter beside them is covered)."""
     own = {e["id"]: e for e in board["units"] if e["status"] == "own"}
     size = frame.columns * frame.rows
     under: list[Item] = []
@@ -710,8 +709,8 @@ def orders(frame: Frame, board: Mapping[str, Any], results: Sequence[OrderResult
                 aimed.add((target, fill))
                 over.extend(crosshair(frame, target, fill))
             elif start == target and fate == "arrived":
-                over.append(_ring(frame, target, fill))
-    return under, over
+                over.extend(_ring(frame, target, fill))
+    return under + over
 
 
 def _movers(board: Mapping[str, Any], own: Mapping[str, Mapping[str, Any]],
@@ -720,13 +719,19 @@ def _movers(board: Mapping[str, Any], own: Mapping[str, Mapping[str, Any]],
     carrier, as the result names them, else those the order names), each
     with where it started and its fate. A unit carried stands where its
     carrier does; one carried is left out of a move (its carrier's arrow is
-    its own), not of an unload."""
+    its own), not of an unload. A unit lost on the way is gone from the
+    view: its arrow starts where the result says it set off."""
     unload = isinstance(res.order, Unload)
     named = res.facts.get("units") if unload else None
     ids = named if isinstance(named, list) and named else res.order.units  # type: ignore[attr-defined]
     for uid in dict.fromkeys(ids):
         e = own.get(uid)
-        if e is None or e["owner"] != res.order.player or (e.get("carried_by") and not unload):
+        if e is None:
+            start = _started(board, res, uid, -1)
+            if start >= 0:
+                yield start, _fate(res, uid)
+            continue
+        if e["owner"] != res.order.player or (e.get("carried_by") and not unload):
             continue
         yield _started(board, res, uid, e["square"]), _fate(res, uid)
 
@@ -766,11 +771,34 @@ def _started(board: Mapping[str, Any], res: OrderResult, uid: str, now: int) -> 
     return now
 
 
-def _ring(frame: Frame, square: int, fill: str) -> Circle:
+def _ring(frame: Frame, square: int, fill: str) -> list[Item]:
     x, y = frame.centre(square)
     r = max(frame.cell * 0.62, 3.0)
-    return Circle(x, y, r, "none", "arrived", fill, max(1.0, min(2.0, frame.cell * 0.15)),
-                  "order")  # fmt: skip
+    return _round(frame, x, y, r, fill, "arrived", max(1.0, min(2.0, frame.cell * 0.15)))
+
+
+def _round(frame: Frame, x: float, y: float, r: float, fill: str, kind: str,
+           width: float) -> list[Item]:  # fmt: skip
+    """An unfilled ring round (x, y); one that would run over the grid's
+    edge is drawn as its parts inside the grid (lines round it)."""
+    box = (frame.x(0), frame.y(0), frame.right, frame.bottom)
+    reach = r + width / 2
+    if _inside((x - reach, y - reach), box) and _inside((x + reach, y + reach), box):
+        return [Circle(x, y, r, "none", kind, fill, width, "order")]
+    lines: list[Item] = []
+    run: list[Point] = []
+    for k in range(33):
+        p = (x + r * cos(2 * pi * k / 32), y + r * sin(2 * pi * k / 32))
+        if _inside((p[0] - width / 2, p[1] - width / 2), box) and _inside(
+            (p[0] + width / 2, p[1] + width / 2), box):  # fmt: skip
+            run.append(p)
+            continue
+        if len(run) > 1:
+            lines.append(Line(tuple(run), fill, kind, width, role="order"))
+        run = []
+    if len(run) > 1:
+        lines.append(Line(tuple(run), fill, kind, width, role="order"))
+    return lines
 
 
 def route(frame: Frame, start: int, target: int, fill: str, ok: bool, action: str,
@@ -804,14 +832,19 @@ def route(frame: Frame, start: int, target: int, fill: str, ok: bool, action: st
 
 
 def crosshair(frame: Frame, square: int, fill: str) -> list[Item]:
-    """The mark of a square attacked: a ring with four ticks round it."""
+    """The mark of a square attacked: a ring with four ticks round it (at
+    the grid's edge, only what is inside the grid)."""
     x, y = frame.centre(square)
     r = max(frame.cell * 0.6, 3.0)
     width = max(1.0, min(2.0, frame.cell * 0.15))
-    out: list[Item] = [Circle(x, y, r, "none", "attack", fill, width, "order")]
+    out = _round(frame, x, y, r, fill, "attack", width)
+    box = (frame.x(0) + width / 2, frame.y(0) + width / 2, frame.right - width / 2,
+           frame.bottom - width / 2)  # fmt: skip
     for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        out.append(Line(((x + dx * r * 0.55, y + dy * r * 0.55), (x + dx * r * 1.3,
-                    y + dy * r * 1.3)), fill, "attack", width, role="order"))  # fmt: skip
+        tick = _clip((x + dx * r * 0.55, y + dy * r * 0.55), (x + dx * r * 1.3, y + dy * r * 1.3),
+                     box)  # fmt: skip
+        if tick is not None:
+            out.append(Line(tick, fill, "attack", width, role="order"))
     return out
 
 
