@@ -79,6 +79,8 @@ def isles_ticks(state):
         water = [q for q in state.grid.neighbours(transport.square)
                  if q not in state.board.land]  # fmt: skip
         boards.new_unit(state, nation, "destroyer", water[0])
+    target = min(c.square for c in state.cities.values() if c.owner == "lee")
+    sat = boards.new_unit(state, "kim", "satellite", transport_of(state, "kim"))
     out = []
     for n in range(2):
         orders = {}
@@ -95,10 +97,17 @@ def isles_ticks(state):
             if any(u.carried_by == transport.id for u in own) and land:
                 lines.append(f"unload {transport.id} to {state.grid.name(land[0])}")
             orders[nation] = "\n".join(lines)
+        if n == 0:  # kim's satellite over lee's port, its transport and infantry there
+            orders["kim"] += f"\nlaunch {sat.id} to {state.grid.name(target)}"
         result = tick(state, orders, 900 + n)
         out.append((state, result))
         state = result.state
     return out
+
+
+def transport_of(state, nation: str) -> int:
+    return next(u.square for u in state.units.values()
+                if u.owner == nation and u.kind == "transport")  # fmt: skip
 
 
 def svg_of(result, viewer: str) -> str:

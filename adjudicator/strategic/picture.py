@@ -181,14 +181,14 @@ def draw(view: View, results: Sequence[OrderResult]) -> Scene:
     letters, glyphs = cities(scene, frame, board, colours, layout)
     scorched_cities(scene, frame, board)
     scene.add(*orders(frame, board, results, colours))
-    scene.add(*glyphs)  # the cities' letters over the arrows that pass
+    satellites(scene, frame, board, colours)  # the edges of their sight, under letters and marks
     stars = _stars(frame, board, colours, layout)
     if not layout.roomy:
-        scene.add(*stars)  # small in a corner, under the units' marks
+        scene.add(*stars)  # small in a corner, under the city's letter and the units' marks
+    scene.add(*glyphs)  # the cities' letters over the arrows that pass
     drawn = units(scene, frame, board["units"], colours, layout)
     if layout.roomy:
         scene.add(*stars)  # in a corner of its own, beside the units' marks
-    satellites(scene, frame, board, colours)
     every_name = want_names(scene, frame, board)
     scene.legend = legend(scene, board, colours, grounds, letters, drawn, every_name)
     return scene

@@ -9,7 +9,8 @@ the star top right, the units' marks in the corners left (bottom right
 first). Where half a square is too small for letters (``roomy`` false),
 the old way: a unit stands in the middle of its city (the city a frame
 round it, its letter left out), several owners' marks in the corners and
-the star small in the top right corner, under the units' marks.
+the star small in the top right corner, under the city's letter and the
+units' marks.
 """
 
 from __future__ import annotations
@@ -63,8 +64,9 @@ class Layout:
 
     def star(self, square: int) -> Spot:
         """Where a satellite's star over the square goes."""
-        if not self.roomy:
-            return self._spot(square, TOP_RIGHT)
+        if not self.roomy:  # a little over the corner of a quarter: small squares, small stars
+            x, y = self.centre(square)
+            return Spot(x + self.cell * 0.3, y - self.cell * 0.3, 0.7)
         return self._spot(square, TOP_RIGHT if self._shared(square) else None)
 
     def groups(self, square: int) -> list[Spot]:

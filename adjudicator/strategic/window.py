@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 
+NEAR = 3  # a cut through land goes where the fewest squares of land are this close
+
 
 @lru_cache(maxsize=16)
 def window(land: frozenset[int], width: int, height: int) -> tuple[int, int]:
@@ -37,8 +39,9 @@ def best_cut(n: int, m: int, land: Iterable[tuple[int, int]]) -> int:
     board ``m`` across. A cut before position ``a`` splits the squares of
     land at ``a - 1`` that touch land at ``a`` (across included, wrapping);
     fewest first, then the one deepest in water (the most all-water
-    positions on its nearer side), then the one next to the least land,
-    then position 0, then the lowest."""
+    positions on its nearer side), or with no water there the one with
+    the least land within NEAR positions (clear of the coasts), then
+    position 0, then the lowest."""
     if n < 3:
         return 0
     squares = set(land)
@@ -50,10 +53,13 @@ def best_cut(n: int, m: int, land: Iterable[tuple[int, int]]) -> int:
         if any((nxt, (b + d) % m) in squares for d in (-1, 0, 1)):
             split[nxt] += 1
     before, after = _water_runs(count)
-    return min(
-        range(n),
-        key=lambda a: (split[a], -min(before[a], after[a]), count[a - 1] + count[a], a != 0, a),
-    )
+
+    def key(a: int) -> tuple[int, int, int, bool, int]:
+        clear = min(before[a], after[a])
+        near = 0 if clear else sum(count[(a + d) % n] for d in range(-NEAR, NEAR))
+        return split[a], -clear, near, a != 0, a
+
+    return min(range(n), key=key)
 
 
 def _water_runs(count: list[int]) -> tuple[list[int], list[int]]:
