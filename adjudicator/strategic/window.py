@@ -17,7 +17,7 @@ terrain can move it, as that changes the board everyone sees.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from functools import lru_cache
 
 NEAR = 3  # a cut through land goes where the fewest squares of land are this close
@@ -27,31 +27,34 @@ NEAR = 3  # a cut through land goes where the fewest squares of land are this cl
 def window(land: frozenset[int], width: int, height: int) -> tuple[int, int]:
     """The column and the row drawn first for a board of ``width`` x
     ``height`` whose land is ``land`` (squares: row * width + column)."""
-    coords = [divmod(sq, width) for sq in land]  # (row, column)
-    column = best_cut(width, height, ((c, r) for r, c in coords))
-    row = best_cut(height, width, coords)
-    return column, row
+    columns, rows = [0] * width, [0] * height  # each a bit for each square of land across it
+    for sq in land:
+        row, column = divmod(sq, width)
+        columns[column] |= 1 << row
+        rows[row] |= 1 << column
+    return best_cut(columns, height), best_cut(rows, width)
 
 
-def best_cut(n: int, m: int, land: Iterable[tuple[int, int]]) -> int:
-    """The best place to cut an axis of ``n`` positions open (the position
-    drawn first), ``land`` the squares of land as (along, across) on a
-    board ``m`` across. A cut before position ``a`` splits the squares of
+def best_cut(lines: Sequence[int], m: int) -> int:
+    """The best place to cut an axis open (the position drawn first): each
+    of ``lines`` the land at one position along it, a bit for each of the
+    ``m`` squares across. A cut before position ``a`` splits the squares of
     land at ``a - 1`` that touch land at ``a`` (across included, wrapping);
     fewest first, then the one deepest in water (the most all-water
     positions on its nearer side), or with no water there the one with
     the least land within NEAR positions (clear of the coasts), then
     position 0, then the lowest."""
+    n = len(lines)
     if n < 3:
         return 0
-    squares = set(land)
-    split = [0] * n  # land squares cut by a cut before each position
-    count = [0] * n  # land squares at each position
-    for a, b in squares:
-        count[a] += 1
-        nxt = (a + 1) % n
-        if any((nxt, (b + d) % m) in squares for d in (-1, 0, 1)):
-            split[nxt] += 1
+    full = (1 << m) - 1
+
+    def spread(bits: int) -> int:  # the squares next to these across, wrapping, and these
+        return bits | ((bits << 1) & full) | (bits >> (m - 1)) | (bits >> 1) | (
+            (bits & 1) << (m - 1))  # fmt: skip
+
+    split = [(lines[a - 1] & spread(lines[a])).bit_count() for a in range(n)]
+    count = [bits.bit_count() for bits in lines]
     before, after = _water_runs(count)
 
     def key(a: int) -> tuple[int, int, int, bool, int]:
