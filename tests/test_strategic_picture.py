@@ -16,6 +16,7 @@ from adjudicator.base import OrderResult, OrderSheet, Rng, View
 from adjudicator.drawing import Box, Circle, Line, Text
 from adjudicator.strategic import board as boards
 from adjudicator.strategic import sight
+from adjudicator.strategic.arrows import route
 from adjudicator.strategic.game import GAME
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.orders import Attack, Declare, Move
@@ -26,7 +27,6 @@ from adjudicator.strategic.picture import (
     designation_letters,
     draw,
     frame_for,
-    route,
     type_glyphs,
 )
 from adjudicator.strategic.resolve import Reason
