@@ -388,6 +388,13 @@ class Game:
         page: the name itself, unless the game has words for its codes."""
         return phase
 
+    def map_file(self, turn: int, phase: str) -> str:
+        """The name, without its extension, of the map attached to a
+        turn's report mail (PNG and SVG): ``turn`` and ``phase`` as
+        :meth:`phase` gave them for the turn played. By default
+        ``map-<turn>``."""
+        return f"map-{turn}"
+
     def read_orders(self, state: Any, player: str, text: str, seq: int = 0) -> OrderSheet:
         """Parse and validate one player's order text against ``state``."""
         raise NotImplementedError

@@ -351,6 +351,7 @@ def write_reports(
             turn,
             game=cfg.name,
             observer=reader.role == "observer",
+            file=engine.map_file(turn, info["phase"]),
         )
         mails.append((reader.email, message_id, raw))
     app.store.add_reports(conn, kept, now)
@@ -393,12 +394,16 @@ def report_mail(
     game: str,
     observer: bool = False,
     again: bool = False,
+    file: str | None = None,
 ) -> tuple[str, bytes]:
     """multipart/mixed: multipart/alternative (text; HTML related to the
     inline PNG), then the map as SVG and the reader's deadlines as .ics.
     With the game's list headers; ``again``: a copy mailed back on request
-    (HISTORY), an answer to that mail, not a post to the whole game."""
-    files = [(svg.encode("utf-8"), "image/svg+xml", f"map-{turn}.svg", {})]
+    (HISTORY), an answer to that mail, not a post to the whole game. The
+    map's files are named ``file`` (the game's :meth:`map_file`), by
+    default ``map-<turn>``."""
+    file = file or f"map-{turn}"
+    files = [(svg.encode("utf-8"), "image/svg+xml", f"{file}.svg", {})]
     if calendar is not None:
         files.append((calendar, MIME, FILENAME, {"method": "PUBLISH"}))
     return compose_report(
@@ -410,7 +415,7 @@ def report_mail(
         reply_to=reply_to,
         text=text,
         html=html,
-        inline=(png, "<map@pbem>", f"map-{turn}.png"),
+        inline=(png, "<map@pbem>", f"{file}.png"),
         files=files,
         auto="auto-replied" if again else "auto-generated",
         extra=lists.list_headers(app, game, to, observer=observer, precedence=not again),

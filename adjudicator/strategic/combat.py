@@ -540,6 +540,7 @@ def attack(
     if refusal:
         return refusal
     mark = len(events)
+    starts = {u.id: state.grid.name(u.square) for u in able}  # where each set off
     goings, why = assault(state, places, able, target, rng, events)
     if not anything_happened(goings):
         blocked = any(g.status == "blocked" for g in goings)
@@ -552,6 +553,7 @@ def attack(
     facts["left"] = state.nations[nation].command
     facts.update(summary(goings, left_out))
     facts.update(_tally(nation, events[mark:], why))
+    facts["from"] = starts  # the player's own units: the map draws each attack from there
     if facts["going"]:
         state.standing.append(Standing(nation, tuple(facts["going"]), target, "attack", seq, line))
     return _attack_reason(state, places, nation, target, facts), facts

@@ -10,6 +10,7 @@ the players it concerns; everyone gets a situation report every 16 ticks
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -45,6 +46,9 @@ class BoardSpec:
 
     name: str = "islands"
     title: str = "Islands, generated for the players"
+
+
+CLOCK = re.compile(r"day (\d+), (\d\d):(\d\d)")  # the words of clock()
 
 
 def clock(tick: int) -> str:
@@ -100,6 +104,14 @@ class Strategic(Game):
         """The ticks run so far, and the clock of the tick to be played
         next: the orders mailed now run at it."""
         return state.tick, clock(state.tick + 1)
+
+    def map_file(self, turn: int, phase: str) -> str:
+        """The map of a tick report is named by the tick's clock, as its
+        subject says it: "day 2, 00:15" gives map-day2-0015."""
+        found = CLOCK.fullmatch(phase)
+        if found is None:
+            return super().map_file(turn, phase)
+        return f"map-day{found[1]}-{found[2]}{found[3]}"
 
     def read_orders(self, state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
         return reading.read_orders(state, player, text, seq)

@@ -723,6 +723,7 @@ def move(
     refusal = fuel_refusal(state, places, movers, target, 0)
     if refusal:
         return refusal
+    starts = {u.id: state.grid.name(u.square) for u in movers}  # where each set off
     goings = run_group(state, places, movers, target, 0, events, rng)
     name = state.grid.name(target)
     ids = [u.id for u in units]
@@ -738,6 +739,7 @@ def move(
     release(state, ids)  # every unit it names: the new order replaces its standing one
     facts = {"units": ids, "square": name, "cost": cost, "left": state.nations[nation].command}
     facts.update(summary(goings, left_out))
+    facts["from"] = starts  # the player's own units: the map draws each move from there
     if facts["going"]:
         state.standing.append(Standing(nation, tuple(facts["going"]), target, "move", seq, line))
     return _move_reason(state, goings, facts), facts

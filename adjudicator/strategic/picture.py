@@ -15,9 +15,12 @@ own launched satellites are a star over their target in its colour, with
 the edge of what they see drawn round it (nobody else's map shows them).
 
 Drawn from the view alone (``View.board``, sight.py): what the viewer may
-not see never reaches the picture. A player's map is centred on its own
-cities, so a home island on the grid's edge is drawn whole; the letters
-and numbers on the edges name the squares wherever they fall.
+not see never reaches the picture. The wrapping grid is cut open where it
+splits the least land, from the public terrain alone (window.py): in
+water where it can be, so no island is drawn in two pieces, and the same
+window in every picture of a game; the letters and numbers on the edges
+name the squares wherever they fall. What must still cross the cut (an
+arrow, a satellite's sight) is drawn on both sides of it.
 
 Big boards stay small pictures: the ground is one box of its commonest
 colour and one box for each run of squares of another colour in a row,
@@ -30,7 +33,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from math import atan2, ceil, cos, hypot, pi, sin
+from math import ceil
 from typing import Any
 
 from adjudicator.base import OrderResult, View
@@ -47,8 +50,6 @@ from adjudicator.drawing import (
     Scene,
     Text,
     Want,
-    arrow,
-    clip,
     colour,
     failed_entry,
     ink_on,
@@ -57,9 +58,11 @@ from adjudicator.drawing import (
     sample_line,
     used,
 )
+from adjudicator.strategic.arrows import orders
 from adjudicator.strategic.grid import column_name
-from adjudicator.strategic.orders import Attack, Move
 from adjudicator.strategic.rules import MINUTES_PER_TICK, TICKS_PER_DAY, tables
+from adjudicator.strategic.squares import Layout
+from adjudicator.strategic.window import window
 
 SIDE, TOP = 26.0, 18.0  # room for the row numbers left and right, the letters above and below
 MOST_HEIGHT = 1000.0  # a tall board is narrowed to stay this high
@@ -110,8 +113,8 @@ REMEMBERED = "remembered"
 @dataclass(frozen=True)
 class Frame:
     """The grid in pixels: its size in squares, a square's side, its top
-    left corner, and the column and row drawn first (the view is turned
-    round the wrapping grid so the viewer's cities are in the middle)."""
+    left corner, and the column and row drawn first (where the wrapping
+    grid is cut open: window.py)."""
 
     columns: int
     rows: int
@@ -148,37 +151,13 @@ class Frame:
 
 
 def frame_for(board: Mapping[str, Any]) -> Frame:
-    """The grid fitted to the picture's width (a tall one to MOST_HEIGHT)."""
+    """The grid fitted to the picture's width (a tall one to MOST_HEIGHT),
+    cut open where it splits the least land (window.py)."""
     columns, rows = board["width"], board["height"]
     cell = min((WIDTH - 2 * SIDE) / columns, MOST_HEIGHT / rows, MOST_CELL)
     left = (WIDTH - columns * cell) / 2
-    first_column, first_row = _centred(board, columns, rows)
+    first_column, first_row = window(board["land"], columns, rows)
     return Frame(columns, rows, cell, left, TOP, first_column, first_row)
-
-
-def _centred(board: Mapping[str, Any], columns: int, rows: int) -> tuple[int, int]:
-    """The column and row to draw first so the viewer's cities (or, with
-    none, its units) are in the middle; the game master's and an
-    observer's map start at A1."""
-    nation = board.get("nation")
-    if nation is None:
-        return 0, 0
-    mine = [c["square"] for c in board["cities"] if c["owner"] == nation["name"]]
-    mine = mine or [u["square"] for u in board["units"] if u["status"] == "own"]
-    if not mine:
-        return 0, 0
-    middle_column = _middle([sq % columns for sq in mine], columns)
-    middle_row = _middle([sq // columns for sq in mine], rows)
-    return (middle_column - columns // 2) % columns, (middle_row - rows // 2) % rows
-
-
-def _middle(values: Sequence[int], n: int) -> int:
-    """The mean of positions round a circle of ``n`` (the wrapping grid)."""
-    x = sum(cos(2 * pi * v / n) for v in values)
-    y = sum(sin(2 * pi * v / n) for v in values)
-    if abs(x) < 1e-9 and abs(y) < 1e-9:
-        return values[0]
-    return round(atan2(y, x) / (2 * pi) * n) % n
 
 
 # --------------------------------------------------------------------------
@@ -196,14 +175,18 @@ def draw(view: View, results: Sequence[OrderResult]) -> Scene:
     devastation(scene, frame, board)
     grid_lines(scene, frame)
     coordinates(scene, frame, board["grid"])
-    holding = {u["square"] for u in board["units"] if not u.get("carried_by")}
-    letters = cities(scene, frame, board, colours, holding)
+    layout = layout_of(frame, board)
+    letters, glyphs = cities(scene, frame, board, colours, layout)
     scorched_cities(scene, frame, board)
-    under, over = orders(frame, board, results, colours)
-    scene.add(*under)
-    drawn = units(scene, frame, board["units"], colours)
-    scene.add(*over)
-    satellites(scene, frame, board, colours)
+    scene.add(*orders(frame, board, results, colours))
+    satellites(scene, frame, board, colours)  # the edges of their sight, under letters and marks
+    stars = _stars(frame, board, colours, layout)
+    if not layout.roomy:
+        scene.add(*stars)  # small in a corner, under the city's letter and the units' marks
+    scene.add(*glyphs)  # the cities' letters over the arrows that pass
+    drawn = units(scene, frame, board["units"], colours, layout)
+    if layout.roomy:
+        scene.add(*stars)  # in a corner of its own, beside the units' marks
     every_name = want_names(scene, frame, board)
     scene.legend = legend(scene, board, colours, grounds, letters, drawn, every_name)
     return scene
@@ -341,59 +324,97 @@ def scorched_cities(scene: Scene, frame: Frame, board: Mapping[str, Any]) -> Non
 
 def satellites(scene: Scene, frame: Frame, board: Mapping[str, Any],
                colours: Mapping[str, str]) -> None:  # fmt: skip
-    """A star over each satellite's target in its owner's colour, and the
-    edge of the squares it sees (one box, or its pieces where it runs over
-    the grid's edges)."""
+    """The edge of the squares each satellite sees, in its owner's colour:
+    one box, or where it runs over the cut of the grid (window.py) its
+    pieces on each side, open along the grid's edge where the sight goes
+    on from the other side. (The star over its target is drawn with the
+    square's other marks: :func:`occupants`.)"""
     width = max(1.0, min(2.0, frame.cell * 0.15))
     for sat in board.get("satellites", ()):
         fill = colours.get(sat["owner"], INK)
-        title = f"{sat['id']}: satellite over {sat['at']}, sees {sat['radius']} around"
-        for i0, j0, i1, j1 in _pieces(frame, sat["square"], sat["radius"]):
-            scene.add(_edge(frame.x(i0), frame.y(j0), frame.x(i1), frame.y(j1), fill, width))
-        scene.add(*_star(frame, sat["square"], fill, title, corner=True))
+        for i0, j0, i1, j1, shut in _pieces(frame, sat["square"], sat["radius"]):
+            box = (frame.x(i0), frame.y(j0), frame.x(i1), frame.y(j1))
+            scene.add(*_open_edge(box, shut, fill, width))
 
 
 def _edge(x0: float, y0: float, x1: float, y1: float, fill: str, width: float) -> Line:
-    """The dashed edge of a satellite's sight (or of a piece of it)."""
+    """The dashed edge of a satellite's sight."""
     corners = ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0))
     return Line(corners, fill, "satellite-view", width, (4.0, 3.0), role="order")
 
 
-def _pieces(frame: Frame, square: int, radius: int) -> list[tuple[int, int, int, int]]:
+def _open_edge(box: tuple[float, float, float, float], shut: tuple[bool, bool, bool, bool],
+               fill: str, width: float) -> list[Line]:  # fmt: skip
+    """The edge of a piece of a satellite's sight, its sides (top, right,
+    bottom, left) drawn where ``shut``: a line for each run of them."""
+    x0, y0, x1, y1 = box
+    if all(shut):
+        return [_edge(x0, y0, x1, y1, fill, width)]
+    corners = ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+    start = next((k for k in range(4) if not shut[k - 1]), 0)  # a side drawn after an open one
+    lines, run = [], [corners[start]]
+    for k in range(start, start + 4):
+        if shut[k % 4]:
+            run.append(corners[(k + 1) % 4])
+            continue
+        if len(run) > 1:
+            lines.append(Line(tuple(run), fill, "satellite-view", width, (4.0, 3.0), role="order"))
+        run = [corners[(k + 1) % 4]]
+    if len(run) > 1:
+        lines.append(Line(tuple(run), fill, "satellite-view", width, (4.0, 3.0), role="order"))
+    return lines
+
+
+Piece = tuple[int, int, int, int, tuple[bool, bool, bool, bool]]
+
+
+def _pieces(frame: Frame, square: int, radius: int) -> list[Piece]:
     """The squares within ``radius`` of ``square`` as boxes of drawn
     columns and rows (first, last + 1): one, or up to four cut by the
-    edges of the grid drawn."""
+    edges of the grid drawn; with each, which of its sides (top, right,
+    bottom, left) are the sight's own edge, not the cut."""
     i, j = frame.slot(square)
-    return [(a, b, c, d) for a, c in _spans(i, radius, frame.columns)
-            for b, d in _spans(j, radius, frame.rows)]  # fmt: skip
+    return [(a, b, c, d, (top, right, bottom, left))
+            for a, c, left, right in _spans(i, radius, frame.columns)
+            for b, d, top, bottom in _spans(j, radius, frame.rows)]  # fmt: skip
 
 
-def _spans(at: int, radius: int, n: int) -> list[tuple[int, int]]:
+def _spans(at: int, radius: int, n: int) -> list[tuple[int, int, bool, bool]]:
     """The drawn positions within ``radius`` of ``at`` on a wrapping axis
-    of ``n``, as one or two spans (first, last + 1)."""
+    of ``n``, as one or two spans (first, last + 1), each with whether its
+    first and last ends are the sight's edge (not the cut)."""
     if 2 * radius + 1 >= n:
-        return [(0, n)]
+        return [(0, n, False, False)]
     first, last = at - radius, at + radius + 1
     if first < 0:
-        return [(0, last), (n + first, n)]
+        return [(0, last, False, True), (n + first, n, True, False)]
     if last > n:
-        return [(first, n), (0, last - n)]
-    return [(first, last)]
+        return [(first, n, True, False), (0, last - n, False, True)]
+    return [(first, last, True, True)]
 
 
-def _star(frame: Frame, square: int, fill: str, title: str, corner: bool = False) -> list[Item]:
-    """A satellite: a ring in its owner's colour with four rays (``corner``:
-    small, in the square's top right corner, clear of a unit's mark)."""
-    x, y = frame.centre(square)
-    r = max(frame.cell * 0.32, 2.5)
-    if corner:
-        r = max(frame.cell * 0.16, 2.0)
-        x, y = x + frame.cell * 0.3, y - frame.cell * 0.3
-    width = max(1.0, min(2.0, frame.cell * 0.12))
+def _stars(frame: Frame, board: Mapping[str, Any], colours: Mapping[str, str],
+           layout: Layout) -> list[Item]:  # fmt: skip
+    """A star over each satellite's target in its owner's colour, in the
+    spot the square's layout gives it."""
+    out: list[Item] = []
+    for sat in board.get("satellites", ()):
+        fill = colours.get(sat["owner"], INK)
+        title = f"{sat['id']}: satellite over {sat['at']}, sees {sat['radius']} around"
+        spot = layout.star(sat["square"])
+        out += _star(spot.x, spot.y, frame.cell * spot.scale, fill, title)
+    return out
+
+
+def _star(x: float, y: float, cell: float, fill: str, title: str) -> list[Item]:
+    """A satellite: a ring in its owner's colour with four rays, inside a
+    square of side ``cell`` round (x, y)."""
+    r = max(cell * 0.3, 2.0)
+    width = max(1.0, min(2.0, cell * 0.12))
     out: list[Item] = [Circle(x, y, r, fill, "satellite", INK, width * 0.6, "order", title)]
     for dx, dy in ((1, 1), (-1, 1), (1, -1), (-1, -1)):
-        out.append(Line(((x + dx * r * 0.8, y + dy * r * 0.8), (x + dx * r * 1.8,
-                    y + dy * r * 1.8)), fill, "satellite", width, role="order"))  # fmt: skip
+        out.append(Line(((x + dx * r * 0.8, y + dy * r * 0.8), (x + dx * r * 1.6,
+                    y + dy * r * 1.6)), fill, "satellite", width, role="order"))  # fmt: skip
     return out
 
 
@@ -470,24 +491,44 @@ def designation_letters() -> dict[str, str]:
     return out
 
 
+def layout_of(frame: Frame, board: Mapping[str, Any]) -> Layout:
+    """Where each square's city letter, units' marks and satellite's star
+    go (squares.py)."""
+    groups: dict[int, set[tuple[bool, str]]] = {}
+    for e in board["units"]:
+        if not e.get("carried_by"):
+            groups.setdefault(e["square"], set()).add((e["status"] == REMEMBERED, e["owner"]))
+    return Layout(frame.centre, frame.cell, frame.cell / 2 >= GLYPHS_FROM,
+                  {c["square"] for c in board["cities"]},
+                  {sat["square"] for sat in board.get("satellites", ())},
+                  {sq: len(g) for sq, g in groups.items()})  # fmt: skip
+
+
 def cities(scene: Scene, frame: Frame, board: Mapping[str, Any], colours: Mapping[str, str],
-           holding: set[int]) -> set[str]:  # fmt: skip
+           layout: Layout) -> tuple[set[str], list[Item]]:  # fmt: skip
     """Every city (their squares are public; owner and designation where
-    known); returns the designations whose letters are shown."""
+    known); returns the designations whose letters are shown, and the
+    letters (drawn later, over any arrow that passes). A city whose square
+    holds units has its letter in a corner beside them, or where a square
+    is too small for that, is a frame round the unit, without its letter."""
     stroke = 1.2 if frame.cell >= GLYPHS_FROM else 0.6
     letters: set[str] = set()
+    glyphs: list[Item] = []
     for c in board["cities"]:
         fill, kind = city_look(c, colours)
         x, y = frame.centre(c["square"])
-        held = c["square"] in holding and frame.cell >= GLYPHS_FROM
+        spot = layout.city(c["square"])
+        held = c["square"] in layout.counts and frame.cell >= GLYPHS_FROM and spot.scale == 1
         side = frame.cell + 3 if held else max(frame.cell, CITY_LEAST)  # a frame round the unit
         scene.add(Box(x - side / 2, y - side / 2, side, side, fill, kind, INK, stroke,
                       title=city_title(c)))  # fmt: skip
-        if c["designation"] and frame.cell >= GLYPHS_FROM and not held:
+        if c["designation"] and frame.cell * spot.scale >= GLYPHS_FROM and not held:
             letters.add(c["designation"])
             letter = designation_letters()[c["designation"]]
-            scene.add(Text(x, y, letter, _glyph_size(frame), kind, ink_on(fill), None, "glyph"))
-    return letters
+            size = min(11.0, frame.cell * spot.scale * 0.6)
+            # on a patch of its own colour: an arrow passing under it does not cross it
+            glyphs.append(Text(spot.x, spot.y, letter, size, kind, ink_on(fill), fill, "glyph"))
+    return letters, glyphs
 
 
 def city_look(c: Mapping[str, Any], colours: Mapping[str, str]) -> tuple[str, str]:
@@ -548,10 +589,11 @@ def mark_of(kind: str) -> Mark:
 
 
 def units(scene: Scene, frame: Frame, entries: Sequence[Mapping[str, Any]],
-          colours: Mapping[str, str]) -> set[str]:  # fmt: skip
+          colours: Mapping[str, str], layout: Layout) -> set[str]:  # fmt: skip
     """Every unit in the view: one mark for each owner's units in a square
     (seen now, or remembered), side by side where several share it (four
-    at most); returns the unit types whose letters are shown."""
+    at most, beside the square's city and star: squares.py); returns the
+    unit types whose letters are shown."""
     by_square: dict[int, dict[tuple[bool, str], list[Mapping[str, Any]]]] = {}
     for e in entries:
         if e.get("carried_by"):
@@ -561,26 +603,17 @@ def units(scene: Scene, frame: Frame, entries: Sequence[Mapping[str, Any]],
     shown: set[str] = set()
     for square in sorted(by_square):
         groups = sorted(by_square[square].items())
-        if len(groups) > 4:  # five allies in one square: the last mark stands for the rest
-            groups[3:] = [(groups[3][0], [e for _, g in groups[3:] for e in g])]
-        x, y = frame.centre(square)
-        for (x1, y1, scale), ((remembered, owner), group) in zip(
-            _spots(x, y, frame.cell, len(groups)), groups, strict=False
-        ):
+        spots = layout.groups(square)
+        if len(groups) > len(spots):  # more owners than corners: the last mark stands for the rest
+            last = len(spots) - 1
+            groups[last:] = [(groups[last][0], [e for _, g in groups[last:] for e in g])]
+        for spot, ((remembered, owner), group) in zip(spots, groups, strict=True):
             fill = colours.get(owner, "#999999")
-            scene.add(*_unit_mark(x1, y1, frame.cell * scale, group, fill, remembered))
-            if len(group) == 1 and frame.cell * scale >= GLYPHS_FROM:
+            cell = frame.cell * spot.scale
+            scene.add(*_unit_mark(spot.x, spot.y, cell, group, fill, remembered))
+            if len(group) == 1 and cell >= GLYPHS_FROM:
                 shown.add(group[0]["kind"])
     return shown
-
-
-def _spots(x: float, y: float, cell: float, n: int) -> list[tuple[float, float, float]]:
-    """Where the marks of ``n`` groups in one square go, and their scale:
-    one in the middle; more, smaller, in the square's corners."""
-    if n == 1:
-        return [(x, y, 1.0)]
-    q = cell / 4
-    return [(x - q, y - q, 0.5), (x + q, y + q, 0.5), (x + q, y - q, 0.5), (x - q, y + q, 0.5)]
 
 
 def _unit_mark(x: float, y: float, cell: float, group: Sequence[Mapping[str, Any]], fill: str,
@@ -629,172 +662,6 @@ def _pale(fill: str) -> str:
         return "#eeeeee"
     r, g, b = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
     return "#" + "".join(f"{round(v * 0.3 + 255 * 0.7):02x}" for v in (r, g, b))
-
-
-def _glyph_size(frame: Frame) -> float:
-    return min(11.0, frame.cell * 0.6)
-
-
-# --------------------------------------------------------------------------
-# This tick's orders
-
-ACTIONS = {Move: "move", Attack: "attack"}
-
-
-def orders(frame: Frame, board: Mapping[str, Any], results: Sequence[OrderResult],
-           colours: Mapping[str, str]) -> tuple[list[Item], list[Item]]:  # fmt: skip
-    """The arrows of this tick's moves and attacks: from where each unit
-    stands (where the result says it started, if it does) to its target,
-    dashed where it failed, and a ring round a unit that arrived. Only the
-    viewer's own units' orders: the view must hold the unit as its own.
-    An attack that went ahead is a line to a crosshair on its target (a
-    unit's mark would hide an arrow's head). Returns what goes under the
-    units (the lines) and over them (crosshairs, rings)."""
-    own = {e["id"]: e for e in board["units"] if e["status"] == "own"}
-    size = frame.columns * frame.rows
-    under: list[Item] = []
-    over: list[Item] = []
-    done: set[tuple[int, int, str, bool]] = set()
-    aimed: set[tuple[int, str]] = set()
-    for res in results:
-        action = ACTIONS.get(type(res.order))
-        target = getattr(res.order, "target", -1)
-        if action is None or not 0 <= target < size or not _may_see(board, res):
-            continue
-        fill = colours.get(res.order.player, INK)
-        for uid in dict.fromkeys(res.order.units):  # type: ignore[attr-defined]
-            e = own.get(uid)
-            if e is None or e.get("carried_by") or e["owner"] != res.order.player:
-                continue
-            fate = _fate(res, uid)
-            start = _started(board, res, uid, e["square"])
-            key = (start, target, action, fate != "failed")
-            if key in done:
-                continue
-            done.add(key)
-            ok = fate != "failed"
-            if start != target:
-                under.extend(route(frame, start, target, fill, ok, action))
-            if action == "attack" and ok and (target, fill) not in aimed:
-                aimed.add((target, fill))
-                over.extend(crosshair(frame, target, fill))
-            elif start == target and fate == "arrived":
-                over.append(_ring(frame, target, fill))
-    return under, over
-
-
-def _may_see(board: Mapping[str, Any], res: OrderResult) -> bool:
-    """Whether the view may show ``res`` (the host gives only those, but
-    a picture checks): shown to everyone, to the viewer, or the view is
-    the game master's."""
-    if res.visible_to is None:
-        return True
-    viewer = board.get("viewer")
-    if viewer is None:
-        return board.get("nation") is None and len(board["seen"]) >= board["grid"].size
-    return viewer in res.visible_to
-
-
-def _fate(res: OrderResult, uid: str) -> str:
-    """What became of one unit of an order: arrived, going, failed."""
-    facts = res.facts
-    if uid in (facts.get("failed") or {}):
-        return "failed"
-    if uid in (facts.get("arrived") or ()):
-        return "arrived"
-    if uid in (facts.get("going") or ()):
-        return "going"
-    return "going" if res.succeeded else "failed"
-
-
-def _started(board: Mapping[str, Any], res: OrderResult, uid: str, now: int) -> int:
-    """Where a unit's arrow starts: where the result says it started, if
-    it says so, else where it stands now."""
-    starts = res.facts.get("from")
-    if isinstance(starts, Mapping) and isinstance(starts.get(uid), str):
-        found = board["grid"].parse(starts[uid])
-        if found is not None:
-            return found
-    return now
-
-
-def _ring(frame: Frame, square: int, fill: str) -> Circle:
-    x, y = frame.centre(square)
-    r = max(frame.cell * 0.62, 3.0)
-    return Circle(x, y, r, "none", "arrived", fill, max(1.0, min(2.0, frame.cell * 0.15)),
-                  "order")  # fmt: skip
-
-
-def route(frame: Frame, start: int, target: int, fill: str, ok: bool, action: str,
-          ) -> list[Line]:  # fmt: skip
-    """The arrow from ``start`` to ``target`` the short way round the
-    wrapping grid, from the rim of the unit's mark into the target square
-    (an attack that went ahead: a line to the target's middle, where its
-    crosshair is): one arrow, or one to the grid's edge and one on from
-    the other edge."""
-    a, b = frame.centre(start), frame.centre(target)
-    (i, j), (k, m) = frame.slot(start), frame.slot(target)
-    di, dj = _wrap(k - i, frame.columns), _wrap(m - j, frame.rows)
-    beyond = (a[0] + di * frame.cell, a[1] + dj * frame.cell)  # where b is the short way
-    width = max(1.0, min(2.0, frame.cell * 0.16)) * (1.25 if action == "attack" else 1.0)
-    rim = max(frame.cell * 0.46, 1.4)
-    aimed = action == "attack" and ok
-    ends = (0.0, 0.0) if aimed else (rim + 0.5, min(2.0, rim))
-    head = "" if aimed else "arrow"
-    box = (frame.x(0), frame.y(0), frame.right, frame.bottom)
-    if _inside(beyond, box):
-        return [arrow(*_trim(a, beyond, *ends), fill, ok, action, (0, 0), width, head)]
-    shift = (b[0] - beyond[0], b[1] - beyond[1])
-    out = _clip(a, beyond, box)
-    into = _clip((a[0] + shift[0], a[1] + shift[1]), b, box)
-    lines = []
-    if out:
-        lines.append(arrow(*_trim(*out, ends[0], 0), fill, ok, action, (0, 0), width, ""))
-    if into:
-        lines.append(arrow(*_trim(*into, 0, ends[1]), fill, ok, action, (0, 0), width, head))
-    return lines
-
-
-def crosshair(frame: Frame, square: int, fill: str) -> list[Item]:
-    """The mark of a square attacked: a ring with four ticks round it."""
-    x, y = frame.centre(square)
-    r = max(frame.cell * 0.6, 3.0)
-    width = max(1.0, min(2.0, frame.cell * 0.15))
-    out: list[Item] = [Circle(x, y, r, "none", "attack", fill, width, "order")]
-    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        out.append(Line(((x + dx * r * 0.55, y + dy * r * 0.55), (x + dx * r * 1.3,
-                    y + dy * r * 1.3)), fill, "attack", width, role="order"))  # fmt: skip
-    return out
-
-
-def _trim(a: Point, b: Point, start: float, end: float) -> tuple[Point, Point]:
-    """Segment a-b with ``start`` pixels off a and ``end`` off b, or less
-    of both where that would leave under 3 pixels (two marks side by side)."""
-    length = hypot(b[0] - a[0], b[1] - a[1])
-    if length <= 1e-9:
-        return a, b
-    if length - start - end < 3:
-        k = max(0.0, length - 3) / max(start + end, 1e-9)
-        start, end = start * k, end * k
-    dx, dy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
-    return (a[0] + dx * start, a[1] + dy * start), (b[0] - dx * end, b[1] - dy * end)
-
-
-def _wrap(d: int, n: int) -> int:
-    """A step along a wrapping axis of ``n``, the short way."""
-    d %= n
-    return d - n if d > n // 2 else d
-
-
-def _inside(p: Point, box: tuple[float, float, float, float]) -> bool:
-    return box[0] <= p[0] <= box[2] and box[1] <= p[1] <= box[3]
-
-
-def _clip(a: Point, b: Point, box: tuple[float, float, float, float]) -> tuple[Point, Point] | None:
-    """The part of segment a-b inside the box, or None (a part that only
-    touches the box, of no length, is None too)."""
-    part = clip(a, b, box)
-    return part if part is not None and part[0] != part[1] else None
 
 
 # --------------------------------------------------------------------------
@@ -866,7 +733,7 @@ def launch_entries() -> list[LegendEntry]:
         LegendEntry("devastated by an ICBM", (Box(7, 1, 14, 14, DEVASTATED, "devastated",
                                                   INK, 0.5),), frozenset({"devastated"})),
         LegendEntry("launched satellite (on its owner's map only) and the edge of what it sees",
-                    (*_star(Frame(1, 1, 16.0, 7.0, 0.0), 0, "#999999", ""),
+                    (*_star(15.0, 8.0, 16.0, "#999999", ""),
                      _edge(1, 0, 29, 16, "#999999", 1.2)),
                     frozenset({"satellite"})),
     ]  # fmt: skip

@@ -163,6 +163,7 @@ def mail_report(ctx: GameContext, use: Use, reader: str, email: str, reply_to: s
         game=game,
         observer=ctx.who is Who.OBSERVER,
         again=True,
+        file=ctx.engine.map_file(found.turn, phases.get(found.turn, "")),
     )
     app.store.queue_mail(conn, "history", email, message_id, raw, now, None)
     said = f"line {use.line}: the report of {phases.get(found.turn, found.turn)} is on its way"
