@@ -10,8 +10,14 @@ from pbem.store import Store
 from tests.mailharness import EVENINGS, Harness, empire_yaml, served
 
 DIP = (*EVENINGS, "options: {last_year: 1901}", "seed: 3")
-h = served(empire_yaml(*DIP))
+YAML = empire_yaml(*DIP)  # tests/test_empire_deadlines.py and test_rollback.py play it too
+h = served(YAML)
 paged = served(empire_yaml(*DIP, web=True), fresh_pages=True)
+
+
+def state(h):
+    """dip's state (the other files that play it read it so)."""
+    return h.empire_state()
 
 
 def orders(h, power, text):
