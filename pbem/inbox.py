@@ -20,7 +20,8 @@ import logging
 import re
 import time
 import traceback
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection
@@ -64,9 +65,17 @@ class Processor:
     """The mail worker: takes stored mail in batches and takes each through
     its way (pbem/mail/pipeline.py)."""
 
-    def __init__(self, app: App, holder: str | None = None) -> None:
+    def __init__(
+        self,
+        app: App,
+        holder: str | None = None,
+        settled_at: Callable[[GameRow], datetime | None] | None = None,
+    ) -> None:
         self.app = app
         self.holder = holder or identity()  # whose claims this worker's are
+        # when a turn whose deadline passed while no mail came in resolves
+        # (the turn runner's settled_at, pbem/turns/runner.py); None: at once
+        self._settled_at = settled_at
         self._checkpointed = 0.0
         self._states: dict[str, tuple[str, Any]] = {}  # game -> (state JSON, state)
         self._sheets: dict[tuple[str, str], tuple[Any, str, Any]] = {}  # standing orders read
@@ -253,6 +262,9 @@ class Processor:
         if key not in self._cache:
             self._cache[key] = self.app.store.game(conn, name)
         return self._cache[key]
+
+    def settled_at(self, game: GameRow) -> datetime | None:
+        return None if self._settled_at is None else self._settled_at(game)
 
     def players_by_email(self, conn: Connection, email: str) -> list[PlayerRow]:
         key = ("email", email.lower())

@@ -13,6 +13,9 @@ import shutil
 import smtplib
 import socket
 import tempfile
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
@@ -27,14 +30,25 @@ from pbem.store.schema import metadata, settings
 from pbem.turns.clock import FakeClock
 
 __all__ = [
+    "ALPHA",
+    "ANN",
     "BACKENDS",
+    "BOB",
+    "CID",
+    "EVENINGS",
     "GAMES_YAML",
+    "GM",
     "PRIVATE_GAME",
     "SERVER_YAML",
+    "SEVEN",
     "Harness",
+    "empire_yaml",
     "free_port",
     "on_both_backends",
+    "players_yaml",
     "run_command",
+    "served",
+    "server_yaml",
     "wait_for",
 ]
 
@@ -96,6 +110,75 @@ games:
       - {name: ann, email: ann@example.org}
       - {name: dee, email: dee@example.org}
 """
+
+# alpha's address, three of its players and its game master (password
+# gm-secret) in GAMES_YAML
+ALPHA = "alpha@judge.example"
+ANN, BOB, CID, GM = "ann@example.org", "bob@example.org", "cid@example.org", "gm@example.org"
+
+
+def server_yaml(web: bool = False) -> str:
+    """A test server's part of games.yaml for games played by many mails:
+    the server's own time zone (UTC), and room for a hundred replies a day
+    to each address; ``web``: its pages too, on any free port. A test adds
+    its games after it."""
+    pages = "  web: {listen: {host: 127.0.0.1, port: 0}}\n" if web else ""
+    return f"""\
+server:
+  domain: judge.example
+  listen: {{host: 127.0.0.1, port: 0}}
+  storage: var/pbem.sqlite
+  outbound: {{from: judge@judge.example, maildir: var/mail}}
+{pages}  limits: {{replies_per_day: 100}}
+games:
+"""
+
+
+# an Empire game's seven players (each at example.org) and its deadline of
+# every evening at 20:00 in Oslo, as settings for empire_yaml
+SEVEN = ("ann", "bob", "cid", "dee", "eve", "fay", "gus")
+EVENINGS = ('deadline: "0 20 * * *"', "timezone: Europe/Oslo")
+
+
+def players_yaml(players: Iterable[str]) -> str:
+    """games.yaml's lines of a game's players: each a name, at example.org,
+    and after a comma anything more of theirs (``"ann, power: eng"``)."""
+    lines = []
+    for player in players:
+        name, _, more = (part.strip() for part in player.partition(","))
+        extra = f", {more}" if more else ""
+        lines.append(f"      - {{name: {name}, email: {name}@example.org{extra}}}\n")
+    return "".join(lines)
+
+
+def empire_yaml(*settings: str, players: Iterable[str] = SEVEN, web: bool = False) -> str:
+    """The games.yaml of server_yaml with one Empire game on the standard
+    map, dip: ``settings`` are its other lines (``"seed: 3"``), in order,
+    before its ``players`` (see players_yaml)."""
+    lines = "".join(f"    {line}\n" for line in settings)
+    game = f"  - name: dip\n    game: empire\n    map: standard\n{lines}    players:\n"
+    return server_yaml(web) + game + players_yaml(players)
+
+
+def served(games_yaml: str = GAMES_YAML, fresh_pages: bool = False) -> Callable[..., Any]:
+    """A fixture, named by what it is assigned to (``h = served(YAML)``): a
+    running server on ``games_yaml``, always stopped. ``fresh_pages``: its
+    web pages look at the store on every request, not once a while."""
+
+    @pytest.fixture
+    def harness(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Harness]:
+        if fresh_pages:
+            import pbem.web.cache
+
+            monkeypatch.setattr(pbem.web.cache, "VERSION_FRESH", 0.0)
+        running = Harness(tmp_path, games_yaml)
+        try:
+            yield running
+        finally:
+            running.close()
+
+    return harness
+
 
 # Below the kernel's ephemeral ports (32768 and up on Linux): a port picked
 # here is never handed out by a bind to port 0 or to an outgoing connection,
@@ -371,6 +454,38 @@ class Harness(LocalServer):
                 body = m.get_body(("plain",)).get_content()
                 return re.search(r"PASSWORD (\S+)", body)[1]
         raise AssertionError(f"no password mail to {player_email} for {game}")
+
+    def play(self, who: str, text: str, game: str = "dip") -> str:
+        """Mail ``text`` to ``game`` from the player ``who`` (a name at
+        example.org), under their password; the reply."""
+        address = f"{who}@example.org"
+        body = f"PASSWORD {self.password(address, game)}\n{text}\n"
+        self.send(address, f"{game}@judge.example", body)
+        return self.last(address)
+
+    def as_master(self, lines: str, game: str = "alpha") -> str:
+        """Mail ``lines`` to ``game`` as its game master (GM, password
+        gm-secret); the reply."""
+        self.send(GM, f"{game}@judge.example", f"PASSWORD gm-secret\n{lines}\n")
+        return self.last(GM)
+
+    def empire_state(self, game: str = "dip") -> Any:
+        """The state of an Empire game, as its engine reads it."""
+        return self.app.engine("empire").load_state(self.game(game).state)
+
+    def powers(self, game: str = "dip") -> dict[str, str]:
+        """Each player's power in an Empire game, by name."""
+        return {p.name: p.power for p in self.empire_state(game).players}
+
+    def page(self, path: str) -> str:
+        """The server's web page at ``path``; an error status fails."""
+        url = f"http://127.0.0.1:{self.server.web.port}{path}"
+        try:
+            with urllib.request.urlopen(url, timeout=20) as response:
+                return response.read().decode()
+        except urllib.error.HTTPError as error:
+            with error:
+                raise AssertionError(f"{path}: {error.code}") from None
 
     def reply_to(self, player_email: str) -> str:
         return str(self.outbox(to=player_email)[-1]["Reply-To"])

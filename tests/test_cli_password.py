@@ -27,3 +27,32 @@ def test_the_password_of_each_game_alone_on_its_line(tmp_path, capsys):
         assert "there is no game 'omega'" in capsys.readouterr().err
     finally:
         h.close()
+
+
+def test_one_helper_finds_the_seated_player_for_password_and_play():
+    """`pbem password` and `pbem play` find a player alike: by name or by
+    address in any case; nobody, or more than one, is said plainly."""
+    import pytest
+
+    from pbem.lifecycle.seats import NoSuchPlayer, seated_player
+    from pbem.store import PlayerRow
+
+    def row(n: int, name: str, address: str) -> PlayerRow:
+        return PlayerRow(n, "alpha", name, address, None, "", 0, "active")
+
+    ann, bob = row(1, "ann", ANN), row(2, "bob", "bob@example.org")
+    assert seated_player([ann, bob], "alpha", "BOB") is bob
+    assert seated_player([ann, bob], "alpha", "Ann@Example.org") is ann
+    with pytest.raises(NoSuchPlayer, match=r"^alpha has no player 'zed' \(players: ann, bob\)$"):
+        seated_player([ann, bob], "alpha", "zed")
+    with pytest.raises(NoSuchPlayer, match=r"no player 'zed' \(players: nobody yet\)"):
+        seated_player([], "alpha", "zed")
+    # two rows answering to one address (never so in one game's seats):
+    # neither is picked silently
+    twice = row(3, "ann2", ANN)
+    with pytest.raises(NoSuchPlayer) as caught:
+        seated_player([ann, twice], "alpha", ANN)
+    assert caught.value.ambiguous
+    assert str(caught.value) == (
+        f"'{ANN}' names more than one player of alpha: ann ({ANN}) and ann2 ({ANN})"
+    )

@@ -35,6 +35,7 @@ def test_a_stranger_joins_a_lobby_and_confirms_with_pbem_play(tmp_path, capsys):
         assert FAN in seated, seated
         code, _, err = play(h, capsys, "terra", "nobody", "HELP")
         assert code == 2 and "give an address to mail it as someone not seated" in err
+        assert "terra has no player 'nobody' (players: " in err  # as `pbem password` says
     finally:
         h.close()
 

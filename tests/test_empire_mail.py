@@ -5,50 +5,26 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pytest
-
 from pbem.cli.main import main
 from pbem.store import Store
-from tests.mailharness import Harness
+from tests.mailharness import EVENINGS, Harness, empire_yaml, served
 
-NAMES = ["ann", "bob", "cid", "dee", "eve", "fay", "gus"]
-YAML = """\
-server:
-  domain: judge.example
-  listen: {host: 127.0.0.1, port: 0}
-  storage: var/pbem.sqlite
-  outbound: {from: judge@judge.example, maildir: var/mail}
-  limits: {replies_per_day: 100}
-games:
-  - name: dip
-    game: empire
-    map: standard
-    deadline: "0 20 * * *"
-    timezone: Europe/Oslo
-    options: {last_year: 1901}
-    seed: 3
-    players:
-""" + "".join(f"      - {{name: {n}, email: {n}@example.org}}\n" for n in NAMES)
-
-
-@pytest.fixture
-def h(tmp_path):
-    harness = Harness(tmp_path, YAML)
-    yield harness
-    harness.close()
+DIP = (*EVENINGS, "options: {last_year: 1901}", "seed: 3")
+YAML = empire_yaml(*DIP)  # tests/test_empire_deadlines.py and test_rollback.py play it too
+h = served(YAML)
+paged = served(empire_yaml(*DIP, web=True), fresh_pages=True)
 
 
 def state(h):
-    engine = h.app.engine("empire")
-    return engine.load_state(h.game("dip").state)
+    """dip's state (the other files that play it read it so)."""
+    return h.empire_state()
 
 
 def orders(h, power, text):
-    s = state(h)
-    who = s.player_of[power]
-    email = f"{who}@example.org"
-    h.send(email, "dip@judge.example", f"PASSWORD {h.password(email, 'dip')}\n{text}\n")
-    return h.last(email), who
+    """Mail ``text`` to dip from the player of ``power``: the reply, and
+    the player's name."""
+    who = h.empire_state().player_of[power]
+    return h.play(who, text), who
 
 
 def test_a_game_by_mail_with_judge_style_reports_and_the_scoreboard(h):
@@ -68,7 +44,7 @@ def test_a_game_by_mail_with_judge_style_reports_and_the_scoreboard(h):
     orders(h, "Germany", "A Kiel H")
     h.clock.set(h.game("dip").deadline)
     h.tick()
-    s = state(h)
+    s = h.empire_state()
     assert s.owners["hol"] == "Germany"
     if s.code.startswith("W"):
         h.clock.set(h.game("dip").deadline)
@@ -79,7 +55,7 @@ def test_a_game_by_mail_with_judge_style_reports_and_the_scoreboard(h):
     h.send("fan@example.org", "judge@judge.example", "RANK\n")
     lines = h.last("fan@example.org").splitlines()
     board = lines[lines.index("The scoreboard (points over finished games, never below 0):") + 1 :]
-    germany, russia = state(h).player_of["Germany"], state(h).player_of["Russia"]
+    germany, russia = h.empire_state().player_of["Germany"], h.empire_state().player_of["Russia"]
     # best first: Germany (Holland taken) and Russia have 4 centres each
     assert sorted(line.split()[1] for line in board[:2]) == sorted([germany, russia])
     assert "@" not in h.last("fan@example.org")  # players by name: RANK shows no address
@@ -108,17 +84,14 @@ def test_the_scoreboard_across_two_games_never_goes_below_zero(tmp_path, capsys)
 
 
 def test_end_game_by_the_master_scores_the_centres_as_they_stand(tmp_path):
-    yaml = YAML.replace(
-        "    seed: 3\n", "    seed: 3\n    master: {email: gm@example.org, password: gm}\n"
-    )
-    h = Harness(tmp_path, yaml)
+    h = Harness(tmp_path, empire_yaml(*DIP, "master: {email: gm@example.org, password: gm}"))
     try:
         h.send("gm@example.org", "dip@judge.example", "PASSWORD gm\nEND GAME\n")
         h.confirm("gm@example.org")  # END GAME waits for the master to confirm it
         assert h.game("dip").status == "finished"
         with h.app.store.tx(write=False) as conn:
             ranking = h.app.store.ranking(conn)
-        russia = state(h).player_of["Russia"]
+        russia = h.empire_state().player_of["Russia"]
         assert ranking[0] == (f"{russia}@example.org", 4, 1) and len(ranking) == 7
     finally:
         h.close()
@@ -158,7 +131,7 @@ def test_nobody_is_charged_a_missed_retreat_phase_they_had_no_part_in(h):
     orders(h, "Turkey", "A ARM-SEV, F BLA S A ARM-SEV")  # the Russian F SEV is dislodged
     h.clock.set(h.game("dip").deadline)
     h.tick()
-    s = state(h)
+    s = h.empire_state()
     assert s.code == "F1901R" and list(s.dislodged) == ["sev"]
     russia, turkey = s.player_of["Russia"], s.player_of["Turkey"]
     report = h.text(h.report(f"{russia}@example.org", "dip")).replace("\r\n", "\n")
@@ -167,7 +140,7 @@ def test_nobody_is_charged_a_missed_retreat_phase_they_had_no_part_in(h):
     assert "  F SEV: disbands; retreats to RUM" in report  # what Russia may order
     h.clock.set(h.game("dip").deadline)
     h.tick()  # nobody orders the retreat
-    assert state(h).code != "F1901R"
+    assert h.empire_state().code != "F1901R"
     report = h.text(h.report(f"{russia}@example.org", "dip")).replace("\r\n", "\n")
     results = report.split("== Results of Fall 1901, retreats (F1901R) ==")[1].split("== Units")[0]
     assert results.split() == ["Russia", f"({russia}),", "no", "orders:", "F", "SEV", "D",
@@ -181,33 +154,18 @@ def test_nobody_is_charged_a_missed_retreat_phase_they_had_no_part_in(h):
     assert len(others) == 5 and all(missed[name] == 2 for name in others)
 
 
-def test_the_web_pages_name_the_phase_in_words(tmp_path, monkeypatch):
+def test_the_web_pages_name_the_phase_in_words(paged):
     """The game list, the game page and a played phase's page say
     "Spring 1901, movement (S1901M)", not the code alone."""
-    import urllib.request
-
-    import pbem.web.cache
-
-    monkeypatch.setattr(pbem.web.cache, "VERSION_FRESH", 0.0)  # each request looks
-    web = "  web: {listen: {host: 127.0.0.1, port: 0}}\n"
-    h = Harness(tmp_path, YAML.replace("  limits:", web + "  limits:", 1))
-    try:
-
-        def page(path: str) -> str:
-            url = f"http://127.0.0.1:{h.server.web.port}{path}"
-            with urllib.request.urlopen(url, timeout=20) as response:
-                return response.read().decode()
-
-        assert "Spring 1901, movement (S1901M)" in page("/")
-        assert "Now: <strong>Spring 1901, movement (S1901M)</strong>" in page("/games/dip")
-        h.clock.set(h.game("dip").deadline)
-        h.tick()
-        game = page("/games/dip")
-        assert "Now: <strong>Fall 1901, movement (F1901M)</strong>" in game
-        assert ">Spring 1901, movement (S1901M)</a>" in game  # the history's link
-        assert "dip, Spring 1901, movement (S1901M) results" in page("/games/dip/turns/1")
-    finally:
-        h.close()
+    h = paged
+    assert "Spring 1901, movement (S1901M)" in h.page("/")
+    assert "Now: <strong>Spring 1901, movement (S1901M)</strong>" in h.page("/games/dip")
+    h.clock.set(h.game("dip").deadline)
+    h.tick()
+    game = h.page("/games/dip")
+    assert "Now: <strong>Fall 1901, movement (F1901M)</strong>" in game
+    assert ">Spring 1901, movement (S1901M)</a>" in game  # the history's link
+    assert "dip, Spring 1901, movement (S1901M) results" in h.page("/games/dip/turns/1")
 
 
 def test_a_retreat_phase_tells_those_with_nothing_to_order_so(h):
@@ -224,7 +182,7 @@ def test_a_retreat_phase_tells_those_with_nothing_to_order_so(h):
     orders(h, "Austria", "A TRI S A TYR - VEN")
     h.clock.set(h.game("dip").deadline)
     h.tick()
-    s = state(h)
+    s = h.empire_state()
     assert s.code == "F1901R", s.code
     italy, germany = s.player_of["Italy"], s.player_of["Germany"]
     told = h.text(h.report(f"{germany}@example.org", "dip"))
@@ -240,7 +198,7 @@ def test_press_by_power(h):
     """Diplomacy players write to powers and sign as powers: PRESS France,
     PRESS TO France, Italy and BROADCAST reach the players of those
     powers, signed "Germany (name)", and the answer hint names the power."""
-    s = state(h)
+    s = h.empire_state()
     germany, france, italy = (s.player_of[p] for p in ("Germany", "France", "Italy"))
     reply, _ = orders(h, "Germany", "PRESS France\nShall we share Belgium?\nENDPRESS")
     assert f"press sent to France ({france})" in reply, reply

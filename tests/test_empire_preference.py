@@ -8,68 +8,20 @@ import pytest
 
 from adjudicator.base import Rng
 from pbem.cli.main import main
-from tests.mailharness import Harness
+from tests.mailharness import Harness, empire_yaml, server_yaml
 
-SERVER = """\
-server:
-  domain: judge.example
-  listen: {host: 127.0.0.1, port: 0}
-  storage: var/pbem.sqlite
-  outbound: {from: judge@judge.example, maildir: var/mail}
-  limits: {replies_per_day: 100}
-games:
-"""
-LISTED = (
-    SERVER
-    + """\
-  - name: dip
-    game: empire
-    map: standard
-    seed: 3
-    players:
-      - {name: ann, email: ann@example.org, power: eng}
-      - {name: bob, email: bob@example.org, preferences: [England, Tur]}
-      - {name: cid, email: cid@example.org}
-      - {name: dee, email: dee@example.org}
-      - {name: eve, email: eve@example.org}
-"""
+LISTED = empire_yaml(
+    "seed: 3",
+    players=["ann, power: eng", "bob, preferences: [England, Tur]", "cid", "dee", "eve"],
 )
-FORMING = (
-    SERVER
-    + """\
-  - name: dip
-    game: empire
-    map: standard
-    seed: 11
-    seats: 5
-    players:
-      - {name: ann, email: ann@example.org}
-      - {name: bob, email: bob@example.org, power: France}
-"""
-)
+FORMING = empire_yaml("seed: 11", "seats: 5", players=["ann", "bob, power: France"])
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 
 
-def harness(tmp_path, text):
-    return Harness(tmp_path, text)
-
-
-def seats(h):
-    engine = h.app.engine("empire")
-    state = engine.load_state(h.game("dip").state)
-    return {p.name: p.power for p in state.players}
-
-
-def mail(h, who, body):
-    email = f"{who}@example.org"
-    h.send(email, "dip@judge.example", f"PASSWORD {h.password(email, 'dip')}\n{body}\n")
-    return h.last(email)
-
-
 def test_games_yaml_gives_a_power_and_honours_a_list(tmp_path):
-    h = harness(tmp_path, LISTED)
+    h = Harness(tmp_path, LISTED)
     try:
-        got = seats(h)
+        got = h.powers()
         assert got["ann"] == "England" and got["bob"] == "Turkey"
         rest = [p for p in Rng(3).shuffled(POWERS) if p not in ("England", "Turkey")]
         assert [got[n] for n in ("cid", "dee", "eve")] == rest[:3]  # dealt by the seed
@@ -82,37 +34,37 @@ def test_games_yaml_gives_a_power_and_honours_a_list(tmp_path):
         assert "ties settled by the game's seed" in started
         ann = h.last("ann@example.org", "started")
         assert "You play ann (England)" in ann and "You asked" not in ann
-        reply = mail(h, "bob", "PREFERENCE England")
+        reply = h.play("bob", "PREFERENCE England")
         assert "PREFERENCE: dip has started and its powers are given; you play Turkey" in reply
     finally:
         h.close()
 
 
 def test_preference_by_mail_while_the_game_forms(tmp_path):
-    h = harness(tmp_path, FORMING)
+    h = Harness(tmp_path, FORMING)
     try:
-        reply = mail(h, "ann", "PREFERENCE spain, Italy")
+        reply = h.play("ann", "PREFERENCE spain, Italy")
         assert "PREFERENCE: there is no power 'spain' (the powers: Austria, England" in reply
         assert "nothing was recorded" in reply
-        reply = mail(h, "ann", "preference ger ITA aus")
+        reply = h.play("ann", "preference ger ITA aus")
         assert "PREFERENCE recorded for dip: Germany, Italy, Austria, in that order" in reply
         assert "It counts when the game starts" in reply
-        reply = mail(h, "ann", "PREFERENCE Germany Italy\nA PAR - BUR")
+        reply = h.play("ann", "PREFERENCE Germany Italy\nA PAR - BUR")
         assert "recorded for dip: Germany, Italy" in reply
         assert "Until then only PREFERENCE counts: the rest was not read" in reply
-        reply = mail(h, "bob", "PREFERENCE Germany")
+        reply = h.play("bob", "PREFERENCE Germany")
         assert "the game master gave you France" in reply
-        assert "dip has not started yet" in mail(h, "bob", "A PAR - BUR")
+        assert "dip has not started yet" in h.play("bob", "A PAR - BUR")
 
         h.send_confirmed("cid@example.org", "judge@judge.example", "JOIN dip\n")
-        reply = mail(h, "cid", "PREFERENCE Germany, France, Rus")
+        reply = h.play("cid", "PREFERENCE Germany, France, Rus")
         assert "recorded for dip: Germany, France, Russia" in reply
         h.send_confirmed("dee@example.org", "judge@judge.example", "JOIN dip\n")
-        mail(h, "dee", "PREFERENCE Germany")
+        h.play("dee", "PREFERENCE Germany")
         h.send_confirmed("eve@example.org", "judge@judge.example", "JOIN dip\n")
         assert h.game("dip").status == "running"
 
-        got = seats(h)
+        got = h.powers()
         # Germany is first on three lists; dee has no other wish: dee Germany
         # (1), ann Italy (2), cid Russia (3; France is bob's) sum to 6, and
         # ann Germany would leave dee unranked (8): the lowest sum wins
@@ -139,9 +91,9 @@ def test_preference_by_mail_while_the_game_forms(tmp_path):
 def test_the_same_seed_and_lists_give_the_same_powers(tmp_path):
     runs = []
     for i in range(2):
-        h = harness(tmp_path / str(i), LISTED)
+        h = Harness(tmp_path / str(i), LISTED)
         try:
-            runs.append(seats(h))
+            runs.append(h.powers())
         finally:
             h.close()
     assert runs[0] == runs[1]
@@ -171,7 +123,7 @@ def test_pbem_check_refuses_one_power_twice_and_powers_elsewhere(tmp_path, capsy
     assert main(["check", str(path)]) == 2
     err = capsys.readouterr().err
     assert "line 14: game dip: England is given to both ann and bob" in err
-    office = SERVER + (
+    office = server_yaml() + (
         "  - name: alpha\n    game: officewars\n    map: six\n    players:\n"
         "      - {name: ann, email: ann@example.org, power: red}\n"
         "      - {name: bob, email: bob@example.org}\n"

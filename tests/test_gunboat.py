@@ -7,46 +7,25 @@ from __future__ import annotations
 
 import email
 import email.policy
-import urllib.error
-import urllib.request
 
 import pytest
 
-import pbem.web.cache
 from pbem.config import load_config
-from tests.mailharness import Harness
+from tests.mailharness import EVENINGS, GM, empire_yaml, served
 
 NAMES = ["aurelio", "bertrand", "cosima", "dorotea", "evander", "fiorella", "gwendal"]
-GM, FAN = "gm@example.org", "fan@example.org"
-YAML = """\
-server:
-  domain: judge.example
-  listen: {host: 127.0.0.1, port: 0}
-  storage: var/pbem.sqlite
-  outbound: {from: judge@judge.example, maildir: var/mail}
-  web: {listen: {host: 127.0.0.1, port: 0}}
-  limits: {replies_per_day: 100}
-games:
-  - name: dip
-    game: empire
-    map: standard
-    deadline: "0 20 * * *"
-    timezone: Europe/Oslo
-    options: {last_year: 1902}
-    seed: 3
-    anonymous: true
-    master: {email: gm@example.org, password: gm}
-    observers: [fan@example.org]
-    players:
-""" + "".join(f"      - {{name: {n}, email: {n}@example.org}}\n" for n in NAMES)
-
-
-@pytest.fixture
-def h(tmp_path, monkeypatch):
-    monkeypatch.setattr(pbem.web.cache, "VERSION_FRESH", 0.0)
-    harness = Harness(tmp_path, YAML)
-    yield harness
-    harness.close()
+FAN = "fan@example.org"
+YAML = empire_yaml(
+    *EVENINGS,
+    "options: {last_year: 1902}",
+    "seed: 3",
+    "anonymous: true",
+    "master: {email: gm@example.org, password: gm}",
+    "observers: [fan@example.org]",
+    players=NAMES,
+    web=True,
+)
+h = served(YAML, fresh_pages=True)
 
 
 def whole(raw: bytes) -> str:
@@ -65,46 +44,24 @@ def whole(raw: bytes) -> str:
     return "\n".join(out)
 
 
-def mail(h: Harness, who: str, text: str) -> str:
-    address = f"{who}@example.org"
-    h.send(address, "dip@judge.example", f"PASSWORD {h.password(address, 'dip')}\n{text}\n")
-    return h.last(address)
-
-
-def page(h: Harness, path: str) -> str:
-    url = f"http://127.0.0.1:{h.server.web.port}{path}"
-    try:
-        with urllib.request.urlopen(url, timeout=20) as response:
-            return response.read().decode()
-    except urllib.error.HTTPError as error:
-        with error:
-            raise AssertionError(f"{path}: {error.code}") from None
-
-
-def power_of(h: Harness) -> dict[str, str]:
-    engine = h.app.engine("empire")
-    state = engine.load_state(h.game("dip").state)
-    return {p.name: p.power for p in state.players}
-
-
 def test_a_gunboat_phase_by_mail_names_nobody(h):
-    powers = power_of(h)
+    powers = h.powers()
     player = {power: name for name, power in powers.items()}
     germany, france = player["Germany"], player["France"]
     # orders, press (signed with the power; to a power; by a name: refused)
-    assert "A MUN - RUH" in mail(h, germany, "A MUN - RUH\nF KIE - HOL")
-    said = mail(h, germany, "PRESS TO France\nHello from the east.\nENDPRESS")
+    assert "A MUN - RUH" in h.play(germany, "A MUN - RUH\nF KIE - HOL")
+    said = h.play(germany, "PRESS TO France\nHello from the east.\nENDPRESS")
     assert "press sent to France" in said
-    assert "no player called" in mail(h, germany, f"PRESS TO {france}\nhi\nENDPRESS")
+    assert "no player called" in h.play(germany, f"PRESS TO {france}\nhi\nENDPRESS")
     echoed = h.app.store.outbox_rows()[-1].id  # the name germany wrote, quoted back to her
-    mail(h, france, "BROADCAST\nPeace to all.\nENDPRESS\nA PAR - BUR\nSTATUS")
-    status = mail(h, player["Italy"], "STATUS")
+    h.play(france, "BROADCAST\nPeace to all.\nENDPRESS\nA PAR - BUR\nSTATUS")
+    status = h.play(player["Italy"], "STATUS")
     assert "Germany" in status and germany not in status
     h.clock.set(h.game("dip").deadline)
     h.tick()
     h.settle()
     h.send(GM, "dip@judge.example", f"PASSWORD gm\nREMOVE {player['Turkey']}\n")
-    mail(h, france, "HISTORY")
+    h.play(france, "HISTORY")
     # every mail to a player names no one else; the observer's, no one at all
     addresses = {n: f"{n}@example.org" for n in NAMES}
     rows = [r for r in h.app.store.outbox_rows() if r.to_addr != GM and r.id != echoed]
@@ -130,14 +87,14 @@ def test_a_gunboat_phase_by_mail_names_nobody(h):
         "/games/dip/feed.atom",
         "/games/dip/calendar.ics",
     ):
-        text = page(h, path).lower()
+        text = h.page(path).lower()
         for n in NAMES:
             assert n not in text, (path, n, text[max(0, text.find(n) - 200) : text.find(n) + 100])
-    assert "Germany" in page(h, "/games/dip")
+    assert "Germany" in h.page("/games/dip")
 
 
 def test_the_end_reveals_the_names(h):
-    powers = power_of(h)
+    powers = h.powers()
     h.send(GM, "dip@judge.example", "PASSWORD gm\nEND GAME\n")
     h.confirm(GM)  # END GAME waits for the master to confirm it
     over = [r for r in h.app.store.outbox_rows("report", f"{NAMES[0]}@example.org")]

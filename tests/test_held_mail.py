@@ -17,6 +17,7 @@ from pbem.config import load_config
 from pbem.config.model import ConfigError
 from pbem.mail.ontime import arrival, received_time
 from pbem.store import InboxRow
+from pbem.turns.localtime import local
 from tests.mailharness import GAMES_YAML, Harness
 
 ANN, BOB = "ann@example.org", "bob@example.org"
@@ -189,3 +190,68 @@ def test_the_settings_are_checked(tmp_path):
     )
     with pytest.raises(ConfigError, match="settle_after_outage must be a duration"):
         load_config(tmp_path / "games.yaml")
+
+
+def test_a_receipt_while_the_turn_settles_says_when_it_resolves_and_what_counts(tmp_path):
+    """Down across the deadline: the turn waits the settling time (five
+    minutes from the start). A receipt meanwhile names the deadline as
+    passed, when the turn resolves, and whether this mail counts for it."""
+    h = Harness(tmp_path, BEHIND_RELAY)
+    deadline, pw = h.game().deadline, h.password(ANN)
+    h.close()
+    start = deadline + timedelta(seconds=43)
+    h = Harness(tmp_path, BEHIND_RELAY, start=start)
+    try:
+        resolves = local(start + timedelta(minutes=5), "Europe/Oslo")
+        ann = relayed(
+            h, ANN, f"PASSWORD {pw}\r\nSol attacks Alnitak\r\n", deadline - timedelta(seconds=20)
+        )
+        said = " ".join(ann.split())
+        assert (
+            f"Deadline: {local(deadline, 'Europe/Oslo')}, passed; the turn (tick 1) resolves at "
+            f"{resolves}, at "
+            "the end of the settling time after this server took no mail, so that mail held "
+            "meanwhile counts. The orders of this mail count for it." in said
+        ), ann
+        # no orders, and after the deadline
+        status = relayed(h, ANN, f"PASSWORD {pw}\r\nSTATUS\r\n", deadline + timedelta(seconds=30))
+        said = " ".join(status.split())
+        assert f"the turn (tick 1) resolves at {resolves}" in said
+        assert "Orders sent now are too late for it." in said
+        # orders after the deadline: too late for the turn that settles
+        late = relayed(h, ANN, f"PASSWORD {pw}\r\nSol holds\r\n", deadline + timedelta(seconds=40))
+        settled = start + timedelta(minutes=5)
+        assert "too late for tick 1" in late
+        said = " ".join(late.split())
+        assert f"the turn resolves at {settled:%Y-%m-%d %H:%M:%S} UTC, at the end of the" in said
+        h.advance(minutes=5, seconds=1)
+        assert h.game().turn == 2  # as the receipts said
+    finally:
+        h.close()
+
+
+def test_a_receipt_in_a_game_on_a_clock_names_the_settled_tick(tmp_path):
+    """Strategic Initiative: every order read before the tick runs counts;
+    after an outage the tick due runs at the end of the settling time."""
+    from tests.test_scenario_start import DUEL, KIM, configure
+
+    text = configure(tmp_path).read_text()
+    h = Harness(tmp_path, text)
+    due, pw = h.game("duel").deadline, h.password(KIM, "duel")
+    h.close()
+    start = due + timedelta(minutes=2)
+    h = Harness(tmp_path, text, start=start)
+    try:
+        h.send(KIM, DUEL, f"PASSWORD {pw}\nmove inf1 to D3\n")
+        said = " ".join(h.last(KIM).split())
+        resolves = local(start + timedelta(minutes=5), "UTC")
+        assert (
+            f"Next tick: {local(due, 'UTC')}, passed; the tick (day 1, 10:15) runs at {resolves}, "
+            "at the end of the settling time" in said
+        ), said
+        assert "The orders of this mail count for it." in said
+        tick = h.game("duel").turn
+        h.advance(minutes=5, seconds=1)
+        assert h.game("duel").turn == tick + 1  # as the receipt said
+    finally:
+        h.close()

@@ -5,25 +5,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
 from pbem.cli.main import main
-from tests.mailharness import Harness, wait_for
+from tests.mailharness import ALPHA, ANN, BOB, CID, GM, Harness, served, wait_for
 
-ALPHA = "alpha@judge.example"
-ANN, BOB, CID, GM = "ann@example.org", "bob@example.org", "cid@example.org", "gm@example.org"
-
-
-@pytest.fixture
-def h(tmp_path):
-    harness = Harness(tmp_path)
-    yield harness
-    harness.close()
-
-
-def gm(h: Harness, lines: str) -> str:
-    h.send(GM, ALPHA, f"PASSWORD gm-secret\n{lines}\n")
-    return h.last(GM)
+h = served()
 
 
 def test_the_master_password_is_needed(h):
@@ -34,11 +19,11 @@ def test_the_master_password_is_needed(h):
 
 def test_pause_stops_the_clock_and_resume_sets_a_fresh_deadline(h):
     deadline = h.game().deadline
-    assert "alpha is paused" in gm(h, "PAUSE")
+    assert "alpha is paused" in h.as_master("PAUSE")
     h.clock.set(deadline + timedelta(hours=1))
     h.tick()
     assert h.game().turn == 1 and h.game().status == "paused"
-    assert "deadline" in gm(h, "RESUME")
+    assert "deadline" in h.as_master("RESUME")
     g = h.game()
     assert g.status == "running" and g.deadline - h.clock.now() >= timedelta(hours=6)
     h.clock.set(g.deadline)
@@ -48,17 +33,17 @@ def test_pause_stops_the_clock_and_resume_sets_a_fresh_deadline(h):
 
 def test_extend_moves_the_deadline(h):
     deadline = h.game().deadline
-    assert "the deadline of alpha is now" in gm(h, "EXTEND 12h")
+    assert "the deadline of alpha is now" in h.as_master("EXTEND 12h")
     assert h.game().deadline == deadline + timedelta(hours=12)
     h.clock.set(deadline)
     h.tick()
     assert h.game().turn == 1
-    assert "EXTEND needs a duration" in gm(h, "EXTEND soon")
+    assert "EXTEND needs a duration" in h.as_master("EXTEND soon")
 
 
 def test_adjudicate_resolves_the_turn_now(h):
     h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol attacks Alnitak\n")
-    assert "resolved now" in gm(h, "ADJUDICATE")
+    assert "resolved now" in h.as_master("ADJUDICATE")
     wait_for(lambda: h.game().turn == 2, 10, "the forced turn")
     h.settle()
     text = h.text(h.report(ANN))
@@ -67,7 +52,7 @@ def test_adjudicate_resolves_the_turn_now(h):
 
 def test_replace_gives_the_seat_to_someone_new(h):
     old_password = h.password(CID)
-    assert "new@example.org now plays cid" in gm(h, "REPLACE cid WITH new@example.org")
+    assert "new@example.org now plays cid" in h.as_master("REPLACE cid WITH new@example.org")
     assert "You have been replaced in alpha" in h.last(CID, "alert")
     h.send(CID, ALPHA, f"PASSWORD {old_password}\nAltair holds\n")
     assert "not a player of alpha" in h.last(CID)
@@ -76,11 +61,11 @@ def test_replace_gives_the_seat_to_someone_new(h):
 
 
 def test_remove_and_end_game(h):
-    assert "cid is out of alpha" in gm(h, "REMOVE cid")
+    assert "cid is out of alpha" in h.as_master("REMOVE cid")
     with h.app.store.tx(write=False) as conn:
         assert {p.name: p.status for p in h.app.store.players(conn, "alpha")}["cid"] == "removed"
-    assert "no active player called 'zed'" in gm(h, "REMOVE zed")
-    assert "waits for your confirmation" in gm(h, "END GAME")
+    assert "no active player called 'zed'" in h.as_master("REMOVE zed")
+    assert "waits for your confirmation" in h.as_master("END GAME")
     assert h.game().status == "running"
     h.confirm(GM)
     assert "alpha is over" in h.last(GM)
@@ -107,7 +92,7 @@ def test_the_masters_words_from_a_player_are_only_order_lines(h):
 
 def test_status_shows_orders_ready_and_missed_turns(h):
     h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol holds\nREADY\n")
-    reply = gm(h, "STATUS")
+    reply = h.as_master("STATUS")
     assert "ann" in reply and "(orders in, READY)" in reply and "missed 0" in reply
 
 
@@ -151,13 +136,13 @@ def test_a_turn_cut_short_charges_no_missed_turn_to_those_with_time_left(h):
     nothing, had time left, so no missed turn is charged (their units hold);
     at the next real deadline, silence is charged as always."""
     h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol attacks Alnitak\n")
-    assert "resolved now" in gm(h, "ADJUDICATE")
+    assert "resolved now" in h.as_master("ADJUDICATE")
     wait_for(lambda: h.game().turn == 2, 10, "the forced turn")
     h.settle()
     assert _missed(h) == {"ann": 0, "bob": 0, "cid": 0}
     report = h.text(h.report(BOB))
     assert "bob (" in report and "turns missed" not in report
-    status = gm(h, "STATUS")
+    status = h.as_master("STATUS")
     assert "missed 1" not in status and "missed 0" in status
     # turn 2 runs out with no orders from anyone: now everyone is charged
     h.clock.set(h.game().deadline)
@@ -173,11 +158,11 @@ def _owing(status: str) -> str:
 
 
 def test_status_names_who_still_owes_orders(h):
-    owe = _owing(gm(h, "STATUS"))
+    owe = _owing(h.as_master("STATUS"))
     assert "ann" in owe and "bob" in owe and "cid" in owe
     h.send(ANN, ALPHA, f"PASSWORD {h.password(ANN)}\nSol holds\n")
     h.send(BOB, ALPHA, f"PASSWORD {h.password(BOB)}\nREADY\n")
-    owe = _owing(gm(h, "STATUS"))
+    owe = _owing(h.as_master("STATUS"))
     assert "cid" in owe and "ann" not in owe and "bob" not in owe
     h.send(CID, ALPHA, f"PASSWORD {h.password(CID)}\nRigel holds\n")
-    assert "every player who owes orders this phase has sent them" in gm(h, "STATUS")
+    assert "every player who owes orders this phase has sent them" in h.as_master("STATUS")

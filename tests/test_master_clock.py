@@ -9,51 +9,36 @@ import io
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-import pytest
-
 from pbem.cli.main import main
 from pbem.serving.logs import announced
-from tests.mailharness import Harness
+from tests.mailharness import ANN, BOB, GM, served
 
-ALPHA = "alpha@judge.example"
-ANN, BOB, GM = "ann@example.org", "bob@example.org", "gm@example.org"
-
-
-@pytest.fixture
-def h(tmp_path):
-    harness = Harness(tmp_path)
-    yield harness
-    harness.close()
-
-
-def gm(h: Harness, lines: str) -> str:
-    h.send(GM, ALPHA, f"PASSWORD gm-secret\n{lines}\n")
-    return h.last(GM)
+h = served()
 
 
 def test_deadline_sets_a_time_in_the_games_time_zone_and_everyone_is_told(h):
     # alpha plays in Europe/Oslo: 18:00 there is 17:00 UTC in November
-    assert "the deadline of alpha is now Mon 23 Nov 2026 18:00 CET" in gm(
-        h, "DEADLINE 2026-11-23 18:00"
+    assert "the deadline of alpha is now Mon 23 Nov 2026 18:00 CET" in h.as_master(
+        "DEADLINE 2026-11-23 18:00"
     )
     assert h.game().deadline == datetime(2026, 11, 23, 17, 0, tzinfo=UTC)
     notice = h.last(BOB, "notice")  # bob reads it in his own time zone
     assert "moved the deadline of alpha later" in notice
     assert "Mon 23 Nov 2026 12:00 EST (America/New_York)" in notice
-    gm(h, "DEADLINE 2026-11-22T08:00-05:00")  # ISO, with an offset
+    h.as_master("DEADLINE 2026-11-22T08:00-05:00")  # ISO, with an offset
     assert h.game().deadline == datetime(2026, 11, 22, 13, 0, tzinfo=UTC)
-    gm(h, "DEADLINE 2026-11-22 09:30 UTC")
+    h.as_master("DEADLINE 2026-11-22 09:30 UTC")
     assert h.game().deadline == datetime(2026, 11, 22, 9, 30, tzinfo=UTC)
 
 
 def test_deadline_brings_the_turn_forward_but_never_into_the_past(h):
     before = h.game().deadline
     assert before == datetime(2026, 11, 21, 23, 50, tzinfo=UTC) and h.clock.now().hour == 12
-    refused = gm(h, "DEADLINE 2026-11-21 11:00 UTC")
+    refused = h.as_master("DEADLINE 2026-11-21 11:00 UTC")
     assert "has passed: it is now Sat 21 Nov 2026 13:00 CET" in refused
     assert "the deadline is Sun 22 Nov 2026 00:50 CET" in refused
     assert h.game().deadline == before
-    assert "the deadline of alpha is now" in gm(h, "DEADLINE 2026-11-21 15:00")
+    assert "the deadline of alpha is now" in h.as_master("DEADLINE 2026-11-21 15:00")
     assert h.game().deadline == datetime(2026, 11, 21, 14, 0, tzinfo=UTC)
     notice = h.last(ANN, "notice")
     assert "brought the deadline of alpha forward" in notice and "due earlier" in notice
@@ -66,18 +51,18 @@ def test_deadline_brings_the_turn_forward_but_never_into_the_past(h):
 def test_deadline_says_which_forms_it_reads(h):
     before = h.game().deadline
     for wrong in ("Sun 18:00", "tomorrow", "2026-11-31 18:00", "2026-11-23 18:00 Mars/Base"):
-        reply = gm(h, f"DEADLINE {wrong}")
+        reply = h.as_master(f"DEADLINE {wrong}")
         assert "DEADLINE:" in reply, reply
-    assert "2026-11-29 18:00 (in the game's time zone)" in gm(h, "DEADLINE Sun 18:00")
-    assert "does not exist in Europe/Oslo" in gm(h, "DEADLINE 2027-03-28 02:30")
+    assert "2026-11-29 18:00 (in the game's time zone)" in h.as_master("DEADLINE Sun 18:00")
+    assert "does not exist in Europe/Oslo" in h.as_master("DEADLINE 2027-03-28 02:30")
     assert h.game().deadline == before
 
 
 def test_extend_only_moves_later_and_points_to_deadline(h):
     before = h.game().deadline
-    reply = gm(h, "EXTEND -6h")
+    reply = h.as_master("EXTEND -6h")
     assert "EXTEND only moves the deadline later" in reply and "DEADLINE 2026-11-22 18:00" in reply
-    assert "DEADLINE" in gm(h, "EXTEND 2026-11-29T18:00")
+    assert "DEADLINE" in h.as_master("EXTEND 2026-11-29T18:00")
     assert h.game().deadline == before
 
 
@@ -98,7 +83,7 @@ def test_the_command_line_sets_the_deadline_and_reads_minus_as_a_duration(h, cap
 
 
 def test_end_game_by_mail_waits_for_the_master_to_confirm(h):
-    reply = gm(h, "END GAME")
+    reply = h.as_master("END GAME")
     assert "END GAME alpha: waits for your confirmation" in reply
     assert h.game().status == "running"
     ask = h.last(GM, "confirm")
@@ -133,7 +118,7 @@ def test_end_on_the_command_line_asks_first(h, capsys, monkeypatch):
 
 
 def test_replace_sends_the_new_player_the_start_mail_of_the_seat(h):
-    assert "and the start mail of the seat" in gm(h, "REPLACE cid WITH new@example.org")
+    assert "and the start mail of the seat" in h.as_master("REPLACE cid WITH new@example.org")
     password = h.last("new@example.org", "password")
     assert "A second mail tells you what you play" in password
     started = h.outbox("started", "new@example.org")

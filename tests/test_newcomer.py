@@ -8,7 +8,19 @@ import re
 
 import pytest
 
-from tests.mailharness import GAMES_YAML, Harness, wait_for
+from tests.mailharness import (
+    ALPHA,
+    ANN,
+    BOB,
+    CID,
+    EVENINGS,
+    GAMES_YAML,
+    GM,
+    Harness,
+    empire_yaml,
+    served,
+    wait_for,
+)
 
 GAMES_YAML_TERRA = (
     GAMES_YAML
@@ -18,16 +30,9 @@ GAMES_YAML_TERRA = (
     map: france
 """
 )
-ALPHA = "alpha@judge.example"
 SERVER = "judge@judge.example"
-ANN, BOB, CID, GM = "ann@example.org", "bob@example.org", "cid@example.org", "gm@example.org"
 
-
-@pytest.fixture
-def h(tmp_path):
-    harness = Harness(tmp_path)
-    yield harness
-    harness.close()
+h = served()
 
 
 def reply(h: Harness, mail, sender: str, body: str) -> None:
@@ -177,40 +182,19 @@ def test_every_mail_has_crlf_line_ends(h):
         assert b"\n" not in row.message.replace(b"\r\n", b""), row.kind
 
 
-EMPIRE = """\
-server:
-  domain: judge.example
-  listen: {host: 127.0.0.1, port: 0}
-  storage: var/pbem.sqlite
-  outbound: {from: judge@judge.example, maildir: var/mail}
-  limits: {replies_per_day: 100}
-games:
-  - name: dip
-    game: empire
-    map: standard
-    deadline: "0 20 * * *"
-    timezone: Europe/Oslo
-    seed: 3
-    visibility: private
-    observer_password: sesame-fans
-    master: {email: gm@example.org, password: gm-secret}
-    players:
-""" + "".join(
-    f"      - {{name: {n}, email: {n}@example.org}}\n"
-    for n in ["ann", "bob", "cid", "dee", "eve", "fay", "gus"]
+dip = served(
+    empire_yaml(
+        *EVENINGS,
+        "seed: 3",
+        "visibility: private",
+        "observer_password: sesame-fans",
+        "master: {email: gm@example.org, password: gm-secret}",
+    )
 )
 
 
-@pytest.fixture
-def dip(tmp_path):
-    harness = Harness(tmp_path, EMPIRE)
-    yield harness
-    harness.close()
-
-
 def test_an_empire_player_is_told_their_power(dip):
-    engine = dip.app.engine("empire")
-    power = engine.load_state(dip.game("dip").state).power_of["ann"]
+    power = dip.powers()["ann"]
     started = dip.outbox("started", ANN)[-1]
     assert f"you play ann ({power})" in started["Subject"]
     text = body(dip, started)
@@ -330,18 +314,13 @@ def test_implosion_players_are_named_by_a_colour_in_words(tmp_path):
 
 
 def test_the_masters_extend_and_resume_say_the_deadline_in_the_games_zone(h):
-    extended = " ".join(gm_says(h, "EXTEND 12h").split())
+    extended = " ".join(h.as_master("EXTEND 12h").split())
     deadline = h.game().deadline
     assert re.search(r"the deadline of alpha is now \w{3} \d\d \w{3} \d{4} \d\d:\d\d CET", extended)
     assert f"(Europe/Oslo), {deadline:%H:%M} UTC" in extended
-    gm_says(h, "PAUSE")
-    resumed = " ".join(gm_says(h, "RESUME").split())
+    h.as_master("PAUSE")
+    resumed = " ".join(h.as_master("RESUME").split())
     assert "alpha runs again; the deadline is" in resumed and "(Europe/Oslo)" in resumed
-
-
-def gm_says(h: Harness, lines: str) -> str:
-    h.send(GM, ALPHA, f"PASSWORD gm-secret\n{lines}\n")
-    return h.last(GM)
 
 
 def test_the_reminder_says_what_silence_costs_and_its_reply_works(h):

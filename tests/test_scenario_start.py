@@ -77,7 +77,7 @@ def test_a_scenario_game_reads(tmp_path):
     ("game", "scenario", "said"),
     [
         (GAME.replace("duel.yaml", "none.yaml"), SCENARIO,
-         "cannot read the position file 'scenarios/none.yaml'"),
+         "the position file 'scenarios/none.yaml' is missing"),
         (GAME, SCENARIO.replace("at: C3", "at: Z99"),
          r"scenarios/duel.yaml: position, line \d+: .*Z99"),
         (GAME.replace("name: lee", "name: max"), SCENARIO,
@@ -92,6 +92,25 @@ def test_a_scenario_game_reads(tmp_path):
 )  # fmt: skip
 def test_a_bad_scenario_is_named(tmp_path, game, scenario, said):
     assert re.search(said, problems(tmp_path, game, scenario))
+
+
+def test_pbem_check_says_a_missing_position_file_once_and_by_name(tmp_path, capsys):
+    """The shipped games.yaml copied without its scenarios folder: the
+    straits game's one problem is its missing position file, not also a
+    missing map (a game from a position has none)."""
+    from pbem.cli.main import main
+
+    shipped = (Path(__file__).resolve().parent.parent / "games.yaml").read_text()
+    (tmp_path / "games.yaml").write_text(shipped)
+    at = next(n for n, line in enumerate(shipped.splitlines(), 1) if "scenarios/straits" in line)
+    assert main(["check", str(tmp_path / "games.yaml")]) == 2
+    said = [line.strip() for line in capsys.readouterr().err.splitlines()]
+    straits = [line for line in said if "game straits:" in line]
+    assert straits == [
+        f"games.yaml, line {at}: game straits: the position file 'scenarios/straits.yaml' "
+        f"is missing (no {tmp_path.resolve() / 'scenarios' / 'straits.yaml'})"
+    ], said
+    assert not [line for line in said if "map is missing" in line], said
 
 
 def test_pbem_check_says_the_game_starts_from_its_position(tmp_path, capsys):

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from pbem.cli.errors import InputError
 from pbem.lifecycle.opening import open_app
+from pbem.lifecycle.seats import NoSuchPlayer, seated_player
 
 LINE = re.compile(r"^\s*PASSWORD\s+(\S+)\s*$", re.M)
 
@@ -25,11 +26,10 @@ def cmd_password(args: argparse.Namespace, out: TextIO) -> int:
         if app.store.game(conn, args.game) is None:
             raise InputError(f"there is no game {args.game!r} (`pbem check` lists them)")
         seated = app.store.players(conn, args.game)
-    who = args.player.lower()
-    player = next((p for p in seated if who in (p.name.lower(), p.email.lower())), None)
-    if player is None:
-        names = ", ".join(p.name for p in seated) or "nobody yet"
-        raise InputError(f"{args.game} has no player {args.player!r} (players: {names})")
+    try:
+        player = seated_player(seated, args.game, args.player)
+    except NoSuchPlayer as missing:
+        raise InputError(str(missing)) from None
     for row in reversed(app.store.outbox_rows("password", player.email)):
         mail = email.message_from_bytes(row.message, policy=email.policy.default)
         body = mail.get_body(("plain",))

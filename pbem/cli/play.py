@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from pbem.cli.errors import InputError
 from pbem.config import EMAIL
 from pbem.lifecycle.opening import open_app
+from pbem.lifecycle.seats import NoSuchPlayer, seated_player
 from pbem.store import OutboxRow
 
 
@@ -35,18 +36,17 @@ def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
         seated = [p for p in app.store.players(conn, args.game) if p.status == "active"]
     if not known:
         raise InputError(f"there is no game {args.game!r} (`pbem check` lists them)")
-    who = args.player.lower()
-    player = next((p for p in seated if who in (p.name.lower(), p.email.lower())), None)
-    if player is not None:
+    try:
+        player = seated_player(seated, args.game, args.player)
         sender, to = player.email, app.reply_address(player)
-    elif EMAIL.match(args.player):
+    except NoSuchPlayer as missing:
+        if missing.ambiguous:
+            raise InputError(str(missing)) from None
+        if not EMAIL.match(args.player):
+            raise InputError(
+                f"{missing}; give an address to mail it as someone not seated (JOIN, WATCH)"
+            ) from None
         sender, to = args.player, app.game_address(args.game)
-    else:
-        names = ", ".join(p.name for p in seated) or "nobody yet"
-        raise InputError(
-            f"{args.game} has no player {args.player!r} (players: {names}); give an address "
-            "to mail it as someone not seated (JOIN, WATCH)"
-        )
     text = "\n".join(args.lines) if args.lines else sys.stdin.read()
     answer = _exchange(app, args, sender, to, f"{args.game}: orders", text, out)
     if answer is None:

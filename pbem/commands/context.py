@@ -36,6 +36,11 @@ class Worker(Protocol):
 
     def players_by_email(self, conn: Connection, email: str) -> list[PlayerRow]: ...
 
+    def settled_at(self, game: GameRow) -> datetime | None:
+        """When a turn whose deadline passed while this server took no mail
+        resolves (the end of the settling time); None: as soon as it is
+        looked at."""
+
     def earlier_copy(self, conn: Connection, message_id: str, before: int) -> int | None:
         """The first finished mail before number ``before`` with this Message-ID."""
 

@@ -111,7 +111,12 @@ def _game(c: Checker, raw: dict, path: Path, default_tz: str) -> GameConfig | No
     position = _position(c, raw, label, engine, path, players, seats, lobby)
     if position is not None:
         no_seats_given(c, raw, label, "a game from a position has its powers in the position")
-    map_ref = c.string(raw, "map", f"{label}: map", required=engine is not None and not position)
+    # a game given a position needs no map, even when the position is bad
+    # (that is said once, above)
+    from_position = raw.get("position") is not None
+    map_ref = c.string(
+        raw, "map", f"{label}: map", required=engine is not None and not from_position
+    )
     if position is not None and map_ref is not None:
         c.add(raw, "map", f"{label}: give a map or a position to start from, not both")
     if position is not None:
@@ -440,8 +445,12 @@ def _position(
     file = Path(ref) if Path(ref).is_absolute() else path.resolve().parent / ref
     try:
         state = engine.load_position(file.read_text(encoding="utf-8"))
-    except OSError:
-        c.add(raw, "position", f"{label}: cannot read the position file {ref!r}")
+    except FileNotFoundError:
+        c.add(raw, "position", f"{label}: the position file {ref!r} is missing (no {file})")
+        return None
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        c.add(raw, "position", f"{label}: cannot read the position file {ref!r} ({why})")
         return None
     except GameError as exc:
         for line in str(exc).splitlines():

@@ -1,8 +1,10 @@
 """Seating a player: the seat row, the password and the one mail that
-carries it; and how a player is named with the power or colour they play."""
+carries it; finding a seated player by name or address; and how a player
+is named with the power or colour they play."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection
@@ -67,6 +69,34 @@ def password_mail(
         auto="auto-generated",
         game=cfg.name,
     )
+
+
+class NoSuchPlayer(LookupError):
+    """No player, or more than one, answers to the name or address asked
+    for; the message says which, for the one who asked."""
+
+    def __init__(self, message: str, ambiguous: bool) -> None:
+        super().__init__(message)
+        self.ambiguous = ambiguous
+
+
+def seated_player(seated: Sequence[PlayerRow], game: str, who: str) -> PlayerRow:
+    """The one of ``seated`` (players of ``game``) whom ``who`` names: by
+    name or by address, in any case. NoSuchPlayer when nobody answers to
+    it (the message names the players) or more than one does (it names
+    those, with their addresses)."""
+    wanted = who.strip().lower()
+    found = [p for p in seated if wanted in (p.name.lower(), p.email.lower())]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        both = " and ".join(f"{p.name} ({p.email})" for p in found)
+        raise NoSuchPlayer(
+            f"{who!r} names more than one player of {game}: {both}",
+            ambiguous=True,
+        )
+    names = ", ".join(p.name for p in seated) or "nobody yet"
+    raise NoSuchPlayer(f"{game} has no player {who!r} (players: {names})", ambiguous=False)
 
 
 def seat_of(engine: Game, state: Any, player: str) -> str | None:

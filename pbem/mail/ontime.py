@@ -26,6 +26,7 @@ from email.utils import parsedate_to_datetime
 from pbem.config import ServerConfig
 from pbem.mail import auth
 from pbem.store import GameRow, InboxRow
+from pbem.turns.localtime import local
 
 
 @dataclass(frozen=True)
@@ -79,16 +80,26 @@ def arrival(server: ServerConfig, row: InboxRow) -> Arrival:
     return Arrival(min(when, ours), ours, str(relay))
 
 
-def too_late(game: GameRow, came: Arrival, phase: str) -> str | None:
+def too_late(
+    game: GameRow, came: Arrival, phase: str, settled: datetime | None = None
+) -> str | None:
     """Why a mail's orders cannot count, if they cannot: it arrived after
-    the deadline of the turn being played, or before that turn began (it
-    was meant for the turn already resolved when it reached this server)."""
+    the deadline of the turn being played (which resolves now, or at
+    ``settled``, the end of the settling time after an outage), or before
+    that turn began (it was meant for the turn already resolved when it
+    reached this server)."""
     at = came.at
     if game.status == "running" and game.deadline is not None and at >= game.deadline:
+        resolves = (
+            "is being resolved"
+            if settled is None
+            else f"resolves at {settled:%Y-%m-%d %H:%M:%S} UTC, at the end of the settling "
+            "time after this server took no mail"
+        )
         return (
             f"too late for {phase}: {came.said()}, after its deadline "
-            f"({game.deadline:%Y-%m-%d %H:%M:%S} UTC). Nothing was applied; the turn is "
-            "being resolved. Send your orders again for the next turn once its report arrives."
+            f"({game.deadline:%Y-%m-%d %H:%M:%S} UTC). Nothing was applied; the turn "
+            f"{resolves}. Send your orders again for the next turn once its report arrives."
         )
     if game.turn_started_at is not None and at < game.turn_started_at:
         return (
@@ -108,3 +119,41 @@ def counted_early(game: GameRow, came: Arrival, phase: str) -> str | None:
         f"{came.said()[0].upper()}{came.said()[1:]}: it was in time for the deadline "
         f"({game.deadline:%Y-%m-%d %H:%M:%S} UTC), so it counts for {phase}."
     )
+
+
+def overdue(
+    game: GameRow,
+    came: Arrival,
+    phase: str,
+    settled: datetime | None,
+    zone: str,
+    ticks: bool,
+    orders: bool,
+) -> str:
+    """The receipt's deadline line (after "Deadline: " or "Next tick: ")
+    once the deadline of ``phase`` has passed and the turn is still to
+    resolve: when it does (at the end of the settling time, ``settled``,
+    when this server took no mail across the deadline; else now), and
+    whether this mail's ``orders`` (any it gave that were taken) count
+    for it. In a game on a clock
+    (``ticks``) every order read before the tick runs counts; otherwise
+    only those of mail that arrived before the deadline."""
+    assert game.deadline is not None
+    passed = f"{local(game.deadline, zone)}, passed"
+    turn = f"the tick ({phase}) runs" if ticks else f"the turn ({phase}) resolves"
+    if settled is None:
+        when = f"{turn} now"
+    else:
+        when = (
+            f"{turn} at {local(settled, zone)}, at the end of the settling time after this "
+            "server took no mail, so that mail held meanwhile counts"
+        )
+    if ticks:
+        counts = (
+            "the orders of this mail count for it" if orders else "orders sent before then count"
+        )
+    elif orders and came.at < game.deadline:
+        counts = "the orders of this mail count for it"
+    else:
+        counts = "orders sent now are too late for it"
+    return f"{passed}; {when}. {counts[0].upper()}{counts[1:]}."

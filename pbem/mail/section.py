@@ -17,13 +17,12 @@ from adjudicator.base import OrderMode
 from pbem.app import App
 from pbem.commands import REGISTRY, Command, GameContext, GameReply, Section, Use, Who, Worker
 from pbem.commands.observing import no_such_game
-from pbem.config import GameConfig
 from pbem.mail import bounces, credentials, lists
 from pbem.mail.credentials import Credentials
-from pbem.mail.ontime import counted_early, too_late
+from pbem.mail.ontime import counted_early, overdue, too_late
 from pbem.mail.parse import ParsedMail
-from pbem.store import GameRow, InboxRow
-from pbem.turns.deadlines import cron_after
+from pbem.store import InboxRow
+from pbem.turns.deadlines import dated
 from pbem.turns.localtime import local
 from pbem.words import say
 
@@ -282,7 +281,7 @@ def on_time(p: Part) -> Done | None:
     ctx = p.ctx
     if ctx.engine.clock_ticks:
         return None
-    late = too_late(ctx.game_row, ctx.arrival, ctx.phase)
+    late = too_late(ctx.game_row, ctx.arrival, ctx.phase, ctx.worker.settled_at(ctx.game_row))
     counts = p.section.orders or any(_command(c).on_time for _, c, _ in p.section.commands)
     if late and counts:
         return refused(p, late)
@@ -440,10 +439,15 @@ def run_press(p: Part) -> Done | None:
 
 
 def deadline(p: Part) -> Done | None:
-    """The deadline, in the player's time zone."""
-    ctx, row = p.ctx, p.ctx.game_row
+    """The deadline, in the player's time zone; once passed, when the turn
+    resolves and whether this mail counts for it (ontime.overdue)."""
+    ctx, row, zone = p.ctx, p.ctx.game_row, p.ctx.me.timezone or p.ctx.cfg.timezone
     if row.deadline is not None and row.status == "running":
-        ctx.reply.deadline = local(row.deadline, ctx.me.timezone or ctx.cfg.timezone)
+        ctx.reply.deadline = local(row.deadline, zone)
+        if row.deadline <= ctx.now:
+            came, settled = ctx.arrival, ctx.worker.settled_at(row)
+            ticks, orders = ctx.engine.clock_ticks, bool(ctx.reply.accepted)
+            ctx.reply.deadline = overdue(row, came, ctx.phase, settled, zone, ticks, orders)
     elif row.status == "paused":
         ctx.reply.deadline = "none while the game is paused"
     return None
@@ -477,24 +481,3 @@ STEPS: dict[Who, tuple[Step, ...]] = {
         deadline,
     ),
 }
-
-
-# -- helpers ---------------------------------------------------------------------------------
-
-
-def dated(facts: Any, game_row: GameRow, cfg: GameConfig, zone: str) -> dict[str, Any]:
-    """A game's notice facts with each ``{"deadline": k}`` (the k-th deadline
-    from now, 1 the coming one) written as that date in the player's time
-    zone (docs/interface.md)."""
-    out = dict(facts)
-    for key, value in facts.items():
-        if not (isinstance(value, dict) and set(value) == {"deadline"}):
-            continue
-        when = game_row.deadline
-        if when is None:
-            out[key] = "a deadline to come (the game has none now)"
-            continue
-        for _ in range(int(value["deadline"]) - 1):
-            when = cron_after(cfg, when)
-        out[key] = local(when, zone)
-    return out

@@ -76,8 +76,8 @@ class ThreadWorker:
 
     def __init__(self, app: App) -> None:
         self.lease = Lease(app.store)
-        self.processor = Processor(app, self.lease.holder)
         self.runner = TurnRunner(app)
+        self.processor = Processor(app, self.lease.holder, self.runner.settled_at)
         self._sender = Sender(app, self.lease.holder)
         self.tally = [0] * (2 * SLOTS)  # the worker's and the sender's failures (trouble.py)
         self.sender = Loop("pbem-send", self._send, 1.0, app, self.tally, SLOTS)
@@ -212,7 +212,8 @@ def _work(app: App, lease: Lease, fd: int, tally: Any = None) -> None:  # pragma
     each batch, so writing out receipts (files, or a relay's round trips:
     waiting, mostly, outside the interpreter's lock) never holds up reading
     the next mails."""
-    processor, runner = Processor(app, lease.holder), TurnRunner(app)
+    runner = TurnRunner(app)
+    processor = Processor(app, lease.holder, runner.settled_at)
     sender = Sender(app, lease.holder)
 
     def send() -> int:

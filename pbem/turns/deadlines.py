@@ -1,15 +1,19 @@
 """Deadlines: the game's cron expression in its time zone, the next slot
 after a moment, and the deadline of a turn that starts now (after a late or
 an early turn too), by the kind of phase that opens: games.yaml may give a
-kind its own cron, or a length after the phase opens."""
+kind its own cron, or a length after the phase opens; and the deadlines a
+notice names, as dates."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from pbem.config import GameConfig
+from pbem.store import GameRow
 from pbem.turns.cron import cron_trigger
+from pbem.turns.localtime import local
 
 LATE = timedelta(minutes=2)  # a turn resolved this long after its deadline ran late
 
@@ -86,3 +90,21 @@ def first_deadline(cfg: GameConfig, now: datetime, kind: str = "movement") -> da
     while deadline - now < least / 2:
         deadline = cron_after(cfg, deadline, own)
     return deadline
+
+
+def dated(facts: Any, game_row: GameRow, cfg: GameConfig, zone: str) -> dict[str, Any]:
+    """A game's notice facts with each ``{"deadline": k}`` (the k-th deadline
+    from now, 1 the coming one) written as that date in the player's time
+    zone (docs/interface.md)."""
+    out = dict(facts)
+    for key, value in facts.items():
+        if not (isinstance(value, dict) and set(value) == {"deadline"}):
+            continue
+        when = game_row.deadline
+        if when is None:
+            out[key] = "a deadline to come (the game has none now)"
+            continue
+        for _ in range(int(value["deadline"]) - 1):
+            when = cron_after(cfg, when)
+        out[key] = local(when, zone)
+    return out

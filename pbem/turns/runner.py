@@ -109,6 +109,14 @@ class TurnRunner:
             and now < self.since + settle
         )
 
+    def settled_at(self, g: GameRow) -> datetime | None:
+        """When a due turn that waits for mail an MTA held (``settling``)
+        resolves: at the end of the settling time. None when it does not
+        wait: it resolves as soon as it is looked at."""
+        if not self.settling(g, self.app.clock.now()):
+            return None
+        return self.since + self.app.config.server.settle_after_outage
+
     # -- what is due -----------------------------------------------------------------
 
     def run_due(self) -> list[TurnDone]:
