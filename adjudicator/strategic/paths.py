@@ -197,7 +197,7 @@ def _search(
     rows = _axis(grid.height, target_row, near)
     neighbours = grid.adjacency
     goals = set(ends)
-    straight = _straight(neighbours, width, start, columns, rows, may_step, goals)
+    straight = _straight(grid, start, target, near, may_step, goals)
     if straight is not None:
         return straight
     best = {start: 0}
@@ -230,40 +230,56 @@ def _search(
 
 
 def _straight(
-    neighbours: tuple[tuple[int, ...], ...],
-    width: int,
+    grid: Grid,
     start: int,
-    columns: tuple[int, ...],
-    rows: tuple[int, ...],
+    target: int,
+    near: int,
     may_step: Callable[[int], bool],
     goals: set[int],
 ) -> list[int] | None:
-    """The way :func:`_search` takes when nothing blocks it, found without
-    its queue (most moves: planes over anything, ships over open water),
-    or None (then the search is needed). Where every square on it may be
-    entered, the search takes exactly these squares: the estimate is exact
-    there, so it goes deeper at every step, to the lowest numbered square
-    next to the last one whose estimate is one less. The squares are asked
-    of ``may_step`` in the order the search would ask them."""
+    """The way :func:`_search` takes when nothing blocks it (most moves:
+    planes over anything, ships over open water), found without its queue,
+    or None (then the search is needed): :func:`_line`, if every square on
+    it may be entered (asked of ``may_step`` in the order the search would
+    ask them) and it ends on one of ``goals``."""
+    line = _line(grid.width, grid.height, start, target, near)
+    if line is None or line[-1] not in goals:
+        return None
+    for sq in line:
+        if not may_step(sq):
+            return None
+    return list(line)
+
+
+@lru_cache(maxsize=4096)
+def _line(width: int, height: int, start: int, target: int, near: int) -> tuple[int, ...] | None:
+    """The squares :func:`_search` takes from ``start`` where every square
+    may be entered: its estimate is exact there, so it goes deeper at every
+    step, to the lowest numbered square next to the last whose estimate is
+    one less. The board alone decides it (the planes of one order share it).
+    None if ``start`` is already as near as the estimate sees."""
+    columns = _axis(width, target % width, near)
+    rows = _axis(height, target // width, near)
     row, column = divmod(start, width)
     left = max(columns[column], rows[row])
     if left == 0:
         return None
-    path: list[int] = []
-    sq = start
+    line: list[int] = []
     while left:
         left -= 1
         step = -1
-        for n in neighbours[sq]:
-            r, c = divmod(n, width)
-            by_column, by_row = columns[c], rows[r]
-            if (by_column if by_column > by_row else by_row) == left and (step < 0 or n < step):
-                step = n
-        if step < 0 or not may_step(step):
+        for r in {(row + d) % height for d in (-1, 0, 1)}:
+            for c in {(column + d) % width for d in (-1, 0, 1)}:
+                by_column, by_row = columns[c], rows[r]
+                sq = r * width + c
+                estimate = by_column if by_column > by_row else by_row
+                if estimate == left and (step < 0 or sq < step):
+                    step = sq
+        if step < 0:
             return None
-        path.append(step)
-        sq = step
-    return path if sq in goals else None
+        line.append(step)
+        row, column = divmod(step, width)
+    return tuple(line)
 
 
 @lru_cache(maxsize=1024)
