@@ -456,18 +456,27 @@ def intercept(
     where it stands: "intercepted", or None."""
     square = mover.square
     grid, units, taken = state.grid, state.units, watchers(state, places).taken
+    reach, kinds = _table(), tables().units
+    hostile: dict[str, bool] = {}  # by the fighter's nation: enemy() of the mover, asked once
+    hits: dict[str, bool] = {}  # by the fighter's type: may_attack() the mover, asked once
     found = []
     for uid in ids:
         fighter = units.get(uid)
         if fighter is None or fighter.owner == mover.owner or uid in taken:
             continue
         d = grid.distance(fighter.square, square)
-        if d > _watches(fighter.kind)[1] or fighter.carried_by is not None:
+        if d > reach[fighter.kind][1] or fighter.carried_by is not None:
             continue
-        fkind = tables().unit(fighter.kind)
-        if not enemy(state, fighter, mover):
+        fkind = kinds[fighter.kind]
+        foe = hostile.get(fighter.owner)
+        if foe is None:
+            foe = hostile[fighter.owner] = enemy(state, fighter, mover)
+        if not foe or not (able(fighter) and _can_fly(fighter, fkind, d)):
             continue
-        if able(fighter) and _can_fly(fighter, fkind, d) and firing.may_attack(state, fkind, mover):
+        hit = hits.get(fkind.key)
+        if hit is None:
+            hit = hits[fkind.key] = firing.may_attack(state, fkind, mover)
+        if hit:
             found.append((d, uid))
     if not found or flak_at(state, places, mover, square):
         return None
