@@ -19,6 +19,10 @@ defending ship's) fires first at a plane attacking it; the minimal attack
 (A = 2) of section 5 in the cases data/units.yaml lists. Every shot's
 event carries its draw and what multiplied or halved it, for players to
 check.
+
+This module holds the ATTACK order (moving next to the target, then each
+unit's attack, what it cost and what came of it); the shots themselves,
+which interception fires too, are in firing.py.
 """
 
 from __future__ import annotations
