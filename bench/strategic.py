@@ -15,7 +15,7 @@
    ships past 300 interdictors, the orders read from text, every player's
    view. Target: under 250 ms.
 
-The first two print their peak memory (tracemalloc). The scripted players move
+Each prints its peak memory (tracemalloc). The scripted players move
 units toward random squares near them, build what their technology
 allows, go to war with their neighbours on day 2 and attack what they see
 next to their units.
@@ -212,6 +212,10 @@ def _watch_figures() -> None:
     state, texts = watch_state()
     runs = sorted(watch_tick(state, texts, 3 + r) for r in range(3))
     took, (result, parts) = runs[1]  # the median of 3
+    tracemalloc.start()
+    traced, _ = watch_tick(state, texts, 3)
+    peak = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
     kinds = [e.kind for e in result.events if not e.facts.get("seen")]
     planes = sum(1 for u in state.units.values() if tables().unit(u.kind).domain == "air")
     print(
@@ -223,6 +227,7 @@ def _watch_figures() -> None:
         f"{kinds.count('interdicted')} interdictions, {kinds.count('coast_fire')} coast fire, "
         f"{kinds.count('attack')} shots"
     )
+    print(f"  with tracemalloc on {traced * 1000:.0f} ms; peak memory {peak:.0f} MB")
     read, ticked, viewed = (part * 1000 for part in parts)
     print(
         f"  of which reading the orders {read:.0f} ms, the tick {ticked:.0f} ms, "

@@ -25,7 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from adjudicator.base import Rng  # noqa: E402
 from adjudicator.strategic.combat import attack  # noqa: E402
 from adjudicator.strategic.grid import Grid  # noqa: E402
-from adjudicator.strategic.movement import _regions, move  # noqa: E402
+from adjudicator.strategic.movement import move  # noqa: E402
+from adjudicator.strategic.paths import _regions  # noqa: E402
 from adjudicator.strategic.places import Places  # noqa: E402
 from adjudicator.strategic.rules import tables  # noqa: E402
 from adjudicator.strategic.state import Board, City, Nation, State, Unit  # noqa: E402

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from adjudicator.base import OrderSheet, Rng
-from adjudicator.strategic.carrying import capacity
+from adjudicator.strategic.cargo import capacity
 from adjudicator.strategic.orders import Load, NewCity, Terrain, Unload
 from adjudicator.strategic.reading import read_orders
 from adjudicator.strategic.rules import tables

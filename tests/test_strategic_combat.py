@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from adjudicator.base import Rng
-from adjudicator.strategic.combat import attack, damage, draw
+from adjudicator.strategic.combat import attack
+from adjudicator.strategic.firing import damage, draw
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.standing import run_standing
@@ -451,7 +452,7 @@ def _skirmish(seed: int) -> tuple[list, dict]:
 
 
 def _check_invariants(state) -> None:
-    from adjudicator.strategic.movement import allied, harbour, terrain_allows
+    from adjudicator.strategic.units import allied, harbour, terrain_allows
 
     t = tables()
     by_square: dict = {}

@@ -17,7 +17,8 @@ from adjudicator.base import Rng
 from adjudicator.strategic import refuelling, sight
 from adjudicator.strategic.combat import attack
 from adjudicator.strategic.game import GAME
-from adjudicator.strategic.movement import find_path, move
+from adjudicator.strategic.movement import move
+from adjudicator.strategic.paths import find_path
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.reading import read_orders
 from adjudicator.strategic.resolve import Reason

@@ -4,7 +4,8 @@ orders and command points for moves. Each case quotes what it checks."""
 from __future__ import annotations
 
 from adjudicator.base import Rng
-from adjudicator.strategic.movement import cancel, find_path, move
+from adjudicator.strategic.movement import cancel, move
+from adjudicator.strategic.paths import find_path
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.standing import run_standing

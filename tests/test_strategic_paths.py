@@ -14,12 +14,14 @@ from __future__ import annotations
 import heapq
 
 from adjudicator.base import Rng
-from adjudicator.strategic.movement import enterable, find_path, move, terrain_allows
+from adjudicator.strategic.movement import move
+from adjudicator.strategic.paths import find_path
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Reason
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.sight import visible
 from adjudicator.strategic.state import State, Unit
+from adjudicator.strategic.units import enterable, terrain_allows
 from tests.si_war_boards import position, relate, sq, unit
 
 NATIONS = ("red", "blue", "green")

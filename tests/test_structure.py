@@ -183,10 +183,11 @@ def test_engine_functions_stay_short(path):
 HOST = ROOT / "pbem"
 
 
-def host_modules() -> dict[str, Path]:
-    """Every module of pbem/ by its dotted name (a package by its __init__)."""
+def host_modules(root: Path = HOST) -> dict[str, Path]:
+    """Every module under ``root`` (pbem/ by default) by its dotted name (a
+    package by its __init__)."""
     out = {}
-    for path in sorted(HOST.rglob("*.py")):
+    for path in sorted(root.rglob("*.py")):
         parts = path.relative_to(ROOT).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         out[name] = path
@@ -211,8 +212,8 @@ def host_imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return {m for m in found if m in modules and m != name}
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = host_modules()
+def import_graph(root: Path = HOST) -> dict[str, set[str]]:
+    modules = host_modules(root)
     return {name: host_imports(name, path, modules) for name, path in modules.items()}
 
 
@@ -250,6 +251,14 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_circle_in_the_host():
     assert circles(import_graph()) == []
+
+
+def test_no_import_circle_in_the_strategic_engine():
+    """adjudicator/strategic/: imports run one way, the questions every
+    move and fight asks (units.py, paths.py, cargo.py, air.py, firing.py)
+    below the modules that move and fight (intercept.py, movement.py,
+    carrying.py, combat.py), imports inside functions counted too."""
+    assert circles(import_graph(ROOT / "adjudicator" / "strategic")) == []
 
 
 def test_the_circle_finder_finds_circles():

@@ -23,13 +23,14 @@ from functools import cache
 from typing import Any
 
 from adjudicator.base import Event
-from adjudicator.strategic import carrying
+from adjudicator.strategic import cargo
 from adjudicator.strategic.board import full_fuel
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import UnitType, tables
 from adjudicator.strategic.state import State, Unit, only, relation
+from adjudicator.strategic.units import remove
 
 Refusal = tuple[Reason, dict[str, Any]]
 
@@ -117,8 +118,6 @@ def landed(state: State, places: Places, unit: Unit, events: list[Event]) -> boo
 
 def crash(state: State, places: Places, unit: Unit, events: list[Event]) -> None:
     """The plane is lost where it is (its standing order with it)."""
-    from adjudicator.strategic.movement import remove  # movement asks this module
-
     remove(state, places, unit)
     facts = {
         "unit": unit.id,
@@ -127,7 +126,7 @@ def crash(state: State, places: Places, unit: Unit, events: list[Event]) -> None
         "square": state.grid.name(unit.square),
     }
     events.append(Event(Happened.CRASHED, facts, only(unit.owner)))
-    events += carrying.lost_with(state, places, unit, (unit.id, None, unit.square))
+    events += cargo.lost_with(state, places, unit, (unit.id, None, unit.square))
 
 
 @cache

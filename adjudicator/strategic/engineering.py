@@ -24,11 +24,11 @@ from typing import Any
 from adjudicator.base import Event, Rng
 from adjudicator.strategic import economy
 from adjudicator.strategic.board import _reserved, _word
-from adjudicator.strategic.movement import charge
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.state import Board, City, State, Unit, only
+from adjudicator.strategic.units import charge
 
 TERRAIN_MOBILITY = 6
 CITY_MOBILITY = 9

@@ -45,7 +45,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 
 from adjudicator.base import Event, Rng
-from adjudicator.strategic import combat, movement, sight, supply
+from adjudicator.strategic import firing, paths, sight, supply, units
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened
@@ -456,18 +456,27 @@ def intercept(
     where it stands: "intercepted", or None."""
     square = mover.square
     grid, units, taken = state.grid, state.units, watchers(state, places).taken
+    reach, kinds = _table(), tables().units
+    hostile: dict[str, bool] = {}  # by the fighter's nation: enemy() of the mover, asked once
+    hits: dict[str, bool] = {}  # by the fighter's type: may_attack() the mover, asked once
     found = []
     for uid in ids:
         fighter = units.get(uid)
         if fighter is None or fighter.owner == mover.owner or uid in taken:
             continue
         d = grid.distance(fighter.square, square)
-        if d > _watches(fighter.kind)[1] or fighter.carried_by is not None:
+        if d > reach[fighter.kind][1] or fighter.carried_by is not None:
             continue
-        fkind = tables().unit(fighter.kind)
-        if not enemy(state, fighter, mover):
+        fkind = kinds[fighter.kind]
+        foe = hostile.get(fighter.owner)
+        if foe is None:
+            foe = hostile[fighter.owner] = enemy(state, fighter, mover)
+        if not foe or not (able(fighter) and _can_fly(fighter, fkind, d)):
             continue
-        if able(fighter) and _can_fly(fighter, fkind, d) and combat.may_attack(state, fkind, mover):
+        hit = hits.get(fkind.key)
+        if hit is None:
+            hit = hits[fkind.key] = firing.may_attack(state, fkind, mover)
+        if hit:
             found.append((d, uid))
     if not found or flak_at(state, places, mover, square):
         return None
@@ -490,12 +499,12 @@ def flak_at(state: State, places: Places, mover: Unit, square: int) -> bool:
     t = tables()
     city = state.cities.get(square)
     if city is not None and t.cities[city.designation].flak > 0 and city.owner is not None:
-        if movement.allied(state, mover.owner, city.owner):
+        if units.allied(state, mover.owner, city.owner):
             return True
     return any(
         t.unit(u.kind).flak > 0
         and t.unit(u.kind).ship
-        and movement.allied(state, mover.owner, u.owner)
+        and units.allied(state, mover.owner, u.owner)
         for u in places.units_at(square)
     )
 
@@ -532,9 +541,9 @@ def _scramble(
     events.append(_event(state, Happened.INTERCEPTED, fighter, mover, way, d, d, home))
     _out_and_back(state, places, fighter, mover.square)
     fighter.ammo -= 1
-    combat.fire(state, places, rng, fighter, None, mover, events)
+    firing.fire(state, places, rng, fighter, None, mover, events)
     if tables().unit(mover.kind).domain == "air":
-        combat.counter(state, places, rng, mover, fighter, events)
+        firing.counter(state, places, rng, mover, fighter, events)
     if fighter.id in state.units:
         _out_and_back(state, places, fighter, home)
         supply.top_up(state, fighter, places)
@@ -620,7 +629,7 @@ def _interdictors(
             continue
         wkind = t.unit(w.kind)
         role = _role(state, places, w, wkind, mover, d, hidden, at_sea)
-        if role is not None and combat.may_attack(state, wkind, mover):
+        if role is not None and firing.may_attack(state, wkind, mover):
             if _sees_once(state, places, w, mover, d, seen):
                 if role != "ship" or supply.in_supply(state, w, places):
                     found.append((d, uid, role))
@@ -689,7 +698,7 @@ def _close_in(
     path = _way_next_to(state, places, ship, mover.square)
     if path is None:
         return False
-    cost = len(path) * movement.step_cost(state, places, ship)
+    cost = len(path) * paths.step_cost(state, places, ship)
     if ship.mobility < cost:
         return False
     start = ship.square
@@ -701,12 +710,12 @@ def _close_in(
     ship.ammo -= 1
     city = state.cities.get(mover.square)
     if city is not None:
-        combat.cannon(state, places, rng, city, ship, events)
+        firing.cannon(state, places, rng, city, ship, events)
         if ship.id not in state.units:
             return True
-    combat.fire(state, places, rng, ship, None, mover, events)
+    firing.fire(state, places, rng, ship, None, mover, events)
     supply.top_up(state, ship, places)
-    combat.counter(state, places, rng, mover, ship, events)
+    firing.counter(state, places, rng, mover, ship, events)
     return True
 
 
@@ -722,9 +731,9 @@ def _way_next_to(state: State, places: Places, ship: Unit, square: int) -> list[
         kind = tables().unit(ship.kind)
         between = sorted(set(grid.neighbours(ship.square)) & set(grid.neighbours(square)))
         for sq in between:
-            if movement.enterable(state, places, ship, kind, sq):
+            if units.enterable(state, places, ship, kind, sq):
                 return [sq]
-    return movement.find_path(state, places, ship, square, near=1)
+    return paths.find_path(state, places, ship, square, near=1)
 
 
 def _fly_at(
@@ -753,10 +762,10 @@ def _fly_at(
     events.insert(mark, _event(state, Happened.INTERDICTED, plane, mover, flown, n, n, start))
     if not broken and plane.id in state.units:
         plane.ammo -= 1
-        combat.flak(state, places, rng, plane, mover.square, [mover], events)
+        firing.flak(state, places, rng, plane, mover.square, [mover], events)
         if plane.id in state.units:
-            combat.fire(state, places, rng, plane, None, mover, events)
-            combat.counter(state, places, rng, mover, plane, events)
+            firing.fire(state, places, rng, plane, None, mover, events)
+            firing.counter(state, places, rng, mover, plane, events)
     if plane.id in state.units:
         _put(places, plane, start)
     return not broken
@@ -796,9 +805,9 @@ def _coast_fire(
     }
     events.append(Event(Happened.COAST_FIRE, facts, frozenset({tank.owner, mover.owner})))
     tank.ammo -= 1
-    combat.fire(state, places, rng, tank, None, mover, events)
+    firing.fire(state, places, rng, tank, None, mover, events)
     supply.top_up(state, tank, places)
-    combat.counter(state, places, rng, mover, tank, events)
+    firing.counter(state, places, rng, mover, tank, events)
     return True
 
 

@@ -32,7 +32,7 @@ def as_known(
     terrain: Callable[[int], bool],
     passable: Callable[[int], bool],
 ) -> Callable[[int], bool]:
-    """``passable`` (the true board: movement._enterable) as ``unit``'s
+    """``passable`` (the true board: units._enterable) as ``unit``'s
     nation knows it. The two differ only where other nations' units stand
     outside a city: such a square is open when the nation does not see it,
     or sees it but none of the units there (hidden submarines). Cities out

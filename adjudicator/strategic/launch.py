@@ -27,11 +27,11 @@ from typing import Any
 
 from adjudicator.base import Event
 from adjudicator.strategic import diplomacy, sight
-from adjudicator.strategic.movement import charge, remove
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.rules import UnitType, tables
 from adjudicator.strategic.state import Blast, Satellite, State, Unit, only, relation
+from adjudicator.strategic.units import charge, remove
 
 COST_KEYS = {"space": "satellite", "missile": "icbm"}  # launchable domains: their costs' names
 CITY_SCORE = 48  # a city in a square scores as 48 hours of units

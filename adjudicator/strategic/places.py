@@ -11,7 +11,7 @@ unit's HP, ammo or owner need no bookkeeping here.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from operator import attrgetter
 from typing import Any
 
@@ -33,8 +33,10 @@ class Places:
         grid = state.grid
         self._width, self._across = grid.width, _cells_across(grid.width)
         self._columns, self._rows = _window(grid.width), _window(grid.height)
-        self._near: dict[int, tuple[int, ...]] = {}
-        self._cities_near: dict[int, tuple[int, ...]] = {}
+        # the cells near each square, and the cities in them, worked out
+        # once a board and set of cities (shared by the places of every
+        # tick and view of a game: cities seldom change)
+        self._near = _shared(grid.width, grid.height)
         # unit ids by square (those no longer in the state skipped by
         # readers); tuples of strings, which the garbage collector soon
         # stops following: a big game has thousands
@@ -48,6 +50,7 @@ class Places:
             for domain in _domains(unit.kind):
                 _put(cells[domain], unit.id, self._cell(square))
         self.city_squares = frozenset(state.cities)
+        self._cities_near = _shared(grid.width, grid.height, self.city_squares)
         # the board's regions for ships (True) and land units (False), asked
         # of movement once a Places, not once a search
         self.regions: dict[bool, dict[int, int]] = {}
@@ -173,6 +176,14 @@ def _domains(kind: str) -> tuple[str, ...]:
 
 def _cells_across(length: int) -> int:
     return -(-length // CELL)
+
+
+@lru_cache(maxsize=8)
+def _shared(width: int, height: int, cities: frozenset[int] | None = None) -> dict[int, Any]:
+    """A dict kept for a board's size (and a set of city squares): what
+    :meth:`Places.near` and :meth:`Places.cities_near` work out once a
+    square, which the board and the cities alone decide."""
+    return {}
 
 
 @cache

@@ -60,7 +60,7 @@ import yaml
 from adjudicator import yamltext
 from adjudicator.base import GameError, Outcome
 from adjudicator.strategic.board import MOST_SIDE, colour, full_fuel
-from adjudicator.strategic.carrying import capacity
+from adjudicator.strategic.cargo import capacity
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.rules import GAME_TICKS, LEVELS, MOBILITY_MOST, UnitType, tables
 from adjudicator.strategic.state import (

@@ -15,20 +15,13 @@ from typing import Any
 
 from adjudicator.base import Event, Rng
 from adjudicator.strategic import air
-from adjudicator.strategic.movement import (
-    Going,
-    charge,
-    find_path,
-    own_units,
-    planned,
-    release,
-    summary,
-    walk,
-)
+from adjudicator.strategic.movement import Going, own_units, summary, walk
+from adjudicator.strategic.paths import find_path, planned
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Reason
 from adjudicator.strategic.rules import tables
 from adjudicator.strategic.state import Standing, State, Unit
+from adjudicator.strategic.units import charge, release
 
 Plan = list[tuple[Unit, int]]
 

@@ -96,7 +96,7 @@ class Reason(enum.StrEnum):
     NEXT_TO_CITY = "next_to_city"  # unit, square, city, nation (another nation's city)
     NO_LAND_NEAR = "no_land_near"  # unit, square: a city on water needs land next to it
     NAME_TAKEN = "name_taken"  # name (another city's, or too like one)
-    # air units (si-air: air.py, movement.py fuel, combat.py bombing and flak)
+    # air units (si-air: air.py, movement.py fuel, firing.py bombing and flak)
     CRASHED = "crashed"  # as moved (or moved_part), and crashed: the planes lost for want of fuel
     REFUELLING = "refuelling"  # units, squares (each unit's refuelling place, in order), cost,
     # left, arrived, going, failed: each flies to the nearest place it can refuel

@@ -256,10 +256,9 @@ def sees_square(
             return True
     at, units, cities = places.at, state.units, state.cities
     best = max((state.nations[n].tech for n in names if n in state.nations), default=0)
-    for q in grid.within(square, farthest_sight(int(best))):
+    near = _disc(grid, square, farthest_sight(int(best)))
+    for q in [q for q in near if q in at or q in cities]:  # most squares: nothing there sees
         city, ids = cities.get(q), at.get(q)
-        if city is None and not ids:
-            continue  # most squares: nothing there sees
         d = grid.distance(q, square)
         if city is not None and city.owner in names and d <= _or_blind(city_sight(state, city)):
             return True
@@ -268,6 +267,22 @@ def sees_square(
             if unit is not None and unit.owner in names and d <= _or_blind(unit_sight(state, unit)):
                 return True
     return False
+
+
+def _disc(grid: Grid, square: int, radius: int) -> list[int]:
+    """:meth:`Grid.within` as a list, made in one go: the squares within
+    ``radius`` of ``square``, row by row."""
+    width, height = grid.width, grid.height
+    row, column = divmod(square, width)
+    if 2 * radius + 1 >= height:
+        rows = [r * width for r in range(height)]
+    else:
+        rows = [(r % height) * width for r in range(row - radius, row + radius + 1)]
+    if 2 * radius + 1 >= width:
+        columns: Iterable[int] = range(width)
+    else:
+        columns = [c % width for c in range(column - radius, column + radius + 1)]
+    return [r + c for r in rows for c in columns]
 
 
 def detects(state: State, nation: str, unit: Unit, places: Places) -> bool:

@@ -3,7 +3,7 @@ mobility goes on at step 3 of later ticks, in the order given, as far as
 mobility allows. One whose way is blocked or whose target can no longer be
 reached (a sea square a ship of its own side holds, too) is dropped and its
 owner told; a new order for a unit replaces it
-(movement.release). A standing order was paid when given: it costs no
+(units.release). A standing order was paid when given: it costs no
 command points as it goes on."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from adjudicator.base import Event, Rng
-from adjudicator.strategic.combat import assault, enemies_at, may_attack
+from adjudicator.strategic.combat import assault
+from adjudicator.strategic.firing import enemies_at, may_attack
 from adjudicator.strategic.movement import (
     FAILED,
     Going,
