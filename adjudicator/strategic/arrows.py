@@ -19,7 +19,7 @@ from adjudicator.drawing import INK, Circle, Item, Line, Point, arrow, clip
 from adjudicator.strategic.orders import Attack, Move, Unload
 
 if TYPE_CHECKING:
-    from adjudicator.strategic.picture import Frame
+    from adjudicator.strategic.frame import Frame
 
 
 ACTIONS = {Move: "move", Attack: "attack", Unload: "move"}  # an unload: a move off the carrier
