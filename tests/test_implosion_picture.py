@@ -113,18 +113,17 @@ def link_problems(board, nodes, links) -> list[str]:
             for (a, b), pts in zip(drawn, links, strict=True)]  # fmt: skip
     for i, j in sorted(crossings(seen)):  # as seen: outside the nodes drawn over them
         out.append(f"{'-'.join(drawn[i])} crosses {'-'.join(drawn[j])}")
-    cells: dict[tuple[int, int], list[str]] = {}
-    for name, (x, y, _) in nodes.items():
-        cells.setdefault((int(x // 40), int(y // 40)), []).append(name)
+    node_index = buckets(((x - r, y - r, x + r, y + r), name) for name, (x, y, r) in nodes.items())
     for ends, pts in zip(drawn, links, strict=True):
-        for p, q in zip(pts, pts[1:], strict=False):
-            near = {n for i in range(int(min(p[0], q[0]) // 40) - 1, int(max(p[0], q[0]) // 40) + 2)
-                    for j in range(int(min(p[1], q[1]) // 40) - 1, int(max(p[1], q[1]) // 40) + 2)
-                    for n in cells.get((i, j), ())}  # fmt: skip
-            for n in sorted(near - set(ends)):
-                x, y, r = nodes[n]
-                if to_segment((x, y), p, q) < r + GRAZE:
-                    out.append(f"{'-'.join(ends)} passes over {n}")
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        extent = (min(xs), min(ys), max(xs), max(ys))
+        for n in set(near(node_index, extent, GRAZE)) - set(ends):
+            x, y, r = nodes[n]
+            if to_box((x, y), extent) >= r + GRAZE:
+                continue
+            steps = zip(pts, pts[1:], strict=False)
+            if any(to_segment((x, y), p, q) < r + GRAZE for p, q in steps):
+                out.append(f"{'-'.join(ends)} passes over {n}")
     return sorted(set(out))
 
 

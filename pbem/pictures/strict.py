@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from functools import cache
 from math import ceil, cos, floor, hypot, pi, sin, sqrt
 
 from PIL import Image, ImageDraw
@@ -73,10 +74,11 @@ class Strict:
         left, top = floor(want.x - far), floor(want.y - far)
         size = (ceil(2 * far) + 1, ceil(2 * far) + 1)
         pixels = self.image.crop((left, top, left + size[0], top + size[1])).tobytes()
-        for gap in GAPS:
-            for angle in _turns(want.toward):
-                t = _reach(want.clear + gap, w / 2, h / 2, cos(angle), sin(angle))
-                x, y = want.x + t * cos(angle), want.y + t * sin(angle)
+        first = round(want.toward / (2 * pi) * TURNS)  # the turn nearest ``toward``
+        for gap, reach in zip(GAPS, _reaches(w, h, want.clear), strict=True):
+            for k in _turns(first):
+                x, y = want.x + reach[k][0], want.y + reach[k][1]
+                t = reach[k][2]
                 box = (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
                 if box[0] < 1 or box[1] < 1 or box[2] > self.width - 1 or box[3] > self.height - 1:
                     continue
@@ -96,14 +98,28 @@ def _covers(pixels: bytes, stride: int, box: tuple[float, ...], left: int, top: 
     return False
 
 
-def _turns(toward: float) -> Iterator[float]:
-    """The directions to try, nearest ``toward`` first."""
-    step = 2 * pi / TURNS
-    yield toward
+def _turns(first: int) -> Iterator[int]:
+    """The turns to try (of ``TURNS`` round the mark), nearest ``first`` first."""
+    yield first % TURNS
     for k in range(1, TURNS // 2):
-        yield toward + k * step
-        yield toward - k * step
-    yield toward + pi
+        yield (first + k) % TURNS
+        yield (first - k) % TURNS
+    yield (first + TURNS // 2) % TURNS
+
+
+@cache
+def _reaches(w: float, h: float, clear: float) -> list[list[tuple[float, float, float]]]:
+    """For each gap, for each turn round the mark: where a w x h name's
+    middle goes (dx, dy from the mark) and how far that is."""
+    out = []
+    for gap in GAPS:
+        row = []
+        for k in range(TURNS):
+            c, s = cos(2 * pi * k / TURNS), sin(2 * pi * k / TURNS)
+            t = _reach(clear + gap, w / 2, h / 2, c, s)
+            row.append((t * c, t * s, t))
+        out.append(row)
+    return out
 
 
 def _reach(r: float, hw: float, hh: float, c: float, s: float) -> float:
