@@ -3,12 +3,16 @@ each node coloured by its occupant with the unit count inside, starting
 nodes and the centre ringed, spawn nodes with a thick outline, this turn's
 moves as arrows (dashed where the attack was repelled).
 
-The board's links are drawn in polar coordinates: a link along a ring is
-an arc of that ring, a link between rings goes outward with radius and
-angle changing together. The generator joins each node to the inner node
-nearest its angle, so these never cross: the picture is untangled (a
-straight chord between two nodes of a small ring would cut across the
-rings inside it).
+A link along a ring is an arc of that ring (a straight chord between two
+nodes of a small ring would cut across the rings inside it); a link
+between rings is straight, the shortest clear path, unless straight would
+leave a node running along its ring's line (a few on small boards): then
+it is a curve that leaves each end turned just far enough off the ring.
+The generator joins each node to the inner node nearest its angle, so no
+two links cross and none passes a node not its own.
+
+Every node's name is wanted strict (see pbem/pictures/strict.py): placed
+only clear of every line, and nearer its own node than any other.
 """
 
 from __future__ import annotations
