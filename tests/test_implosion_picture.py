@@ -20,6 +20,7 @@ from tests.maps_svg import NS, assert_readable, crossings
 
 GRAZE = 2.0  # pixels a link keeps from a node not its own, past the node's outline
 STRAIGHT = 1.06  # a link between rings is at most this much longer than straight
+CLEARLY = 0.85  # a name's own node is this much nearer its middle than any other
 
 
 def after_a_turn(players: int):
@@ -169,8 +170,8 @@ def label_problems(nodes, lines, labels) -> list[str]:
         own_gap = to_box((x, y), box) - r
         for name in set(near(node_index, box, 2 * own + 40)) - {text}:
             nx, ny, nr = nodes[name]
-            if hypot(middle[0] - nx, middle[1] - ny) <= own:
-                out.append(f"{text} is nearer {name} than its own node")
+            if hypot(middle[0] - nx, middle[1] - ny) * CLEARLY <= own:
+                out.append(f"{text} is not clearly nearer its own node than {name}")
             gap = to_box((nx, ny), box) - nr
             if gap <= 0:
                 out.append(f"{text} lies over {name}")
@@ -204,10 +205,10 @@ def test_every_ring_map_can_be_trusted(players):
     # the nodes with units first
     if named != set(nodes):
         assert "left out for room" in legend
-    assert len(named) >= min(0.85 * len(nodes), 190)
+    assert len(named) >= min(0.8 * len(nodes), 175)
     occupied = set(state.units)
-    assert len(occupied & named) >= 0.55 * len(occupied), sorted(occupied - named)
-    if players <= 9:
+    assert len(occupied & named) >= 0.45 * len(occupied), sorted(occupied - named)
+    if players <= 10:
         assert occupied <= named
 
 

@@ -168,7 +168,8 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
 
 def _wants(nodes: Sequence[Mapping[str, Any]], polar: Polar, r: float) -> list[Want]:
     """Every node's name, strictly placed (clear of every line, nearer its
-    own node than any other), outward first; the nodes with units first,
+    own node than any other), outward first (straight out to the side, or
+    above or below); the nodes with units first,
     then the starting nodes, then the rest, each from the rim inward: where
     the rim is crowded, a name left out is an empty node's."""
 
@@ -178,7 +179,9 @@ def _wants(nodes: Sequence[Mapping[str, Any]], polar: Polar, r: float) -> list[W
     out = []
     for n in sorted(nodes, key=rank):
         outline = r + {"start": 3.5, "centre": 3.5, "spawn": 1.25}.get(n["kind"], 0.5)
-        toward = polar.angle[n["name"]] if n["ring"] > 1 else pi / 2
+        # outward, to the side or above or below: level with its node, a
+        # name is not read as the next one's
+        toward = round(polar.angle[n["name"]] / (pi / 2)) * pi / 2 if n["ring"] > 1 else pi / 2
         out.append(Want(*polar.node(n["name"]), outline, n["name"], 10, True, toward))
     return out
 

@@ -26,6 +26,7 @@ GAPS = (2.0, 4.0, 7.0, 11.0)  # pixels between a strict name and its mark's outl
 TURNS = 24  # directions tried round the mark
 SMALLEST = 9  # a name with no room is tried a point smaller, down to this
 CELL = 40.0
+CLEARLY = 0.84  # another mark's centre is at least 1 / CLEARLY farther than its own
 
 
 class Strict:
@@ -137,11 +138,12 @@ def _reach(r: float, hw: float, hh: float, c: float, s: float) -> float:
 
 
 def _misleads(marks: list, box: tuple[float, ...], own: float, gap: float) -> bool:
-    """Whether another mark is as near the name as its own: its centre
-    nearer the name's middle, or its outline within two pixels as near."""
+    """Whether another mark is near the name as its own: its centre not
+    clearly farther from the name's middle, or its outline within two
+    pixels as near the name's box."""
     x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
     for cx, cy, r in marks:
-        if hypot(cx - x, cy - y) < own + 1:
+        if hypot(cx - x, cy - y) * CLEARLY < own:
             return True
         nx, ny = min(max(cx, box[0]), box[2]), min(max(cy, box[1]), box[3])
         if hypot(cx - nx, cy - ny) - r < gap + 2:
