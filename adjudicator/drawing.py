@@ -123,13 +123,21 @@ Item = Circle | Box | Line | Text | Shape
 @dataclass(frozen=True)
 class Want:
     """A name wanted beside a mark at (x, y): ``clear`` pixels from its
-    centre are the mark's own (the name goes outside them)."""
+    centre are the mark's own (the name goes outside them).
+
+    ``strict``, for a board of points and links where a name by the wrong
+    point misleads: the name is placed only where it covers no line at all
+    and lies nearer its own mark than any other (by centre and by outline),
+    trying places all round, first toward ``toward`` (an angle in radians,
+    y down), then a point smaller; with no such place it is left out."""
 
     x: float
     y: float
     clear: float
     text: str
     size: float = 11.0
+    strict: bool = False
+    toward: float = 0.0
 
 
 # when a legend entry is shown: always, or only if some wanted names found

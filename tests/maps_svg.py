@@ -85,3 +85,33 @@ def assert_readable(svg: str, png: bytes) -> Drawn:
         if kind.endswith("-failed"):
             assert "failed" in drawn.legend
     return drawn
+
+
+def crossings(polylines):
+    """Pairs of polylines (by index) that cross, not counting a shared end."""
+    cells = {}  # segments bucketed by 20-pixel cells: only neighbours are compared
+    for i, pts in enumerate(polylines):
+        for a, b in zip(pts, pts[1:], strict=False):
+            for x in range(int(min(a[0], b[0]) // 20), int(max(a[0], b[0]) // 20) + 1):
+                for y in range(int(min(a[1], b[1]) // 20), int(max(a[1], b[1]) // 20) + 1):
+                    cells.setdefault((x, y), []).append((i, a, b))
+    found = set()
+    for segments in cells.values():
+        for n, (i, a, b) in enumerate(segments):
+            for j, c, d in segments[n + 1 :]:
+                if i != j and cross(a, b, c, d):
+                    found.add((min(i, j), max(i, j)))
+    return found
+
+
+def cross(a, b, c, d):
+    def side(p, q, r):
+        v = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+        return 0 if abs(v) < 1e-6 else (1 if v > 0 else -1)
+
+    if max(a[0], b[0]) < min(c[0], d[0]) or max(c[0], d[0]) < min(a[0], b[0]):
+        return False
+    if max(a[1], b[1]) < min(c[1], d[1]) or max(c[1], d[1]) < min(a[1], b[1]):
+        return False
+    s1, s2, s3, s4 = side(a, b, c), side(a, b, d), side(c, d, a), side(c, d, b)
+    return s1 * s2 < 0 and s3 * s4 < 0  # a proper crossing; touching at a node is no crossing

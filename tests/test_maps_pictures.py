@@ -19,7 +19,7 @@ from adjudicator.territory import GAME as TERRITORY
 from pbem.cli.demo import standalone_html
 from pbem.cli.main import main
 from pbem.mapdraw import picture, to_png, to_svg
-from tests.maps_svg import assert_readable
+from tests.maps_svg import assert_readable, crossings
 
 SIX = ["ann", "bob", "cid", "dee", "eve", "fay"]
 
@@ -94,51 +94,25 @@ def test_territory_names_every_state_metz_marseille_toulon_too():
 def test_implosion_reads_well_turn_by_turn(players):
     names = SIX[:players] if players <= 6 else [f"p{i}" for i in range(players)]
     for state, results in play("implosion", IMPLOSION, IMPLOSION.load_map("ring"), names, 4, 2):
-        scene, drawn = check("implosion", IMPLOSION, state, results)
-        assert len(drawn.labels) == len(state.board.nodes)
+        scene, drawn = check("implosion", IMPLOSION, state, results, every_label=False)
+        named = set(drawn.labels)
+        assert named <= {n.name for n in state.board.nodes}
+        assert len(named) >= len(state.board.nodes) - 3  # a name with no clear place is left out
+        if len(named) < len(state.board.nodes):
+            assert any("left out" in e.text for _, es in scene.legend for e in es)
         moved = [r for r in results if r.reason not in ("nothing_to_move", "no_room")]
         assert len(arrows(scene)) == len(moved)
 
 
-def test_a_big_implosion_board_names_the_occupied_nodes():
+def test_a_big_implosion_board_names_the_occupied_nodes_first():
     names = [f"p{i}" for i in range(24)]
     state = IMPLOSION.start(IMPLOSION.load_map("ring"), names, {}, 0)
     scene, drawn = check("implosion", IMPLOSION, state, (), every_label=False)
-    assert set(drawn.labels) == set(state.units)
-    assert any("empty nodes left out" in e.text for _, es in scene.legend for e in es)
+    assert set(state.units) < set(drawn.labels) < {n.name for n in state.board.nodes}
+    assert any("some nodes left out" in e.text for _, es in scene.legend for e in es)
 
 
 # -- untangled rings ----------------------------------------------------------------
-
-
-def _crossings(polylines):
-    """Pairs of polylines (by index) that cross, not counting a shared end."""
-    cells = {}  # segments bucketed by 20-pixel cells: only neighbours are compared
-    for i, pts in enumerate(polylines):
-        for a, b in zip(pts, pts[1:], strict=False):
-            for x in range(int(min(a[0], b[0]) // 20), int(max(a[0], b[0]) // 20) + 1):
-                for y in range(int(min(a[1], b[1]) // 20), int(max(a[1], b[1]) // 20) + 1):
-                    cells.setdefault((x, y), []).append((i, a, b))
-    found = set()
-    for segments in cells.values():
-        for n, (i, a, b) in enumerate(segments):
-            for j, c, d in segments[n + 1 :]:
-                if i != j and _cross(a, b, c, d):
-                    found.add((min(i, j), max(i, j)))
-    return found
-
-
-def _cross(a, b, c, d):
-    def side(p, q, r):
-        v = (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
-        return 0 if abs(v) < 1e-6 else (1 if v > 0 else -1)
-
-    if max(a[0], b[0]) < min(c[0], d[0]) or max(c[0], d[0]) < min(a[0], b[0]):
-        return False
-    if max(a[1], b[1]) < min(c[1], d[1]) or max(c[1], d[1]) < min(a[1], b[1]):
-        return False
-    s1, s2, s3, s4 = side(a, b, c), side(a, b, d), side(c, d, a), side(c, d, b)
-    return s1 * s2 < 0 and s3 * s4 < 0  # a proper crossing; touching at a node is no crossing
 
 
 @pytest.mark.parametrize("players, seed", [(2, 0), (3, 1), (4, 2), (5, 7), (6, 3), (8, 4), (64, 1)])
@@ -148,21 +122,21 @@ def test_implosion_links_never_cross(players, seed):
     view = IMPLOSION.view(state, None)
     polar = Polar(view.board["nodes"])
     links = [polar.link(a, b) for a, b in view.board["connections"]]
-    assert _crossings(links) == set()
+    assert crossings(links) == set()
     # the same drawn in the SVG, as written
     scene = picture("implosion", view, ())
     drawn = assert_readable(to_svg(scene), to_png(scene))
-    assert _crossings([pts for kind, pts, _ in drawn.lines if kind == "link"]) == set()
+    assert crossings([pts for kind, pts, _ in drawn.lines if kind == "link"]) == set()
 
 
 def test_straight_links_would_tangle_the_rings():
-    """Why the links are drawn as arcs: straight, the small inner rings'
-    chords cut across the links inside them."""
+    """Why the links along a ring are drawn as arcs of it: straight, the
+    small inner rings' chords cut across the links inside them."""
     state = IMPLOSION.start(IMPLOSION.load_map("ring"), ["p0", "p1", "p2", "p3"], {}, 2)
     view = IMPLOSION.view(state, None)
     polar = Polar(view.board["nodes"])
     straight = [(polar.node(a), polar.node(b)) for a, b in view.board["connections"]]
-    assert _crossings(straight)
+    assert crossings(straight)
 
 
 # -- pbem maps and the demo's report ---------------------------------------------------

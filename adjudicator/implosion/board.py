@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
-from math import cos, pi, sin
+from math import cos, floor, pi, sin
 
 from adjudicator.base import GameError, Rng
 
@@ -179,7 +179,10 @@ def generate(players: int, seed: int) -> Board:
                 d = abs(angle(r - 1, k) - mine)
                 return min(d, 1 - d), k
 
-            inner = min(range(1, sizes[r - 1] + 1), key=gap)
+            # only the few nodes round where it points can be nearest
+            n_in = sizes[r - 1]
+            near = floor(mine * n_in - offsets[r - 1]) % n_in  # 0-based, at or before it
+            inner = min({(near + d) % n_in + 1 for d in (-1, 0, 1, 2)}, key=gap)
             join(f"{r}.{pos}", f"{r - 1}.{inner}")
     order = {node.name: (node.ring, node.pos) for node in nodes}
     connections = tuple(sorted(pairs, key=lambda p: (order[p[0]], order[p[1]])))

@@ -3,18 +3,22 @@ each node coloured by its occupant with the unit count inside, starting
 nodes and the centre ringed, spawn nodes with a thick outline, this turn's
 moves as arrows (dashed where the attack was repelled).
 
-The board's links are drawn in polar coordinates: a link along a ring is
-an arc of that ring, a link between rings goes outward with radius and
-angle changing together. The generator joins each node to the inner node
-nearest its angle, so these never cross: the picture is untangled (a
-straight chord between two nodes of a small ring would cut across the
-rings inside it).
+A link along a ring is an arc of that ring (a straight chord between two
+nodes of a small ring would cut across the rings inside it); a link
+between rings is straight, the shortest clear path, unless straight would
+leave a node running along its ring's line (a few on small boards): then
+it is a curve that leaves each end turned just far enough off the ring.
+The generator joins each node to the inner node nearest its angle, so no
+two links cross and none passes a node not its own.
+
+Every node's name is wanted strict (see pbem/pictures/strict.py): placed
+only clear of every line, and nearer its own node than any other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from math import atan2, cos, pi, sin, tau
+from math import atan2, cos, hypot, pi, sin, tau
 from typing import Any
 
 from adjudicator.base import OrderResult, View
@@ -44,7 +48,7 @@ from adjudicator.drawing import (
 
 RINGS = 12
 LINK = "#b0b0b0"
-LABELS_UP_TO = 160  # nodes; a bigger board is drawn without names
+LEAVE = 0.26  # a link between rings leaves each node at least 15 degrees off its ring
 
 
 class Polar:
@@ -63,23 +67,67 @@ class Polar:
         return self.at((self.ring[name] - 1) * self.step, self.angle[name])
 
     def link(self, a: str, b: str) -> tuple[Point, ...]:
-        """The link a-b as a polyline: an arc, or an outward curve."""
+        """The link a-b as a polyline from a to b: along the ring (an arc of
+        it) between neighbours on a ring, else straight, or bowed outward
+        just enough to leave the inner node away from its ring."""
         ra, rb = (self.ring[a] - 1) * self.step, (self.ring[b] - 1) * self.step
         ta, tb = self.angle[a], self.angle[b]
+        if ra == rb:
+            turn = (tb - ta + pi) % tau - pi  # the short way round
+            steps = max(2, int(abs(turn) * ra / 6))
+            return tuple(self.at(ra, ta + turn * i / steps) for i in range(steps + 1))
         if ra == 0 or rb == 0:
             return (self.node(a), self.node(b))
-        turn = (tb - ta + pi) % tau - pi  # the short way round
-        steps = max(2, int(abs(turn) * max(ra, rb) / 6))
+        inner, outer = (a, b) if ra < rb else (b, a)
+        path = self.bowed(inner, outer)
+        return path if inner == a else path[::-1]
+
+    def bowed(self, inner: str, outer: str) -> tuple[Point, ...]:
+        """From the inner node to the outer one: straight if that leaves the
+        inner node clearly outward (at least ``LEAVE`` off its ring's line)
+        and the outer one clearly inward; else a curve (cubic) that leaves
+        each end turned just that far, and runs straight on between."""
+        a, b = self.node(inner), self.node(outer)
+        length = hypot(b[0] - a[0], b[1] - a[1])
+        da = self._leaving(a, b, 1.0)
+        db = self._leaving(b, a, -1.0)
+        if da is None and db is None:
+            return (a, b)
+        da = da or ((b[0] - a[0]) / length, (b[1] - a[1]) / length)
+        db = db or ((a[0] - b[0]) / length, (a[1] - b[1]) / length)
+        p = (a[0] + da[0] * length / 3, a[1] + da[1] * length / 3)
+        q = (b[0] + db[0] * length / 3, b[1] + db[1] * length / 3)
         return tuple(
-            self.at(ra + (rb - ra) * i / steps, ta + turn * i / steps) for i in range(steps + 1)
-        )
+            tuple((1 - t) ** 3 * a[i] + 3 * t * (1 - t) ** 2 * p[i] + 3 * t * t * (1 - t) * q[i]
+                  + t**3 * b[i] for i in (0, 1))
+            for t in (k / 12 for k in range(13))
+        )  # type: ignore[return-value]  # fmt: skip
+
+    def _leaving(self, at: Point, to: Point, out: float) -> Point | None:
+        """The direction to leave ``at`` for ``to`` when the straight way
+        runs too near along its ring (within ``LEAVE`` of the ring's line,
+        or on the wrong side: inward for ``out`` 1, outward for -1): turned
+        to just ``LEAVE`` off the ring's line; None if straight will do."""
+        ux, uy = at[0] - self.centre, at[1] - self.centre
+        radius = hypot(ux, uy)
+        ux, uy = ux / radius, uy / radius  # outward
+        dx, dy = to[0] - at[0], to[1] - at[1]
+        length = hypot(dx, dy)
+        if out * (ux * dx + uy * dy) / length >= LEAVE:
+            return None
+        tx, ty = -uy, ux  # along the ring, toward ``to``
+        if tx * dx + ty * dy < 0:
+            tx, ty = -tx, -ty
+        along = (1 - LEAVE * LEAVE) ** 0.5
+        return (tx * along + out * ux * LEAVE, ty * along + out * uy * LEAVE)
 
 
 def node_radius(nodes: Sequence[Mapping[str, Any]], polar: Polar) -> float:
-    """As big as the crowded rim allows."""
+    """As big as the crowded rim allows, and small enough beside the ring's
+    step to leave names room between the rings."""
     rim = sum(1 for n in nodes if n["ring"] == RINGS)
     room = tau * (RINGS - 1) * polar.step / max(rim, 1)
-    return max(3.0, min(10.0, room * 0.3, polar.step * 0.3))
+    return max(3.0, min(10.0, room * 0.3, polar.step * 0.26))
 
 
 def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
@@ -100,10 +148,7 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
                        () if res.succeeded else DASH, "arrow", "order"))  # fmt: skip
     for n in board["nodes"]:
         scene.add(*_node(n, polar.node(n["name"]), r, colours))
-    big = len(board["nodes"]) > LABELS_UP_TO  # then only the occupied nodes are named
-    wants = [Want(*polar.node(n["name"]), r + 1, n["name"], 10) for n in board["nodes"]
-             if not big or n["occupant"]]  # fmt: skip
-    scene.names.extend(wants)
+    scene.names.extend(_wants(board["nodes"], polar, r))
     marks = [
         LegendEntry("node: its occupant's colour and unit count (capacity: its ring number)",
                     sample_node(NEUTRAL, "node", text="3"), frozenset({"node"})),
@@ -113,13 +158,32 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
         LegendEntry("link", sample_line("link", LINK, width=1, head=""), frozenset({"link"})),
         LegendEntry("move", sample_line("move"), frozenset({"move"})),
     ]  # fmt: skip
-    marks += left_out_entries("names of {} left out for room: see STATUS", "nodes",
-                              "empty nodes" if big else None)  # fmt: skip
+    marks += left_out_entries("names of {} left out for room: see STATUS", "some nodes")
     scene.legend = [
         ("Players", player_entries(colours)),
         ("Map", used(marks, scene) + failed_entry(scene, "dashed: repelled")),
     ]
     return scene
+
+
+def _wants(nodes: Sequence[Mapping[str, Any]], polar: Polar, r: float) -> list[Want]:
+    """Every node's name, strictly placed (clear of every line, nearer its
+    own node than any other), outward first (straight out to the side, or
+    above or below); the nodes with units first,
+    then the starting nodes, then the rest, each from the rim inward: where
+    the rim is crowded, a name left out is an empty node's."""
+
+    def rank(n: Mapping[str, Any]) -> tuple[bool, bool, int, str]:
+        return (not n["occupant"], n["kind"] != "start", -n["ring"], n["name"])
+
+    out = []
+    for n in sorted(nodes, key=rank):
+        outline = r + {"start": 3.5, "centre": 3.5, "spawn": 1.25}.get(n["kind"], 0.5)
+        # outward, to the side or above or below: level with its node, a
+        # name is not read as the next one's
+        toward = round(polar.angle[n["name"]] / (pi / 2)) * pi / 2 if n["ring"] > 1 else pi / 2
+        out.append(Want(*polar.node(n["name"]), outline, n["name"], 10, True, toward))
+    return out
 
 
 def _node(n: Mapping[str, Any], xy: Point, r: float, colours: Mapping[str, str]) -> list:

@@ -6,6 +6,10 @@ box stays inside the picture and covers no placed label and no mark
 (province, node, unit); among those, the one crossing the fewest arrows and
 links wins. A label with no free place is left out and counted, never
 drawn over something.
+
+A strict name (``Want.strict``) is placed by :mod:`pbem.pictures.strict`:
+only where it covers no line at all and is nearer its own mark than any
+other.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from adjudicator.drawing import (
     clip,
 )
 from pbem.pictures.measure import bounds, text_size
+from pbem.pictures.strict import Strict
 
 CELL = 40.0
 # (dx, dy) unit offsets, in order of preference: below, above, right, left, corners
@@ -82,13 +87,19 @@ def place(wants: Sequence[Want], items: Sequence[Item], width: float, height: fl
             grid.add(item.role, bounds(item))
     placed: list[Text] = []
     missing: list[Want] = []
+    strict = Strict(items, width, height) if any(w.strict for w in wants) else None
     for want in wants:
-        best = _best(want, grid, width, height)
+        if strict is not None and want.strict:
+            best = strict.place(want)
+        else:
+            best = _best(want, grid, width, height)
         if best is None:
             missing.append(want)
             continue
         placed.append(best)
         grid.add("label", bounds(best))
+        if strict is not None:
+            strict.add(bounds(best))
     return placed, missing
 
 

@@ -1,0 +1,219 @@
+"""Implosion's ring map, read back from its SVG for every board the game
+makes (2 to 64 players), after a turn of moves: every link drawn once,
+from its node to its node, along its ring or nearly straight between rings;
+no two links crossing; no link through or grazing a node not its own; every
+name nearer its own node than any other, clear of every other name, node,
+link and arrow, in a readable size. A picture a player can plan by."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from math import atan2, hypot, pi, tau
+
+import pytest
+
+from adjudicator.base import Rng
+from adjudicator.drawing import clip, trim
+from adjudicator.implosion import GAME
+from pbem.mapdraw import picture, to_png, to_svg
+from tests.maps_svg import NS, assert_readable, crossings
+
+GRAZE = 2.0  # pixels a link keeps from a node not its own, past the node's outline
+STRAIGHT = 1.06  # a link between rings is at most this much longer than straight
+CLEARLY = 0.85  # a name's own node is this much nearer its middle than any other
+
+
+def after_a_turn(players: int):
+    """The board of ``players`` after one turn of every unit moving."""
+    names = [f"p{i:02d}" for i in range(players)]
+    state = GAME.start(GAME.load_map("ring"), names, {}, players)
+    rng = Rng(players)
+    sheets = []
+    for p in names:
+        lines = [f"move all from {node} to {rng.choice(state.board.adjacency[node])}"
+                 for node, (who, _) in sorted(state.units.items()) if who == p]  # fmt: skip
+        sheets.append(GAME.read_orders(state, p, "\n".join(lines)))
+    result = GAME.adjudicate(state, sheets, players)
+    return result.state, result.results
+
+
+def read(svg: str):
+    """(nodes: name -> (x, y, outline radius), links [(points)], arrows
+    [(points)], labels [(text, box, font size)], legend text)."""
+    root = ET.fromstring(svg)
+    nodes: dict[str, tuple[float, float, float]] = {}
+    links, arrows, labels, legend = [], [], [], []
+    for el in root:
+        role, _, kind = (el.get("class") or " ").partition(" ")
+        if role == "mark" and el.tag == NS + "circle":
+            name = el.find(NS + "title").text.split(" ")[0]
+            x, y, r = (float(el.get(a)) for a in ("cx", "cy", "r"))
+            nodes[name] = (x, y, max(r + float(el.get("stroke-width")) / 2,
+                                     nodes.get(name, (0, 0, 0))[2]))  # fmt: skip
+        elif role in ("link", "order"):
+            line = el.find(NS + "polyline")
+            pts = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
+            (links if role == "link" else arrows).append(pts)
+        elif role == "label":
+            box = tuple(float(v) for v in el.get("data-box").split())
+            size = float(el.find(NS + "text").get("font-size"))
+            labels.append(("".join(el.itertext()), box, size))
+        elif role == "legend":
+            legend.append("".join(el.itertext()))
+    return nodes, links, arrows, labels, " ".join(legend)
+
+
+def length(pts) -> float:
+    return sum(hypot(b[0] - a[0], b[1] - a[1]) for a, b in zip(pts, pts[1:], strict=False))
+
+
+def to_segment(p, a, b) -> float:
+    """The distance from point p to segment a-b."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    t = ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / (dx * dx + dy * dy or 1)
+    t = min(1.0, max(0.0, t))
+    return hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy)
+
+
+def to_box(p, box) -> float:
+    nx, ny = min(max(p[0], box[0]), box[2]), min(max(p[1], box[1]), box[3])
+    return hypot(p[0] - nx, p[1] - ny)
+
+
+def link_problems(board, nodes, links) -> list[str]:
+    """What is wrong with the drawn links: a link missing or doubled, one not
+    from node to node, a ring's link off its ring, a link between rings
+    wandering, two links crossing, a link grazing a node not its own."""
+    out = []
+    centre = nodes["C"][:2]
+    at = {(round(x), round(y)): name for name, (x, y, _) in nodes.items()}
+
+    def node_at(p):
+        return at.get((round(p[0]), round(p[1])))
+
+    drawn = [tuple(sorted((node_at(pts[0]) or "?", node_at(pts[-1]) or "?"))) for pts in links]
+    wanted = sorted(tuple(sorted(c)) for c in board.connections)
+    if sorted(drawn) != wanted:
+        out.append(f"links drawn {len(drawn)}, wanted {len(wanted)}: "
+                   f"{sorted(set(drawn) ^ set(wanted))[:6]}")  # fmt: skip
+    for (a, b), pts in zip(drawn, links, strict=True):
+        ring_a, ring_b = (board.node[n].ring if n in board.node else 0 for n in (a, b))
+        if ring_a == ring_b:  # along the ring, the short way round
+            radii = [hypot(p[0] - centre[0], p[1] - centre[1]) for p in pts]
+            sweep = sum(
+                (atan2(q[1] - centre[1], q[0] - centre[0])
+                 - atan2(p[1] - centre[1], p[0] - centre[0]) + pi) % tau - pi
+                for p, q in zip(pts, pts[1:], strict=False)
+            )  # fmt: skip
+            if max(radii) - min(radii) > 1.0 or abs(sweep) > tau / board.ring_sizes[ring_a] + 0.02:
+                out.append(f"{a}-{b} leaves its ring")
+        elif length(pts) > STRAIGHT * (chord := hypot(pts[-1][0] - pts[0][0],
+                                                      pts[-1][1] - pts[0][1])):  # fmt: skip
+            out.append(f"{a}-{b} wanders: {length(pts):.0f} px for {chord:.0f} px")
+    seen = [trim(pts, nodes[a][2], nodes[b][2]) if a in nodes and b in nodes else pts
+            for (a, b), pts in zip(drawn, links, strict=True)]  # fmt: skip
+    for i, j in sorted(crossings(seen)):  # as seen: outside the nodes drawn over them
+        out.append(f"{'-'.join(drawn[i])} crosses {'-'.join(drawn[j])}")
+    node_index = buckets(((x - r, y - r, x + r, y + r), name) for name, (x, y, r) in nodes.items())
+    for ends, pts in zip(drawn, links, strict=True):
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        extent = (min(xs), min(ys), max(xs), max(ys))
+        for n in set(near(node_index, extent, GRAZE)) - set(ends):
+            x, y, r = nodes[n]
+            if to_box((x, y), extent) >= r + GRAZE:
+                continue
+            steps = zip(pts, pts[1:], strict=False)
+            if any(to_segment((x, y), p, q) < r + GRAZE for p, q in steps):
+                out.append(f"{'-'.join(ends)} passes over {n}")
+    return sorted(set(out))
+
+
+def buckets(entries, cell=40):
+    """(box, value) entries by the 40-pixel cells their boxes touch."""
+    out: dict[tuple[int, int], list] = {}
+    for box, value in entries:
+        for i in range(int(box[0] // cell), int(box[2] // cell) + 1):
+            for j in range(int(box[1] // cell), int(box[3] // cell) + 1):
+                out.setdefault((i, j), []).append(value)
+    return out
+
+
+def near(index, box, by, cell=40):
+    found = []
+    for i in range(int((box[0] - by) // cell), int((box[2] + by) // cell) + 1):
+        for j in range(int((box[1] - by) // cell), int((box[3] + by) // cell) + 1):
+            found.extend(index.get((i, j), ()))
+    return found
+
+
+def label_problems(nodes, lines, labels) -> list[str]:
+    """What is wrong with the names: one by another node more than its own
+    (nearer its centre, or nearer its outline), one over another name, a
+    node, a link or an arrow, one too small to read."""
+    out = []
+    node_index = buckets(((x - r, y - r, x + r, y + r), name) for name, (x, y, r) in nodes.items())
+    segments = buckets(
+        ((min(p[0], q[0]), min(p[1], q[1]), max(p[0], q[0]), max(p[1], q[1])), (p, q))
+        for pts in lines
+        for p, q in zip(pts, pts[1:], strict=False)
+    )
+    boxes = buckets((box, (text, box)) for text, box, _ in labels)
+    for text, box, size in labels:
+        if size < 9:
+            out.append(f"{text} in {size:g} px")
+        if text not in nodes:
+            out.append(f"{text} names no node")
+            continue
+        middle = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        x, y, r = nodes[text]
+        own = hypot(middle[0] - x, middle[1] - y)
+        own_gap = to_box((x, y), box) - r
+        for name in set(near(node_index, box, 2 * own + 40)) - {text}:
+            nx, ny, nr = nodes[name]
+            if hypot(middle[0] - nx, middle[1] - ny) * CLEARLY <= own:
+                out.append(f"{text} is not clearly nearer its own node than {name}")
+            gap = to_box((nx, ny), box) - nr
+            if gap <= 0:
+                out.append(f"{text} lies over {name}")
+            elif gap <= own_gap:
+                out.append(f"{text} is as near the outline of {name} as its own")
+        for other, box2 in near(boxes, box, 0):
+            if other != text and box[0] < box2[2] and box2[0] < box[2] and box[1] < box2[3] \
+                    and box2[1] < box[3]:  # fmt: skip
+                out.append(f"{text} overlaps {other}")
+        for p, q in near(segments, box, 0):
+            if clip(p, q, box):
+                out.append(f"{text} lies over a line from {p} to {q}")
+                break
+    return sorted(set(out))
+
+
+@pytest.mark.parametrize("players", range(2, 65))
+def test_every_ring_map_can_be_trusted(players):
+    state, results = after_a_turn(players)
+    view = GAME.view(state, None)
+    scene = picture("implosion", view, results)
+    nodes, links, arrows, labels, legend = read(to_svg(scene))
+    assert sorted(nodes) == sorted(n.name for n in state.board.nodes)
+    assert link_problems(state.board, nodes, links) == []
+    assert label_problems(nodes, links + arrows, labels) == []
+    named = {text for text, _, _ in labels}
+    assert arrows and len(arrows) == sum(
+        1 for r in results if r.reason not in ("nothing_to_move", "no_room")
+    )
+    # a name with no clear place is left out, and said to be; most are placed,
+    # the nodes with units first
+    if named != set(nodes):
+        assert "left out for room" in legend
+    assert len(named) >= min(0.8 * len(nodes), 175)
+    occupied = set(state.units)
+    assert len(occupied & named) >= 0.45 * len(occupied), sorted(occupied - named)
+    if players <= 10:
+        assert occupied <= named
+
+
+@pytest.mark.parametrize("players", [6, 24, 64])
+def test_the_ring_map_is_the_size_the_mail_attaches(players):
+    state, results = after_a_turn(players)
+    scene = picture("implosion", GAME.view(state, None), results)
+    assert_readable(to_svg(scene), to_png(scene))  # 800 pixels wide, no name over a name
