@@ -8,7 +8,7 @@ designation's letter; units as marks in their owner's colour, a box or a
 circle as the unit table's domain says (land, sea), with their type's
 letters, or how many share the square; units only remembered (out of
 sight now, drawn as last seen) pale with their owner's colour round them;
-this tick's moves and attacks as arrows, the short way round the grid (to
+this tick's moves, loads and attacks as arrows, the short way round the grid (to
 one edge and on from the other), a ring round a unit that arrived. Squares
 devastated by ICBMs (those the viewer is shown) are scorched; the viewer's
 own launched satellites are a star over their target in its colour, with
@@ -734,8 +734,10 @@ def launch_entries() -> list[LegendEntry]:
 
 def order_entries() -> list[LegendEntry]:
     ring = (Circle(15, 8, 7, "none", "arrived", INK, 1.5),)
+    load = sample_line("load", width=2.0, head="open")
     return [
         LegendEntry("move", sample_line("move", width=2.0), frozenset({"move"})),
+        LegendEntry("load: boarding a carrier", load, frozenset({"load"})),
         LegendEntry("attack: the square attacked", _attack_sample(), frozenset({"attack"})),
         LegendEntry("arrived this tick", ring, frozenset({"arrived"})),
     ]
