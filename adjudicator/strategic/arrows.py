@@ -170,7 +170,9 @@ def _round(frame: Frame, x: float, y: float, r: float, fill: str, kind: str,
 def route(frame: Frame, start: int, target: int, fill: str, ok: bool, action: str,
           ) -> list[Line]:  # fmt: skip
     """The arrow from ``start`` to ``target`` the short way round the
-    wrapping grid, from the rim of the unit's mark into the target square
+    wrapping grid, from the rim of the unit's mark (a unit that boarded:
+    from the middle of the square it left, to its carrier's rim) into the
+    target square
     (an attack that went ahead: a line to the target's middle, where its
     crosshair is): one arrow, or one to the grid's edge and one on from
     the other edge."""
@@ -182,6 +184,8 @@ def route(frame: Frame, start: int, target: int, fill: str, ok: bool, action: st
     rim = max(frame.cell * 0.46, 1.4)
     aimed = action == "attack" and ok
     ends = (0.0, 0.0) if aimed else (rim + 0.5, min(2.0, rim))
+    if action == "load":  # to the carrier's rim; aboard, the unit left no mark where it was
+        ends = (0.0 if ok else ends[0], rim + 0.5)
     head = "" if aimed else "open" if action == "load" else "arrow"
     box = (frame.x(0), frame.y(0), frame.right, frame.bottom)
     if _inside(beyond, box):
