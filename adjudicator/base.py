@@ -395,6 +395,12 @@ class Game:
         ``map-<turn>``."""
         return f"map-{turn}"
 
+    def start_map_file(self, state: Any) -> str:
+        """The name, without its extension, of the map attached to the
+        start mail (and to a player's who takes over a seat): the position
+        ``state`` before the turn to be played. By default ``map``."""
+        return "map"
+
     def read_orders(self, state: Any, player: str, text: str, seq: int = 0) -> OrderSheet:
         """Parse and validate one player's order text against ``state``."""
         raise NotImplementedError

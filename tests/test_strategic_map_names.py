@@ -1,7 +1,8 @@
 """The map attached to a report mail is named by the turn as the subject
 names it: a Strategic Initiative tick by its clock ("day 1, 00:15":
 map-day1-0015.png and .svg), in the tick's mail and in HISTORY's copy of
-it; every other game keeps map-<turn>."""
+it; the start mail's map by the clock of the position it shows
+(map-day1-0000.png); every other game keeps map-<turn> and map.png."""
 
 from __future__ import annotations
 
@@ -54,6 +55,27 @@ def test_a_tick_reports_map_is_named_by_the_ticks_clock(tmp_path):
         h.close()
 
 
+def test_the_start_mails_map_is_named_by_the_clock_of_the_start(tmp_path):
+    h = Harness(tmp_path, YAML)
+    try:
+        (mail,) = h.outbox("started", ANN)
+        assert "map-day1-0000.png" in files(mail) and "map.png" not in files(mail)
+    finally:
+        h.close()
+
+
+def test_a_seat_taken_over_gets_the_map_its_tick_report_had():
+    """After tick 5 (day 1, 01:15) the position is the one tick 5's report
+    drew, and its map has that report's name."""
+    state = GAME.start(GAME.load_map("islands"), ["a", "b"], {}, 1)
+    assert GAME.start_map_file(state) == "map-day1-0000"
+    state.tick = 4
+    before = GAME.phase(state)  # tick 5 played from here
+    state.tick = 5
+    assert GAME.start_map_file(state) == GAME.map_file(*before)
+    assert GAME.start_map_file(state) == "map-day1-0115"
+
+
 CLOCKS = [(0, "map-day1-0015"), (95, "map-day2-0000"), (96, "map-day2-0015"),
           (959, "map-day11-0000")]  # fmt: skip
 
@@ -73,3 +95,4 @@ def test_every_other_game_keeps_map_and_the_turn(kind):
     names = [f"p{i}" for i in range(min(game.map_players(board), 6))]
     number, phase = game.phase(game.start(board, names, {}, 1))
     assert game.map_file(number, phase) == f"map-{number}"
+    assert game.start_map_file(game.start(board, names, {}, 1)) == "map"

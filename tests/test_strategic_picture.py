@@ -386,6 +386,27 @@ def test_a_move_result_that_says_where_units_started_draws_from_there(war_game):
     assert line.points[0][0] > frame.centre(ship["square"])[0]
 
 
+def test_a_unit_boarding_a_transport_beside_it_is_an_arrow_to_the_transport():
+    """straits: kim's infantry on the land next to its transport at K12
+    boards it (load): an arrow with an open head from its square to the
+    transport's, and the legend says what it is."""
+    state = GAME.load_position((ROOT / "scenarios" / "straits.yaml").read_text())
+    state.units["inf1"].square = state.grid.parse("J11")
+    sheet = GAME.read_orders(state, "kim", "load inf1 on tr15")
+    result = GAME.adjudicate(state, [sheet], 3)
+    (res,) = result.for_viewer("kim").results
+    assert res.reason == Reason.LOADED and res.facts["from"] == {"inf1": "J11"}
+    view = GAME.view(result.state, "kim")
+    scene = draw(view, result.for_viewer("kim").results)
+    frame = frame_for(view.board)
+    (line,) = [i for i in scene.items if isinstance(i, Line) and i.role == "order"]
+    assert line.kind == "load" and line.head == "open"
+    assert {frame.slot(q) for q in (state.grid.parse("J11"), state.grid.parse("K12"))} == {
+        (int((x - frame.left) // frame.cell), int((y - frame.top) // frame.cell))
+        for x, y in line.points}  # fmt: skip
+    assert "load: boarding a carrier" in texts_of(scene)
+
+
 # -- same view, same picture; the biggest board ------------------------------------
 
 

@@ -1,6 +1,8 @@
 """This tick's orders on the Strategic Initiative map (picture.py): each
-move, unload to a square and attack of the viewer's own units as an
-arrow from where the unit set off (the result says where) to its target,
+move, unload to a square, load and attack of the viewer's own units as an
+arrow from where the unit set off (the result says where) to its target
+(a load: the carrier's square, an open head; a unit boarding in its own
+square moved nowhere, and draws nothing),
 the short way round the wrapping grid; where that crosses the grid's cut
 (window.py), one piece out to the edge and one on from the other; an
 attack that went ahead as a line to a crosshair on the square, a ring
@@ -16,18 +18,18 @@ from typing import TYPE_CHECKING, Any
 
 from adjudicator.base import OrderResult
 from adjudicator.drawing import INK, Circle, Item, Line, Point, arrow, clip
-from adjudicator.strategic.orders import Attack, Move, Unload
+from adjudicator.strategic.orders import Attack, Load, Move, Unload
 
 if TYPE_CHECKING:
     from adjudicator.strategic.frame import Frame
 
 
-ACTIONS = {Move: "move", Attack: "attack", Unload: "move"}  # an unload: a move off the carrier
+ACTIONS = {Move: "move", Attack: "attack", Unload: "move", Load: "load"}  # unload: a move off
 
 
 def orders(frame: Frame, board: Mapping[str, Any], results: Sequence[OrderResult],
            colours: Mapping[str, str]) -> list[Item]:  # fmt: skip
-    """The arrows of this tick's moves, unloads to a square and attacks:
+    """The arrows of this tick's moves, unloads to a square, loads and attacks:
     from where each unit started (as the result says; else where it
     stands) to its target, dashed where it failed, and a ring round a unit
     that arrived where it stood. Only the viewer's own units' orders: the
@@ -44,7 +46,7 @@ def orders(frame: Frame, board: Mapping[str, Any], results: Sequence[OrderResult
     aimed: set[tuple[int, str]] = set()
     for res in results:
         action = ACTIONS.get(type(res.order))
-        target = getattr(res.order, "target", -1)
+        target = _target(board, res)
         if isinstance(res.order, Unload) and not res.order.target_name:
             continue  # set down where the carrier is: nothing moved
         if action is None or not 0 <= target < size or not _may_see(board, res):
@@ -66,6 +68,16 @@ def orders(frame: Frame, board: Mapping[str, Any], results: Sequence[OrderResult
     return under + over
 
 
+def _target(board: Mapping[str, Any], res: OrderResult) -> int:
+    """The square an order aims at: its target, or a load's carrier's
+    square (as the result names it); -1 where there is none."""
+    if not isinstance(res.order, Load):
+        return int(getattr(res.order, "target", -1))
+    square = res.facts.get("square")
+    found = board["grid"].parse(square) if isinstance(square, str) else None
+    return -1 if found is None else int(found)
+
+
 def _movers(board: Mapping[str, Any], own: Mapping[str, Mapping[str, Any]],
             res: OrderResult) -> Iterator[tuple[int, str]]:  # fmt: skip
     """The units an order moved (an unload: those it took off their
@@ -75,6 +87,7 @@ def _movers(board: Mapping[str, Any], own: Mapping[str, Mapping[str, Any]],
     its own), not of an unload. A unit lost on the way is gone from the
     view: its arrow starts where the result says it set off."""
     unload = isinstance(res.order, Unload)
+    aboard = unload or isinstance(res.order, Load)  # the units it moved are carried now, or were
     named = res.facts.get("units") if unload else None
     ids = named if isinstance(named, list) and named else res.order.units  # type: ignore[attr-defined]
     for uid in dict.fromkeys(ids):
@@ -84,7 +97,7 @@ def _movers(board: Mapping[str, Any], own: Mapping[str, Mapping[str, Any]],
             if start >= 0:
                 yield start, _fate(res, uid)
             continue
-        if e["owner"] != res.order.player or (e.get("carried_by") and not unload):
+        if e["owner"] != res.order.player or (e.get("carried_by") and not aboard):
             continue
         yield _started(board, res, uid, e["square"]), _fate(res, uid)
 
@@ -157,7 +170,9 @@ def _round(frame: Frame, x: float, y: float, r: float, fill: str, kind: str,
 def route(frame: Frame, start: int, target: int, fill: str, ok: bool, action: str,
           ) -> list[Line]:  # fmt: skip
     """The arrow from ``start`` to ``target`` the short way round the
-    wrapping grid, from the rim of the unit's mark into the target square
+    wrapping grid, from the rim of the unit's mark (a unit that boarded:
+    from the middle of the square it left, to its carrier's rim) into the
+    target square
     (an attack that went ahead: a line to the target's middle, where its
     crosshair is): one arrow, or one to the grid's edge and one on from
     the other edge."""
@@ -169,7 +184,9 @@ def route(frame: Frame, start: int, target: int, fill: str, ok: bool, action: st
     rim = max(frame.cell * 0.46, 1.4)
     aimed = action == "attack" and ok
     ends = (0.0, 0.0) if aimed else (rim + 0.5, min(2.0, rim))
-    head = "" if aimed else "arrow"
+    if action == "load":  # to the carrier's rim; aboard, the unit left no mark where it was
+        ends = (0.0 if ok else ends[0], rim + 0.5)
+    head = "" if aimed else "open" if action == "load" else "arrow"
     box = (frame.x(0), frame.y(0), frame.right, frame.bottom)
     if _inside(beyond, box):
         return [arrow(*_trim(a, beyond, *ends), fill, ok, action, (0, 0), width, head)]

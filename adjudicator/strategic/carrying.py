@@ -71,6 +71,7 @@ def load(
     if refused is not None:
         return refused
     failed: dict[str, str] = {}
+    starts = {u.id: state.grid.name(u.square) for u in units}  # the map draws each from there
     for unit in units:
         if unit.square != carrier.square:
             going = movement.walk(
@@ -84,12 +85,14 @@ def load(
     boarded = [u.id for u in units if u.id not in failed]
     if not boarded:
         return Reason.NOT_LOADED, {"units": [u.id for u in units], "carrier": carrier.id,
-                                   "failed": failed, "stayed": sorted(failed)}  # fmt: skip
+                                   "square": state.grid.name(carrier.square),
+                                   "failed": failed, "stayed": sorted(failed),
+                                   "from": starts}  # fmt: skip
     release(state, boarded)
     state.nations[nation].command -= cost
     facts = {"units": boarded, "carrier": carrier.id, "square": state.grid.name(carrier.square),
              "failed": failed, "stayed": sorted(failed), "cost": cost,
-             "left": state.nations[nation].command}  # fmt: skip
+             "left": state.nations[nation].command, "from": starts}  # fmt: skip
     return (Reason.LOADED_PART if failed else Reason.LOADED), facts
 
 

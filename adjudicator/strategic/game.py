@@ -113,6 +113,13 @@ class Strategic(Game):
             return super().map_file(turn, phase)
         return f"map-day{found[1]}-{found[2]}{found[3]}"
 
+    def start_map_file(self, state: State) -> str:
+        """The start mail's map is named by the clock of the position it
+        shows, as a tick report's map is: map-day1-0000 at the start; a
+        seat taken over after tick 5, map-day1-0115 (the map of the tick
+        report of tick 5)."""
+        return self.map_file(state.tick, clock(state.tick))
+
     def read_orders(self, state: State, player: str, text: str, seq: int = 0) -> OrderSheet:
         return reading.read_orders(state, player, text, seq)
 

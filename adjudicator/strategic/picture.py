@@ -8,7 +8,7 @@ designation's letter; units as marks in their owner's colour, a box or a
 circle as the unit table's domain says (land, sea), with their type's
 letters, or how many share the square; units only remembered (out of
 sight now, drawn as last seen) pale with their owner's colour round them;
-this tick's moves and attacks as arrows, the short way round the grid (to
+this tick's moves, loads and attacks as arrows, the short way round the grid (to
 one edge and on from the other), a ring round a unit that arrived. Squares
 devastated by ICBMs (those the viewer is shown) are scorched; the viewer's
 own launched satellites are a star over their target in its colour, with
@@ -137,19 +137,17 @@ def draw(view: View, results: Sequence[OrderResult]) -> Scene:
     grid_lines(scene, frame)
     coordinates(scene, frame, board["grid"])
     layout = layout_of(frame, board)
-    letters, glyphs = cities(scene, frame, board, colours, layout)
+    letters, glyphs, beside = cities(scene, frame, board, colours, layout)
     scorched_cities(scene, frame, board)
     scene.add(*orders(frame, board, results, colours))
     satellites(scene, frame, board, colours)  # the edges of their sight, under letters and marks
-    stars = _stars(frame, board, colours, layout)
-    if not layout.roomy:
-        scene.add(*stars)  # small in a corner, under the city's letter and the units' marks
     scene.add(*glyphs)  # the cities' letters over the arrows that pass
     drawn = units(scene, frame, board["units"], colours, layout)
-    if layout.roomy:
-        scene.add(*stars)  # in a corner of its own, beside the units' marks
-    every_name = want_names(scene, frame, board)
+    stars, away = _stars(frame, board, colours, layout)
+    scene.add(*stars)  # in the middle, or in a corner of its own beside the units' marks
+    every_name = want_names(scene, frame, board, beside)
     scene.legend = legend(scene, board, colours, grounds, letters, drawn, every_name)
+    scene.legend[1][1].extend(([held_entry()] if beside else []) + away_entries(away))  # "Map"
     return scene
 
 
@@ -355,16 +353,30 @@ def _spans(at: int, radius: int, n: int) -> list[tuple[int, int, bool, bool]]:
 
 
 def _stars(frame: Frame, board: Mapping[str, Any], colours: Mapping[str, str],
-           layout: Layout) -> list[Item]:  # fmt: skip
+           layout: Layout) -> tuple[list[Item], list[tuple[str, str]]]:  # fmt: skip
     """A star over each satellite's target in its owner's colour, in the
-    spot the square's layout gives it."""
+    spot the square's layout gives it; and the satellites whose square has
+    no room for a star (each its colour and the legend's words)."""
     out: list[Item] = []
+    away: list[tuple[str, str]] = []
+    where = {c["square"]: f"{c['name']} ({c['at']})" for c in board["cities"]}
     for sat in board.get("satellites", ()):
         fill = colours.get(sat["owner"], INK)
         title = f"{sat['id']}: satellite over {sat['at']}, sees {sat['radius']} around"
         spot = layout.star(sat["square"])
+        if spot is None:
+            over = where.get(sat["square"], sat["at"])
+            away.append((fill, f"{sat['id']}: satellite over {over}, the middle of its sight"))
+            continue
         out += _star(spot.x, spot.y, frame.cell * spot.scale, fill, title)
-    return out
+    return out, away
+
+
+def away_entries(away: Sequence[tuple[str, str]]) -> list[LegendEntry]:
+    """A legend line for each satellite whose target square is too full
+    for its star on a small board's map: where it is."""
+    return [LegendEntry(words, tuple(_star(15.0, 8.0, 16.0, fill, "")), frozenset())
+            for fill, words in away]  # fmt: skip
 
 
 def _star(x: float, y: float, cell: float, fill: str, title: str) -> list[Item]:
@@ -466,30 +478,35 @@ def layout_of(frame: Frame, board: Mapping[str, Any]) -> Layout:
 
 
 def cities(scene: Scene, frame: Frame, board: Mapping[str, Any], colours: Mapping[str, str],
-           layout: Layout) -> tuple[set[str], list[Item]]:  # fmt: skip
+           layout: Layout) -> tuple[set[str], list[Item], dict[int, str]]:  # fmt: skip
     """Every city (their squares are public; owner and designation where
-    known); returns the designations whose letters are shown, and the
-    letters (drawn later, over any arrow that passes). A city whose square
-    holds units has its letter in a corner beside them, or where a square
-    is too small for that, is a frame round the unit, without its letter."""
+    known); returns the designations whose letters are shown, the letters
+    (drawn later, over any arrow that passes), and the letters given after
+    a city's name instead, by square. A city whose square holds units has
+    its letter in a corner beside them, or where a square is too small for
+    that, is a frame round the unit, its letter after its name."""
     stroke = 1.2 if frame.cell >= GLYPHS_FROM else 0.6
     letters: set[str] = set()
     glyphs: list[Item] = []
+    beside: dict[int, str] = {}
     for c in board["cities"]:
         fill, kind = city_look(c, colours)
         x, y = frame.centre(c["square"])
         spot = layout.city(c["square"])
-        held = c["square"] in layout.counts and frame.cell >= GLYPHS_FROM and spot.scale == 1
+        held = frame.cell >= GLYPHS_FROM and layout.letter_in_name(c["square"])
         side = frame.cell + 3 if held else max(frame.cell, CITY_LEAST)  # a frame round the unit
         scene.add(Box(x - side / 2, y - side / 2, side, side, fill, kind, INK, stroke,
                       title=city_title(c)))  # fmt: skip
-        if c["designation"] and frame.cell * spot.scale >= GLYPHS_FROM and not held:
+        if held and c["designation"]:
+            letters.add(c["designation"])
+            beside[c["square"]] = designation_letters()[c["designation"]]
+        elif c["designation"] and frame.cell * spot.scale >= GLYPHS_FROM:
             letters.add(c["designation"])
             letter = designation_letters()[c["designation"]]
             size = min(11.0, frame.cell * spot.scale * 0.6)
             # on a patch of its own colour: an arrow passing under it does not cross it
             glyphs.append(Text(spot.x, spot.y, letter, size, kind, ink_on(fill), fill, "glyph"))
-    return letters, glyphs
+    return letters, glyphs, beside
 
 
 def city_look(c: Mapping[str, Any], colours: Mapping[str, str]) -> tuple[str, str]:
@@ -509,19 +526,26 @@ def city_title(c: Mapping[str, Any]) -> str:
     return f"{where}: {what} of {c['owner']}" if c["owner"] else f"{where}: neutral {what}"
 
 
-def want_names(scene: Scene, frame: Frame, board: Mapping[str, Any]) -> bool | None:
+def want_names(scene: Scene, frame: Frame, board: Mapping[str, Any],
+               beside: Mapping[int, str]) -> bool | None:  # fmt: skip
     """The cities' names, wanted beside them as the scale allows: every
-    city's (True), the viewer's own only (False), or none (None)."""
+    city's (True), the viewer's own only (False), or none (None). A city
+    whose letter its units' mark leaves no room for (``beside``) has it
+    after its name (Kalram F), and its name is placed before the others
+    of its kind (the viewer's, the rest)."""
     if frame.cell < OWN_NAMES_FROM:
         return None
     nation = board.get("nation")
     mine = nation["name"] if nation else None
     every = frame.cell >= NAMES_FROM
     named = [c for c in board["cities"] if every or (mine and c["owner"] == mine)]
-    named.sort(key=lambda c: (c["owner"] != mine, c["square"]))  # the viewer's placed first
+    named.sort(key=lambda c: (c["owner"] != mine, c["square"] not in beside, c["square"]))
     clear = max(frame.cell, CITY_LEAST) / 2 + 1
     size = 9.0 if frame.cell >= NAMES_FROM else 8.0
-    scene.names.extend(Want(*frame.centre(c["square"]), clear, c["name"], size) for c in named)
+    for c in named:
+        text = f"{c['name']} ({beside[c['square']]})" if c["square"] in beside else c["name"]
+        held = frame.cell / 2 + 2.5 if c["square"] in beside else clear  # round the frame
+        scene.names.append(Want(*frame.centre(c["square"]), held, text, size))
     return every
 
 
@@ -677,6 +701,14 @@ def city_entries() -> list[LegendEntry]:
             for words, fill, kind in looks]  # fmt: skip
 
 
+def held_entry() -> LegendEntry:
+    """The legend's words for a city holding units on small squares."""
+    held = (Box(5, -1, 18, 18, "#bbbbbb", "city", INK, 1.2),
+            Box(7.5, 1.5, 13, 13, "#bbbbbb", "unit", INK, 0.8))  # fmt: skip
+    words = "city holding units: a frame round them, its letter after its name"
+    return LegendEntry(words, held, frozenset())
+
+
 def unit_entries() -> list[LegendEntry]:
     out = []
     for mark in (LAND_MARK, MARKS["sea"], MARKS["air"]):
@@ -696,14 +728,16 @@ def launch_entries() -> list[LegendEntry]:
         LegendEntry("launched satellite (on its owner's map only) and the edge of what it sees",
                     (*_star(15.0, 8.0, 16.0, "#999999", ""),
                      _edge(1, 0, 29, 16, "#999999", 1.2)),
-                    frozenset({"satellite"})),
+                    frozenset({"satellite", "satellite-view"})),
     ]  # fmt: skip
 
 
 def order_entries() -> list[LegendEntry]:
     ring = (Circle(15, 8, 7, "none", "arrived", INK, 1.5),)
+    load = sample_line("load", width=2.0, head="open")
     return [
         LegendEntry("move", sample_line("move", width=2.0), frozenset({"move"})),
+        LegendEntry("load: boarding a carrier", load, frozenset({"load"})),
         LegendEntry("attack: the square attacked", _attack_sample(), frozenset({"attack"})),
         LegendEntry("arrived this tick", ring, frozenset({"arrived"})),
     ]

@@ -66,12 +66,13 @@ class Reason(enum.StrEnum):
     NO_SUCH_LEVEL = "no_such_level"  # level, levels
     ALREADY_DECLARED = "already_declared"  # toward, level, due
     # carrying and engineers (part 2: carrying.py, engineering.py)
-    LOADED = "loaded"  # units, carrier, square, failed {unit: why}, stayed (their ids), cost, left
+    LOADED = "loaded"  # units, carrier, square, failed {unit: why}, stayed (their ids), cost,
+    # left, from {unit: the square it set off from}
     LOADED_PART = "loaded_part"  # as loaded: some could not step aboard
     UNLOADED = "unloaded"  # units, square, cost, left: set down in the carrier's square
     TERRAIN_CHANGED = "terrain_changed"  # unit, square, terrain (land/water), cost, left
     CITY_FOUNDED = "city_founded"  # unit, square, city, designation, kind, cost, left
-    NOT_LOADED = "not_loaded"  # units, carrier, failed, stayed: none could step aboard
+    NOT_LOADED = "not_loaded"  # units, carrier, square, failed, stayed, from: none aboard
     NAME_THE_CARRIER = "name_the_carrier"  # unit, square, carriers (0 or several there)
     CANNOT_CARRY = "cannot_carry"  # unit, unit_type, carrier, carrier_type
     ALREADY_ABOARD = "already_aboard"  # unit, unit_type, carrier, carrier_type

@@ -7,10 +7,11 @@ One of them alone stands in the middle of the square at full size. More
 share the square's four corners at half size: the city's letter top left,
 the star top right, the units' marks in the corners left (bottom right
 first). Where half a square is too small for letters (``roomy`` false),
-the old way: a unit stands in the middle of its city (the city a frame
-round it, its letter left out), several owners' marks in the corners and
-the star small in the top right corner, under the city's letter and the
-units' marks.
+no two marks would fit in it with their letters: a unit stands in the
+middle of its city (the city a frame round it, its letter given after
+its name, picture.py), several owners' marks in the corners, and a star
+over a square holding anything else is left out of the square (the
+legend says where the satellite is; the edge of its sight is drawn).
 """
 
 from __future__ import annotations
@@ -62,12 +63,18 @@ class Layout:
         shared = self.roomy and self._shared(square)
         return self._spot(square, TOP_LEFT if shared else None)
 
-    def star(self, square: int) -> Spot:
-        """Where a satellite's star over the square goes."""
-        if not self.roomy:  # a little over the corner of a quarter: small squares, small stars
-            x, y = self.centre(square)
-            return Spot(x + self.cell * 0.3, y - self.cell * 0.3, 0.7)
-        return self._spot(square, TOP_RIGHT if self._shared(square) else None)
+    def star(self, square: int) -> Spot | None:
+        """Where a satellite's star over the square goes (None: nowhere in
+        it, a small square holding something else)."""
+        shared = self._shared(square)
+        if not self.roomy and shared:
+            return None
+        return self._spot(square, TOP_RIGHT if shared else None)
+
+    def letter_in_name(self, square: int) -> bool:
+        """Whether the city's letter goes after its name: a small square
+        whose city holds units (their mark has the square's middle)."""
+        return not self.roomy and square in self.cities and self.counts.get(square, 0) > 0
 
     def groups(self, square: int) -> list[Spot]:
         """The spots of the square's marks of units, in order (fewer than

@@ -4,8 +4,13 @@ The board wraps on both edges (RULINGS.md), so a picture of it must cut it
 somewhere: a column drawn first and a row drawn first. The cut is put where
 it splits the least land: in an all-water band of columns (and of rows)
 where there is one, in its middle, so no island is drawn in two pieces;
-else where it cuts the fewest squares of land. Among cuts alike, the
-grid's own edge (A and 1 drawn first) is kept, else the first.
+else where it cuts the fewest squares of land. Among cuts that split as
+little, the one deepest in water: in the middle of a band; with none,
+the one with the most water next to the land on both sides of it,
+square by square along it (no island drawn against the picture's edge,
+its coast on the far side, where another cut as good leaves sea round
+it); then the least land near it, the grid's own edge (A and 1 drawn
+first), the first.
 
 The choice is made from the terrain alone, which is public (sight.py: the
 board's land and water is every nation's to know from the start): so the
@@ -42,8 +47,10 @@ def best_cut(lines: Sequence[int], m: int) -> int:
     land at ``a - 1`` that touch land at ``a`` (across included, wrapping);
     fewest first, then the one deepest in water (the most all-water
     positions on its nearer side), or with no water there the one with
-    the least land within NEAR positions (clear of the coasts), then
-    position 0, then the lowest."""
+    the most water next to the land on both sides (each square across:
+    the water between the cut and the nearest land, on the nearer side, up
+    to NEAR), then the least land within NEAR positions (clear of the
+    coasts); then position 0, then the lowest."""
     n = len(lines)
     if n < 3:
         return 0
@@ -57,12 +64,25 @@ def best_cut(lines: Sequence[int], m: int) -> int:
     count = [bits.bit_count() for bits in lines]
     before, after = _water_runs(count)
 
-    def key(a: int) -> tuple[int, int, int, bool, int]:
+    def key(a: int) -> tuple[int, int, int, int, bool, int]:
         clear = min(before[a], after[a])
         near = 0 if clear else sum(count[(a + d) % n] for d in range(-NEAR, NEAR))
-        return split[a], -clear, near, a != 0, a
+        water = 0 if clear else _water_beside(lines, a, m)  # a band: its middle, as deep
+        return split[a], -clear, -water, near, a != 0, a
 
     return min(range(n), key=key)
+
+
+def _water_beside(lines: Sequence[int], a: int, m: int) -> int:
+    """For a cut before position ``a``: for each of the ``m`` squares
+    across, how many squares of water lie between the cut and the nearest
+    land along the axis on either side (up to NEAR), summed."""
+    n = len(lines)
+    total, open_ = 0, (1 << m) - 1  # the squares across with no land found yet
+    for k in range(min(NEAR, n // 2)):
+        open_ &= ~(lines[(a + k) % n] | lines[(a - 1 - k) % n])
+        total += open_.bit_count()
+    return total
 
 
 def _water_runs(count: list[int]) -> tuple[list[int], list[int]]:

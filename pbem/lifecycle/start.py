@@ -106,7 +106,8 @@ def start_mail(
     paused)."""
     hide = anonymous.hides(cfg, engine, state)  # gunboat: the others by their seats alone
     view = anonymous.view_of(engine, state, p.name, hide)
-    attachments = [(to_png(picture(engine.name, view, ())), "image/png", "map.png")]
+    png = to_png(picture(engine.name, view, ()))
+    attachments = [(png, "image/png", f"{engine.start_map_file(state)}.png")]
     guide = rules_guide(engine.name)
     if guide is not None:
         attachments.append((guide, "text/plain", f"rules-{engine.name}.txt"))
