@@ -94,13 +94,15 @@ def _movers() -> dict[str, str]:
 
 class _Layer:
     """The watchers of one kind of mover with one reach, by cell of the
-    board (cells 2 x reach + 1 wide: the squares within reach of a square
-    fall in 4 cells at most) and by nation in each cell (a unit is never
-    watched by its own nation's: those are not even looked at)."""
+    board (cells reach + 1 wide: the squares within reach of a square fall
+    in 9 cells at most, about half the squares of 4 cells 2 x reach + 1
+    wide, so half the watchers looked at are out of reach) and by nation in
+    each cell (a unit is never watched by its own nation's: those are not
+    even looked at)."""
 
     def __init__(self, state: State, reach: int) -> None:
         grid = state.grid
-        self.size = 2 * reach + 1
+        self.size = reach + 1
         self.width = grid.width
         self.across = -(-grid.width // self.size)
         self.columns = _window(grid.width, reach, self.size)
