@@ -71,6 +71,13 @@ class Places:
         everything indexed again, the regions of movement with it."""
         self.__init__(self.state)  # type: ignore[misc]
 
+    def next_order(self) -> None:
+        """An order begins: what earlier orders may have changed without
+        moving a unit (relations, builds) is asked again."""
+        self.ways.clear()
+        if self.watch is not None:
+            self.watch.next_order()
+
     def added(self, unit: Unit) -> None:
         """``unit`` has appeared (a build)."""
         self.ways.clear()
