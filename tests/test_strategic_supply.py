@@ -4,6 +4,7 @@ RULINGS.md). Each case quotes the sentence it checks."""
 from __future__ import annotations
 
 from adjudicator.base import Rng
+from adjudicator.strategic.board import generate, new_unit, start
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.supply import in_supply, supplied, top_up, top_up_all
 from tests.si_war_boards import position, relate, unit
@@ -242,3 +243,40 @@ def test_the_index_follows_designations_and_builds():
     ss = unit(state, "red", "supply_ship", "E1")
     places.added(ss)
     assert in_supply(state, dd, places)
+
+
+def test_supplied_is_in_supply_asked_of_every_unit():
+    """The units in supply listed together (asked once a nation, domain and
+    square) are those in_supply finds one by one: units stacked with and
+    without a source among them, sources alone, allies' sources."""
+    board, cities = generate(4, 3, 40, 40)
+    state = start(board, cities, ["ann", "bob", "cid", "dee"], 3, {})
+    relate(state, "ann", "bob", "allied")
+    rng = Rng(3)
+    sea = sorted(set(range(state.grid.size)) - state.board.land)
+    land = sorted(state.board.land)
+    for i in range(400):
+        owner = ["ann", "bob", "cid", "dee"][i % 4]
+        if i % 3:
+            new_unit(state, owner, rng.choice(["infantry", "tank", "engineer"]), rng.choice(land))
+        else:
+            new_unit(state, owner, rng.choice(["supply_ship", "destroyer"]), rng.choice(sea))
+    for u in list(state.units.values())[::7]:
+        u.ammo = 0  # an empty source supplies nothing
+    places = Places(state)
+    one_by_one = {u.id for u in state.units.values() if in_supply(state, u, places)}
+    assert supplied(state, places) == one_by_one
+    assert 0 < len(one_by_one) < len(state.units)
+
+
+def test_a_source_in_a_square_is_asked_apart_from_the_units_it_supplies():
+    """An engineer supplies land units but not itself: stacked with an
+    infantry far from any city, the infantry is in supply, the engineer
+    not, whichever stands there first."""
+    state = position(["#" * 16 for _ in range(8)], ("red",))
+    eng = unit(state, "red", "engineer", "C3")
+    inf = unit(state, "red", "infantry", "C3")
+    inf2 = unit(state, "red", "infantry", "M6")
+    eng2 = unit(state, "red", "engineer", "M6")
+    assert supplied(state) == {inf.id, inf2.id}
+    assert not in_supply(state, eng) and not in_supply(state, eng2)

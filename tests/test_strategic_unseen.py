@@ -5,9 +5,11 @@ there. So no result tells a player what is in a square they cannot see."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from adjudicator.base import Rng
-from adjudicator.strategic import sight
-from adjudicator.strategic.board import generate, start
+from adjudicator.strategic import intercept, sight
+from adjudicator.strategic.board import generate, new_unit, start
 from adjudicator.strategic.combat import attack
 from adjudicator.strategic.movement import move
 from adjudicator.strategic.places import Places
@@ -96,6 +98,32 @@ def test_sees_square_is_what_the_view_sees():
         seen = sight.all_visible(state)
         places = Places(state)
         rng = Rng(seed)
+        squares = [rng.below(state.grid.size) for _ in range(300)]
+        squares += [c.square for c in state.cities.values()]
+        for nation in sorted(state.nations):
+            for square in squares:
+                expected = square in seen[nation]
+                assert sight.sees_square(state, nation, square, places) == expected
+
+
+def test_sees_square_through_the_interception_index_is_what_the_view_sees():
+    """Once a move has made the interception index, sees_square asks it
+    (intercept.spotted: the squares within 3, then the units and cities
+    that see farther); the answer is the whole sight's, radars of a higher
+    technology and far-seeing units included, shared sight too."""
+    for seed in (1, 2):
+        board, cities = generate(4, seed, 48, 48)
+        state = start(board, cities, ["ann", "bob", "cid", "dee"], seed, {})
+        relate(state, "bob", "ann", "friendly")
+        state.nations["cid"].tech = Fraction(12)  # its tech centres see 6
+        rng = Rng(seed)
+        sea = sorted(set(range(state.grid.size)) - state.board.land)
+        for owner in ("bob", "cid", "dee"):  # radar at sea; a zeppelin sees 3
+            new_unit(state, owner, "carrier", rng.choice(sea))
+            new_unit(state, owner, "zeppelin", rng.below(state.grid.size))
+        seen = sight.all_visible(state)
+        places = Places(state)
+        intercept.watchers(state, places)  # as the first move of a tick makes it
         squares = [rng.below(state.grid.size) for _ in range(300)]
         squares += [c.square for c in state.cities.values()]
         for nation in sorted(state.nations):

@@ -94,13 +94,15 @@ def _movers() -> dict[str, str]:
 
 class _Layer:
     """The watchers of one kind of mover with one reach, by cell of the
-    board (cells 2 x reach + 1 wide: the squares within reach of a square
-    fall in 4 cells at most) and by nation in each cell (a unit is never
-    watched by its own nation's: those are not even looked at)."""
+    board (cells reach + 1 wide: the squares within reach of a square fall
+    in 9 cells at most, about half the squares of 4 cells 2 x reach + 1
+    wide, so half the watchers looked at are out of reach) and by nation in
+    each cell (a unit is never watched by its own nation's: those are not
+    even looked at)."""
 
     def __init__(self, state: State, reach: int) -> None:
         grid = state.grid
-        self.size = 2 * reach + 1
+        self.size = reach + 1
         self.width = grid.width
         self.across = -(-grid.width // self.size)
         self.columns = _window(grid.width, reach, self.size)
@@ -173,6 +175,9 @@ class Watchers:
         self.shares: bool | None = None  # whether it shares its sight (None: not asked yet)
         self.last: tuple[str, int] = ("", -1)  # the unit that moved last, and where to
         self.hold = False  # a fighter out and back: what its nation sees is as before
+        # each nation with those sharing its sight (:func:`spotted`), kept
+        # for an order: relations change between orders only (next_order)
+        self.names: dict[str, frozenset[str]] = {}
         # the units that may see farther than CLOSE, by nation, and the
         # cities by cell (cells as wide as the farthest radar): spotted
         self.eyes: dict[str, set[str]] = {}
@@ -184,6 +189,14 @@ class Watchers:
                 layers[w].put(unit, unit.square)
             if unit.kind in far:
                 eyes.setdefault(unit.owner, set()).add(unit.id)
+
+    def next_order(self) -> None:
+        """An order begins: the relations may have changed."""
+        self.names.clear()
+
+    def sees(self, places: Places, nation: str, square: int) -> bool:
+        """sight.sees_square's question, as :func:`spotted` answers it."""
+        return spotted(self.state, places, nation, square)
 
     def changed(self, unit: Unit) -> None:
         """``unit`` moved, appeared or went: what nations see may change."""
@@ -296,6 +309,7 @@ def sortie(state: State, places: Places, units: Sequence[Unit]) -> list[Unit]:
         found.sight.clear()
     found.mover = units[0].owner if units else None
     found.shares = None
+    found.next_order()
     rank = _ranks()
     if len(units) > 1 and any(rank[u.kind] < 2 for u in units):
         return sorted(units, key=lambda u: rank[u.kind])
@@ -374,7 +388,10 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
     plane flies near fighters). Units and cities seeing CLOSE or less are
     looked for in the squares within CLOSE; those seeing farther (radars,
     satellites on the ground) one by one."""
-    names = {nation, *sight.sharers(state, nation)}
+    kept = watchers(state, places).names
+    names = kept.get(nation)
+    if names is None:
+        names = kept[nation] = frozenset({nation, *sight.sharers(state, nation)})
     grid, at, units = state.grid, places.at, state.units
     for q in _square_disc(grid.width, grid.height, square, CLOSE):
         ids = at.get(q)
@@ -389,7 +406,7 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
     return _far_sight(state, places, names, square)
 
 
-def _far_sight(state: State, places: Places, names: set[str], square: int) -> bool:
+def _far_sight(state: State, places: Places, names: frozenset[str], square: int) -> bool:
     """Whether a city of ``names``, a satellite of theirs in orbit or a
     unit of a type that may see farther than CLOSE (:func:`_far_kinds`)
     sees ``square``."""
@@ -427,9 +444,18 @@ def _far_kinds() -> frozenset[str]:
 def _square_disc(width: int, height: int, square: int, reach: int) -> list[int]:
     """The squares within ``reach`` of ``square`` (each once)."""
     row, column = divmod(square, width)
+    if reach <= row < height - reach and reach <= column < width - reach:
+        return [square + d for d in _offsets(width, reach)]  # away from the edges
     rows = dict.fromkeys(((row + d) % height) * width for d in range(-reach, reach + 1))
     columns = dict.fromkeys((column + d) % width for d in range(-reach, reach + 1))
     return [r + c for r in rows for c in columns]
+
+
+@cache
+def _offsets(width: int, reach: int) -> tuple[int, ...]:
+    """What :func:`_square_disc` adds to a square away from the edges."""
+    steps = range(-reach, reach + 1)
+    return tuple(r * width + c for r in steps for c in steps)
 
 
 def able(watcher: Unit) -> bool:

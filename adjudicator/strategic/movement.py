@@ -260,13 +260,32 @@ def run_group(
     for unit in units:
         if unit.id not in state.units:
             continue
-        path = find_path(state, places, unit, target, near)
+        path = _way(state, places, unit, target, near)
         if path is None:
             terrain = find_path(state, places, unit, target, near, units_matter=False)
             out.append(Going(unit.id, "no_path" if terrain is None else "blocked"))
             continue
         out.append(walk(state, places, unit, path, target, events, rng, land))
+        places.ways.clear()  # a walk may change what the nation knows without moving
+    places.ways.clear()
     return out
+
+
+_UNKNOWN: list[int] = []  # no way kept (an empty way is a way: already there)
+
+
+def _way(
+    state: State, places: Places, unit: Unit, target: int, near: int, keep: bool = False
+) -> list[int] | None:
+    """find_path, or the way the order's fuel check found for ``unit`` while
+    nothing has moved since (Places.ways; ``keep``: the fuel check keeps it)."""
+    key = (unit.id, unit.square, target, near)
+    path = places.ways.get(key, _UNKNOWN)
+    if path is _UNKNOWN:
+        path = find_path(state, places, unit, target, near)
+        if keep:
+            places.ways[key] = path
+    return path
 
 
 def _may_capture(state: State, places: Places, unit: Unit, target: int) -> bool:
@@ -434,7 +453,7 @@ def fuel_refusal(
     for unit in units:
         if not air.needs_fuel(unit.kind):
             continue
-        path = find_path(state, places, unit, target, near)
+        path = _way(state, places, unit, target, near, keep=True)
         if path is not None and len(path) > unit.fuel:
             name = state.grid.name(target)
             facts = {"unit": unit.id, "fuel": unit.fuel, "distance": len(path), "square": name}

@@ -60,14 +60,27 @@ class Places:
         # interception and interdiction, made when a move first asks:
         # intercept.watchers), told of every unit moved, added or removed
         self.watch: Any = None
+        # the ways an order's fuel check found, by (unit id, square, target,
+        # near), for the move that follows it to take again: good only while
+        # nothing moves (emptied when a unit moves, appears or goes, and by
+        # movement between orders and after each walk)
+        self.ways: dict[tuple[str, int, int, int], list[int] | None] = {}
 
     def rebuilt(self) -> None:
         """The board or the cities have changed (an engineer's work, seldom):
         everything indexed again, the regions of movement with it."""
         self.__init__(self.state)  # type: ignore[misc]
 
+    def next_order(self) -> None:
+        """An order begins: what earlier orders may have changed without
+        moving a unit (relations, builds) is asked again."""
+        self.ways.clear()
+        if self.watch is not None:
+            self.watch.next_order()
+
     def added(self, unit: Unit) -> None:
         """``unit`` has appeared (a build)."""
+        self.ways.clear()
         _put(self.at, unit.id, unit.square)
         for domain in _domains(unit.kind):
             _put(self._unit_cells[domain], unit.id, self._cell(unit.square))
@@ -130,6 +143,8 @@ class Places:
 
     def moved(self, unit: Unit, old: int) -> None:
         """``unit`` has gone from ``old`` to ``unit.square``."""
+        if self.ways:
+            self.ways.clear()
         _take(self.at, unit.id, old)
         _put(self.at, unit.id, unit.square)
         for domain in _domains(unit.kind):
@@ -141,6 +156,7 @@ class Places:
 
     def removed(self, unit: Unit) -> None:
         """``unit`` has left the board (destroyed)."""
+        self.ways.clear()
         _take(self.at, unit.id, unit.square)
         for domain in _domains(unit.kind):
             _take(self._unit_cells[domain], unit.id, self._cell(unit.square))

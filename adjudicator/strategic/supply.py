@@ -62,9 +62,36 @@ def _needs(key: str) -> str | bool | None:
 
 
 def supplied(state: State, places: Places | None = None) -> frozenset[str]:
-    """The ids of every unit in supply (for healing: one index for all)."""
+    """The ids of every unit in supply (for healing: one index for all).
+    A unit that is no source of its own domain is in supply as any other
+    of its nation in its square is: asked once a nation, domain and square
+    (units stand together around their cities)."""
     places = places or Places(state)
-    return frozenset(u.id for u in state.units.values() if in_supply(state, u, places))
+    found: list[str] = []
+    known: dict[tuple[str, str, int], bool] = {}
+    for unit in state.units.values():
+        domain = _needs(unit.kind)
+        if domain is None or domain is True:
+            if domain is True:
+                found.append(unit.id)
+            continue
+        if _gives(unit.kind, domain):  # a source: it does not supply itself
+            if _any_source(state, places, unit, domain):
+                found.append(unit.id)
+            continue
+        key = (unit.owner, domain, unit.square)
+        answer = known.get(key)
+        if answer is None:
+            answer = known[key] = _any_source(state, places, unit, domain)
+        if answer:
+            found.append(unit.id)
+    return frozenset(found)
+
+
+@cache
+def _gives(key: str, domain: str) -> bool:
+    """Whether a unit type is a source of supply for ``domain``."""
+    return domain in tables().unit(key).supplies
 
 
 def top_up(state: State, unit: Unit, places: Places | None = None) -> int:

@@ -119,6 +119,7 @@ def run_order(
 ) -> OrderResult:
     """Step 4: one order, run to completion. Its result is shown to the
     player who gave it only."""
+    places.next_order()
     nation = state.nations.get(order.player)
     if nation is None or nation.status != "active" or state.outcome is not None:
         reason, facts = Reason.NOT_IN_GAME, {}
