@@ -3,11 +3,14 @@ makes (2 to 64 players), after a turn of moves: every link drawn once,
 from its node to its node, along its ring or nearly straight between rings;
 no two links crossing; no link through or grazing a node not its own; every
 name nearer its own node than any other, clear of every other name, node,
-link and arrow, in a readable size. A picture a player can plan by."""
+link and arrow, in a readable size; every occupied node named and its
+unit count readable, the picture growing with the board to make room for
+them, within a stated bound. A picture a player can plan by."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from functools import cache
 from math import atan2, hypot, pi, tau
 
 import pytest
@@ -15,6 +18,7 @@ import pytest
 from adjudicator.base import Rng
 from adjudicator.drawing import clip, trim
 from adjudicator.implosion import GAME
+from adjudicator.implosion.picture import MOST_WIDTH, RINGS, Polar, picture_width
 from pbem.mapdraw import picture, to_png, to_svg
 from tests.maps_svg import NS, assert_readable, crossings
 
@@ -23,8 +27,10 @@ STRAIGHT = 1.06  # a link between rings is at most this much longer than straigh
 CLEARLY = 0.85  # a name's own node is this much nearer its middle than any other
 
 
+@cache
 def after_a_turn(players: int):
-    """The board of ``players`` after one turn of every unit moving."""
+    """The board of ``players`` after one turn of every unit moving (made
+    once for all the tests that look at it)."""
     names = [f"p{i:02d}" for i in range(players)]
     state = GAME.start(GAME.load_map("ring"), names, {}, players)
     rng = Rng(players)
@@ -37,12 +43,21 @@ def after_a_turn(players: int):
     return result.state, result.results
 
 
+@cache
+def drawn(players: int):
+    """The board after a turn, its results, and its picture: (state,
+    results, scene), the names placed."""
+    state, results = after_a_turn(players)
+    return state, results, picture("implosion", GAME.view(state, None), results)
+
+
 def read(svg: str):
     """(nodes: name -> (x, y, outline radius), links [(points)], arrows
-    [(points)], labels [(text, box, font size)], legend text)."""
+    [(points)], labels [(text, box, font size)], legend text, the font
+    sizes of the unit counts)."""
     root = ET.fromstring(svg)
     nodes: dict[str, tuple[float, float, float]] = {}
-    links, arrows, labels, legend = [], [], [], []
+    links, arrows, labels, legend, counts = [], [], [], [], []
     for el in root:
         role, _, kind = (el.get("class") or " ").partition(" ")
         if role == "mark" and el.tag == NS + "circle":
@@ -60,7 +75,9 @@ def read(svg: str):
             labels.append(("".join(el.itertext()), box, size))
         elif role == "legend":
             legend.append("".join(el.itertext()))
-    return nodes, links, arrows, labels, " ".join(legend)
+        elif role == "glyph":
+            counts.append(float(el.find(NS + "text").get("font-size")))
+    return nodes, links, arrows, labels, " ".join(legend), counts
 
 
 def length(pts) -> float:
@@ -190,10 +207,8 @@ def label_problems(nodes, lines, labels) -> list[str]:
 
 @pytest.mark.parametrize("players", range(2, 65))
 def test_every_ring_map_can_be_trusted(players):
-    state, results = after_a_turn(players)
-    view = GAME.view(state, None)
-    scene = picture("implosion", view, results)
-    nodes, links, arrows, labels, legend = read(to_svg(scene))
+    state, results, scene = drawn(players)
+    nodes, links, arrows, labels, legend, counts = read(to_svg(scene))
     assert sorted(nodes) == sorted(n.name for n in state.board.nodes)
     assert link_problems(state.board, nodes, links) == []
     assert label_problems(nodes, links + arrows, labels) == []
@@ -201,19 +216,37 @@ def test_every_ring_map_can_be_trusted(players):
     assert arrows and len(arrows) == sum(
         1 for r in results if r.reason not in ("nothing_to_move", "no_room")
     )
-    # a name with no clear place is left out, and said to be; most are placed,
-    # the nodes with units first
+    # every occupied node named, its unit count readable; an empty node's
+    # name with no clear place is left out, and said to be
+    occupied = set(state.units)
+    assert occupied <= named, sorted(occupied - named)
+    assert len(counts) == len(occupied) and min(counts) >= 9
     if named != set(nodes):
         assert "left out for room" in legend
     assert len(named) >= min(0.8 * len(nodes), 175)
-    occupied = set(state.units)
-    assert len(occupied & named) >= 0.45 * len(occupied), sorted(occupied - named)
-    if players <= 10:
-        assert occupied <= named
+
+
+def test_the_picture_grows_with_the_board_within_a_bound():
+    """800 pixels wide up to five players; wider with each rim node past
+    that, up to ``MOST_WIDTH`` (1800): on every board of 2 to 64 players
+    the rings at least 31 pixels apart and the rim's nodes at least 38."""
+    widths = []
+    for players in range(2, 65):
+        nodes = GAME.view(after_a_turn(players)[0], None).board["nodes"]
+        width = picture_width(nodes)
+        polar = Polar(nodes, width)
+        rim = sum(1 for n in nodes if n["ring"] == RINGS)
+        assert polar.step >= 31 and tau * (RINGS - 1) * polar.step / rim >= 38, players
+        widths.append(width)
+    assert widths[:4] == [800] * 4 and widths == sorted(widths)
+    assert widths[-1] <= MOST_WIDTH == 1800
 
 
 @pytest.mark.parametrize("players", [6, 24, 64])
 def test_the_ring_map_is_the_size_the_mail_attaches(players):
-    state, results = after_a_turn(players)
-    scene = picture("implosion", GAME.view(state, None), results)
-    assert_readable(to_svg(scene), to_png(scene))  # 800 pixels wide, no name over a name
+    state, results, scene = drawn(players)
+    png = to_png(scene)
+    # as wide as the picture says, no wider than the bound, under 300 kB
+    assert_readable(to_svg(scene), png, scene.width)  # no name over a name
+    assert scene.width == (800 if players <= 5 else 800 + 8 * (2 * players - 10))
+    assert scene.width <= MOST_WIDTH and len(png) < 300_000
