@@ -20,44 +20,47 @@ from adjudicator.drawing import clip, trim
 from adjudicator.implosion import GAME
 from adjudicator.implosion.picture import MOST_WIDTH, RINGS, Polar, picture_width
 from pbem.mapdraw import picture, to_png, to_svg
-from tests.maps_svg import NS, assert_readable, crossings
+from tests.maps_svg import NS, assert_readable, cross, crossings
 
 GRAZE = 2.0  # pixels a link keeps from a node not its own, past the node's outline
 STRAIGHT = 1.06  # a link between rings is at most this much longer than straight
 CLEARLY = 0.85  # a name's own node is this much nearer its middle than any other
+TURNS = 4  # the boards are looked at after this many turns: units spread inward
 
 
 @cache
-def after_a_turn(players: int):
-    """The board of ``players`` after one turn of every unit moving (made
-    once for all the tests that look at it)."""
+def after_turns(players: int, turns: int = TURNS):
+    """The board of ``players`` after ``turns`` turns of every unit moving
+    (made once for all the tests that look at it)."""
     names = [f"p{i:02d}" for i in range(players)]
     state = GAME.start(GAME.load_map("ring"), names, {}, players)
     rng = Rng(players)
-    sheets = []
-    for p in names:
-        lines = [f"move all from {node} to {rng.choice(state.board.adjacency[node])}"
-                 for node, (who, _) in sorted(state.units.items()) if who == p]  # fmt: skip
-        sheets.append(GAME.read_orders(state, p, "\n".join(lines)))
-    result = GAME.adjudicate(state, sheets, players)
-    return result.state, result.results
+    for turn in range(turns):
+        sheets = []
+        for p in names:
+            lines = [f"move all from {node} to {rng.choice(state.board.adjacency[node])}"
+                     for node, (who, _) in sorted(state.units.items()) if who == p]  # fmt: skip
+            sheets.append(GAME.read_orders(state, p, "\n".join(lines)))
+        result = GAME.adjudicate(state, sheets, players + turn)
+        state = result.state
+    return state, result.results
 
 
 @cache
 def drawn(players: int):
     """The board after a turn, its results, and its picture: (state,
     results, scene), the names placed."""
-    state, results = after_a_turn(players)
+    state, results = after_turns(players)
     return state, results, picture("implosion", GAME.view(state, None), results)
 
 
 def read(svg: str):
     """(nodes: name -> (x, y, outline radius), links [(points)], arrows
     [(points)], labels [(text, box, font size)], legend text, the font
-    sizes of the unit counts)."""
+    sizes of the unit counts, pointers [(points)] from a node to its name)."""
     root = ET.fromstring(svg)
     nodes: dict[str, tuple[float, float, float]] = {}
-    links, arrows, labels, legend, counts = [], [], [], [], []
+    links, arrows, labels, legend, counts, pointers = [], [], [], [], [], []
     for el in root:
         role, _, kind = (el.get("class") or " ").partition(" ")
         if role == "mark" and el.tag == NS + "circle":
@@ -65,10 +68,10 @@ def read(svg: str):
             x, y, r = (float(el.get(a)) for a in ("cx", "cy", "r"))
             nodes[name] = (x, y, max(r + float(el.get("stroke-width")) / 2,
                                      nodes.get(name, (0, 0, 0))[2]))  # fmt: skip
-        elif role in ("link", "order"):
+        elif role in ("link", "order", "pointer"):
             line = el.find(NS + "polyline")
             pts = [tuple(map(float, p.split(","))) for p in line.get("points").split()]
-            (links if role == "link" else arrows).append(pts)
+            {"link": links, "order": arrows, "pointer": pointers}[role].append(pts)
         elif role == "label":
             box = tuple(float(v) for v in el.get("data-box").split())
             size = float(el.find(NS + "text").get("font-size"))
@@ -77,7 +80,7 @@ def read(svg: str):
             legend.append("".join(el.itertext()))
         elif role == "glyph":
             counts.append(float(el.find(NS + "text").get("font-size")))
-    return nodes, links, arrows, labels, " ".join(legend), counts
+    return nodes, links, arrows, labels, " ".join(legend), counts, pointers
 
 
 def length(pts) -> float:
@@ -163,10 +166,41 @@ def near(index, box, by, cell=40):
     return found
 
 
-def label_problems(nodes, lines, labels) -> list[str]:
+def pointed(nodes, labels, pointers, solid) -> tuple[dict[str, list], list[str]]:
+    """The names with a pointer: (name -> the pointer's points, what is
+    wrong with the pointers). A pointer leaves its node's outline and ends
+    within three pixels of its name; it keeps two pixels from every other
+    node, and crosses no arrow, name or other pointer (``solid``: the
+    arrows' points); links it may cross."""
+    out, found = [], {}
+    for pts in pointers:
+        start, end = pts[0], pts[-1]
+        ends = [text for text, box, _ in labels if to_box(end, box) <= 3]
+        if len(ends) != 1 or ends[0] not in nodes:
+            out.append(f"a pointer from {start} ends by {ends}")
+            continue
+        text = ends[0]
+        x, y, r = nodes[text]
+        if not 0 <= hypot(start[0] - x, start[1] - y) - r <= 2.5:
+            out.append(f"the pointer to {text} does not leave its node")
+        found[text] = pts
+        for name, (nx, ny, nr) in nodes.items():
+            if name != text and to_segment((nx, ny), start, end) < nr + GRAZE:
+                out.append(f"the pointer to {text} passes by {name}")
+        for other, box, _ in labels:
+            if other != text and clip(start, end, box):
+                out.append(f"the pointer to {text} crosses the name {other}")
+        for line in solid + [p for p in pointers if p is not pts]:
+            if any(cross(start, end, p, q) for p, q in zip(line, line[1:], strict=False)):
+                out.append(f"the pointer to {text} crosses an arrow or a pointer")
+    return found, out
+
+
+def label_problems(nodes, lines, labels, pointers=()) -> list[str]:
     """What is wrong with the names: one by another node more than its own
-    (nearer its centre, or nearer its outline), one over another name, a
-    node, a link or an arrow, one too small to read."""
+    (nearer its centre, or nearer its outline) unless a pointer leads to
+    it, one over another name, a node, a link, an arrow or a pointer, one
+    too small to read."""
     out = []
     node_index = buckets(((x - r, y - r, x + r, y + r), name) for name, (x, y, r) in nodes.items())
     segments = buckets(
@@ -187,6 +221,10 @@ def label_problems(nodes, lines, labels) -> list[str]:
         own_gap = to_box((x, y), box) - r
         for name in set(near(node_index, box, 2 * own + 40)) - {text}:
             nx, ny, nr = nodes[name]
+            if text in pointers:  # its pointer says whose it is: over no node
+                if to_box((nx, ny), box) - nr <= GRAZE:
+                    out.append(f"{text} lies over {name}")
+                continue
             if hypot(middle[0] - nx, middle[1] - ny) * CLEARLY <= own:
                 out.append(f"{text} is not clearly nearer its own node than {name}")
             gap = to_box((nx, ny), box) - nr
@@ -208,10 +246,12 @@ def label_problems(nodes, lines, labels) -> list[str]:
 @pytest.mark.parametrize("players", range(2, 65))
 def test_every_ring_map_can_be_trusted(players):
     state, results, scene = drawn(players)
-    nodes, links, arrows, labels, legend, counts = read(to_svg(scene))
+    nodes, links, arrows, labels, legend, counts, pointers = read(to_svg(scene))
     assert sorted(nodes) == sorted(n.name for n in state.board.nodes)
     assert link_problems(state.board, nodes, links) == []
-    assert label_problems(nodes, links + arrows, labels) == []
+    to, wrong = pointed(nodes, labels, pointers, arrows)
+    assert wrong == []
+    assert label_problems(nodes, links + arrows + pointers, labels, to) == []
     named = {text for text, _, _ in labels}
     assert arrows and len(arrows) == sum(
         1 for r in results if r.reason not in ("nothing_to_move", "no_room")
@@ -232,7 +272,7 @@ def test_the_picture_grows_with_the_board_within_a_bound():
     the rings at least 31 pixels apart and the rim's nodes at least 38."""
     widths = []
     for players in range(2, 65):
-        nodes = GAME.view(after_a_turn(players)[0], None).board["nodes"]
+        nodes = GAME.view(after_turns(players)[0], None).board["nodes"]
         width = picture_width(nodes)
         polar = Polar(nodes, width)
         rim = sum(1 for n in nodes if n["ring"] == RINGS)

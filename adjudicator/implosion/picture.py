@@ -43,6 +43,7 @@ from adjudicator.drawing import (
     ink_on,
     left_out_entries,
     player_entries,
+    pointer_entry,
     sample_line,
     sample_node,
     trim,
@@ -172,6 +173,7 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
         LegendEntry("link", sample_line("link", LINK, width=1, head=""), frozenset({"link"})),
         LegendEntry("move", sample_line("move"), frozenset({"move"})),
     ]  # fmt: skip
+    marks += pointer_entry()
     marks += left_out_entries("names of {} left out for room: see STATUS", "some nodes")
     scene.legend = [
         ("Players", player_entries(colours)),
@@ -196,7 +198,10 @@ def _wants(nodes: Sequence[Mapping[str, Any]], polar: Polar, r: float) -> list[W
         # outward, to the side or above or below: level with its node, a
         # name is not read as the next one's
         toward = round(polar.angle[n["name"]] / (pi / 2)) * pi / 2 if n["ring"] > 1 else pi / 2
-        out.append(Want(*polar.node(n["name"]), outline, n["name"], 10, True, toward))
+        # an occupied node's name, with no room beside it, goes farther off
+        # with a pointer: a player finds every unit's node
+        out.append(Want(*polar.node(n["name"]), outline, n["name"], 10, True, toward,
+                        bool(n["occupant"])))  # fmt: skip
     return out
 
 
