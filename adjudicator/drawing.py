@@ -143,7 +143,7 @@ class Want:
     pointer: bool = False
 
 
-POINTER = (1.5, 2.0)  # the dots of a line from a mark to its name, set apart from it
+POINTER = (2.0, 2.0)  # the dots of a line from a mark to its name, set apart from it
 
 
 # when a legend entry is shown: always, or only if some wanted names found

@@ -170,8 +170,8 @@ def pointed(nodes, labels, pointers, solid) -> tuple[dict[str, list], list[str]]
     """The names with a pointer: (name -> the pointer's points, what is
     wrong with the pointers). A pointer leaves its node's outline and ends
     within three pixels of its name; it keeps two pixels from every other
-    node, and crosses no arrow, name or other pointer (``solid``: the
-    arrows' points); links it may cross."""
+    node and four from every other name, and crosses no arrow or other
+    pointer (``solid``: the arrows' points); links it may cross."""
     out, found = [], {}
     for pts in pointers:
         start, end = pts[0], pts[-1]
@@ -187,9 +187,10 @@ def pointed(nodes, labels, pointers, solid) -> tuple[dict[str, list], list[str]]
         for name, (nx, ny, nr) in nodes.items():
             if name != text and to_segment((nx, ny), start, end) < nr + GRAZE:
                 out.append(f"the pointer to {text} passes by {name}")
-        for other, box, _ in labels:
-            if other != text and clip(start, end, box):
-                out.append(f"the pointer to {text} crosses the name {other}")
+        for other, box, _ in labels:  # nor runs by another name, as if to it
+            if other != text and clip(start, end, (box[0] - 4, box[1] - 4, box[2] + 4,
+                                                   box[3] + 4)):  # fmt: skip
+                out.append(f"the pointer to {text} runs by the name {other}")
         for line in solid + [p for p in pointers if p is not pts]:
             if any(cross(start, end, p, q) for p, q in zip(line, line[1:], strict=False)):
                 out.append(f"the pointer to {text} crosses an arrow or a pointer")

@@ -35,6 +35,7 @@ CELL = 40.0
 CLEARLY = 0.84  # another mark's centre is at least 1 / CLEARLY farther than its own
 REACH = 64  # pixels from its mark's outline a pointed-to name's middle may be
 ACROSS = 12  # pixels: a pointer near a link for longer runs along it, not across
+SHORTEST = 8  # pixels: a pointer is at least this long, to be seen
 LINK, SOLID = 1, 2  # what is drawn, as pixels: a link, or anything else
 
 
@@ -142,8 +143,9 @@ class Strict:
         return True
 
     def add_line(self, line: Line) -> None:
-        """A pointer now drawn."""
-        self.draw.line(list(line.points), fill=SOLID, width=3)
+        """A pointer now drawn: no other name comes within four pixels of
+        it, to be read as the one it points to."""
+        self.draw.line(list(line.points), fill=SOLID, width=9)
 
     def _place(self, want: Want) -> Text | None:
         w, h = text_size(Text(0, 0, want.text, want.size))
@@ -234,7 +236,8 @@ def _spots(clear: float, reach: float) -> list[tuple[float, int, int]]:
 def _to_box(start: tuple[float, float], centre: tuple[float, float], box: tuple[float, ...],
             ) -> tuple[float, float] | None:  # fmt: skip
     """Where a pointer from ``start`` (going straight out from ``centre``)
-    ends: two pixels short of the box, or None if that is not beyond the start."""
+    ends: two pixels short of the box, or None if that leaves it shorter
+    than ``SHORTEST``."""
     dx, dy = start[0] - centre[0], start[1] - centre[1]
     norm = hypot(dx, dy)
     dx, dy = dx / norm, dy / norm
@@ -242,7 +245,7 @@ def _to_box(start: tuple[float, float], centre: tuple[float, float], box: tuple[
     while t < 200:
         x, y = start[0] + dx * (t + 2), start[1] + dy * (t + 2)
         if box[0] <= x <= box[2] and box[1] <= y <= box[3]:
-            return (start[0] + dx * t, start[1] + dy * t) if t > 3 else None
+            return (start[0] + dx * t, start[1] + dy * t) if t >= SHORTEST else None
         t += 0.5
     return None
 
