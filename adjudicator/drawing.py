@@ -129,7 +129,9 @@ class Want:
     point misleads: the name is placed only where it covers no line at all
     and lies nearer its own mark than any other (by centre and by outline),
     trying places all round, first toward ``toward`` (an angle in radians,
-    y down), then a point smaller; with no such place it is left out."""
+    y down), then a point smaller; with no such place it is left out, or,
+    with ``pointer``, put farther off where it covers nothing, with a
+    dotted line (``POINTER``) from its mark's outline to it."""
 
     x: float
     y: float
@@ -138,11 +140,17 @@ class Want:
     size: float = 11.0
     strict: bool = False
     toward: float = 0.0
+    pointer: bool = False
+
+
+POINTER = (2.0, 2.0)  # the dots of a line from a mark to its name, set apart from it
 
 
 # when a legend entry is shown: always, or only if some wanted names found
-# no free place, or only if every wanted name was placed
+# no free place, or only if every wanted name was placed, or only if some
+# name was placed farther off with a pointer
 ALWAYS, SOME_LEFT_OUT, NONE_LEFT_OUT = "", "some-left-out", "none-left-out"
+POINTED = "pointed"
 
 
 @dataclass(frozen=True)
@@ -332,6 +340,13 @@ def used(entries: Sequence[LegendEntry], scene: Scene) -> list[LegendEntry]:
     failed order's kind counts for its own entry too (a dashed move is a move)."""
     kinds = {k.removesuffix("-failed") for k in scene.kinds()} | scene.kinds()
     return [e for e in entries if not e.kinds or e.kinds & kinds]
+
+
+def pointer_entry(what: str = "dotted: from a node to its name, set farther off",
+                  ) -> list[LegendEntry]:  # fmt: skip
+    """The legend's line for a pointer to a name, shown only if one is drawn."""
+    sample = (Line(((1, 8), (29, 8)), INK, "pointer", 1.0, POINTER, "", "legend"),)
+    return [LegendEntry(what, sample, frozenset(), POINTED)]
 
 
 def left_out_entries(text: str, what: str = "", otherwise: str | None = None,

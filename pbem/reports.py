@@ -325,11 +325,12 @@ def write_reports(
         data["report"] = kind
         ics = calendar_for(app, deadlines, cfg, game, reader, info) if deadlines else None
         data["calendar"] = FILENAME if ics else None
-        text, html = render(game.kind, data)
         hide = anonymous.hides(cfg, engine, result.state, reader.role == "master")
         seen, viewer = anonymous.for_reader(engine, result, reader.viewer, hide)
         view = engine.view(seen.state, viewer)
         svg, png = rendered(game.kind, view, seen.results, pictures)
+        data["map_width"] = png_width(png)
+        text, html = render(game.kind, data)
         subject = (
             f"[{cfg.name}] {info['phase']} "
             + ("results" if kind == "turn" else f"{kind} report")
@@ -357,6 +358,11 @@ def write_reports(
     app.store.add_reports(conn, kept, now)
     app.store.queue_mails(conn, "report", mails, now)
     return len(mails)
+
+
+def png_width(png: bytes) -> int:
+    """A PNG's width in pixels, from its header (the first chunk, IHDR)."""
+    return int.from_bytes(png[16:20], "big")
 
 
 class PressSince:

@@ -65,13 +65,14 @@ def meets(circle: tuple[float, float, float], box: Box) -> bool:
     return (x - nx) ** 2 + (y - ny) ** 2 < r * r - 0.5
 
 
-def assert_readable(svg: str, png: bytes) -> Drawn:
-    """What every map must be: 800 px wide; no label over another label or
+def assert_readable(svg: str, png: bytes, width: float = 800) -> Drawn:
+    """What every map must be: ``width`` px wide (800 unless a game's
+    picture grows with its board); no label over another label or
     over a mark; a legend sample for every kind of mark, link and order
     drawn (a failed order: its own kind, and the dashed "failed" sample)."""
     drawn = read_svg(svg)
     image = Image.open(io.BytesIO(png))
-    assert image.format == "PNG" and image.size[0] == 800 == drawn.width
+    assert image.format == "PNG" and image.size[0] == width == drawn.width
     labels = list(drawn.labels.items())
     for i, (text, box) in enumerate(labels):
         for other, box2 in labels[i + 1 :]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import urllib.request
 
 import pytest
 
@@ -178,3 +179,31 @@ def test_clear_withdraws_the_lines_above_it_in_the_same_mail(h):
     standing = reply.split("Your orders now, in that order:")[1]
     assert f"move 2 from {start} to {b}" in standing and f"to {a}" not in standing
     assert "above it in the same mail" in reply  # the hint says what CLEAR does
+
+
+def test_a_big_board_s_map_is_shown_at_full_size_by_mail_and_on_the_web(tmp_path):
+    """The map of twelve players is wider than the 800 pixels of a small
+    board's: the mail and the game's pages show it at its own width, in a
+    box that scrolls sideways, not scaled down to the text's column, where
+    its names and unit counts could not be read."""
+    seats = "".join(f"      - {{name: p{i}, email: p{i}@example.org}}\n" for i in range(12))
+    yaml = YAML.replace(YAML[YAML.index("    players:") : YAML.index("    master:")],
+                        "    players:\n" + seats)  # fmt: skip
+    yaml = yaml.replace("  limits:", "  web: {listen: {host: 127.0.0.1, port: 0}}\n  limits:")
+    h = Harness(tmp_path, yaml)
+    try:
+        h.clock.set(h.game("ring").deadline)
+        h.tick()
+        mail = h.report("p0@example.org", "ring")
+        png = next(p for p in mail.walk() if p.get_content_type() == "image/png")
+        html = next(p for p in mail.walk() if p.get_content_type() == "text/html").get_content()
+        width = int.from_bytes(png.get_content()[16:20], "big")
+        assert width == 912  # 800, and 8 pixels for each of the rim's 24 nodes past ten
+        assert f'width="{width}" style="max-width: none"' in html
+        assert '<div style="overflow-x: auto"><img src="cid:map@pbem"' in html
+        for path in ("/games/ring", "/games/ring/turns/1"):
+            url = f"http://127.0.0.1:{h.server.web.port}{path}"
+            with urllib.request.urlopen(url, timeout=20) as response:
+                assert '<figure class="full">' in response.read().decode(), path
+    finally:
+        h.close()

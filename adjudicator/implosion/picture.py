@@ -12,7 +12,10 @@ The generator joins each node to the inner node nearest its angle, so no
 two links cross and none passes a node not its own.
 
 Every node's name is wanted strict (see pbem/pictures/strict.py): placed
-only clear of every line, and nearer its own node than any other.
+only clear of every line, and nearer its own node than any other. A big
+board's picture is wider (``picture_width``): its rim's many nodes and the
+crowded rings inside it keep room for the name of every occupied node and
+for unit counts in 9 pixels.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from adjudicator.drawing import (
     ink_on,
     left_out_entries,
     player_entries,
+    pointer_entry,
     sample_line,
     sample_node,
     trim,
@@ -48,15 +52,16 @@ from adjudicator.drawing import (
 
 RINGS = 12
 LINK = "#b0b0b0"
+MOST_WIDTH = 1800  # pixels: the widest picture (a rim of 135 nodes, 67 players), still fit to mail
 LEAVE = 0.26  # a link between rings leaves each node at least 15 degrees off its ring
 
 
 class Polar:
     """Pixels of the board's rings: ring r at radius (r - 1) steps."""
 
-    def __init__(self, nodes: Sequence[Mapping[str, Any]]) -> None:
-        self.centre = WIDTH / 2
-        self.step = (WIDTH / 2 - MARGIN - 30) / (RINGS - 1)
+    def __init__(self, nodes: Sequence[Mapping[str, Any]], width: float = WIDTH) -> None:
+        self.centre = width / 2
+        self.step = (width / 2 - MARGIN - 30) / (RINGS - 1)
         self.angle = {n["name"]: atan2(n["y"] - 50.0, n["x"] - 50.0) for n in nodes}
         self.ring = {n["name"]: n["ring"] for n in nodes}
 
@@ -122,6 +127,15 @@ class Polar:
         return (tx * along + out * ux * LEAVE, ty * along + out * uy * LEAVE)
 
 
+def picture_width(nodes: Sequence[Mapping[str, Any]]) -> float:
+    """The picture's width (and the map's height): ``WIDTH`` up to a rim of
+    ten nodes (five players), 8 pixels more for each rim node past that,
+    so a big board's crowded outer rings keep room for the names of its
+    occupied nodes; at most ``MOST_WIDTH``."""
+    rim = sum(1 for n in nodes if n["ring"] == RINGS)
+    return float(min(MOST_WIDTH, WIDTH + 8 * max(0, rim - 10)))
+
+
 def node_radius(nodes: Sequence[Mapping[str, Any]], polar: Polar) -> float:
     """As big as the crowded rim allows, and small enough beside the ring's
     step to leave names room between the rings."""
@@ -133,9 +147,10 @@ def node_radius(nodes: Sequence[Mapping[str, Any]], polar: Polar) -> float:
 def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
     board: Mapping[str, Any] = view.board
     colours = {p: colour(c) for p, c in board["colours"].items()}
-    polar = Polar(board["nodes"])
+    width = picture_width(board["nodes"])
+    polar = Polar(board["nodes"], width)
     r = node_radius(board["nodes"], polar)
-    scene = Scene(f"{board['title']}, {view.phase}", WIDTH)
+    scene = Scene(f"{board['title']}, {view.phase}", width, width=width)
     for a, b in board["connections"]:
         scene.add(Line(polar.link(a, b), LINK, "link"))
     for res in results:
@@ -158,6 +173,7 @@ def implosion_picture(view: View, results: Sequence[OrderResult]) -> Scene:
         LegendEntry("link", sample_line("link", LINK, width=1, head=""), frozenset({"link"})),
         LegendEntry("move", sample_line("move"), frozenset({"move"})),
     ]  # fmt: skip
+    marks += pointer_entry()
     marks += left_out_entries("names of {} left out for room: see STATUS", "some nodes")
     scene.legend = [
         ("Players", player_entries(colours)),
@@ -182,7 +198,10 @@ def _wants(nodes: Sequence[Mapping[str, Any]], polar: Polar, r: float) -> list[W
         # outward, to the side or above or below: level with its node, a
         # name is not read as the next one's
         toward = round(polar.angle[n["name"]] / (pi / 2)) * pi / 2 if n["ring"] > 1 else pi / 2
-        out.append(Want(*polar.node(n["name"]), outline, n["name"], 10, True, toward))
+        # an occupied node's name, with no room beside it, goes farther off
+        # with a pointer: a player finds every unit's node
+        out.append(Want(*polar.node(n["name"]), outline, n["name"], 10, True, toward,
+                        bool(n["occupant"])))  # fmt: skip
     return out
 
 
@@ -198,6 +217,6 @@ def _node(n: Mapping[str, Any], xy: Point, r: float, colours: Mapping[str, str])
     out.append(Circle(x, y, r, fill, "node" if kind == "start" else kind, INK,
                       2.5 if kind == "spawn" else 1.0, title=title))  # fmt: skip
     if n["count"]:
-        out.append(Text(x, y, str(n["count"]), 9 if r >= 8 else 7, "node", ink_on(fill), None,
+        out.append(Text(x, y, str(n["count"]), 9 if r >= 7 else 7, "node", ink_on(fill), None,
                         "glyph"))  # fmt: skip
     return out

@@ -9,7 +9,7 @@ drawn over something.
 
 A strict name (``Want.strict``) is placed by :mod:`pbem.pictures.strict`:
 only where it covers no line at all and is nearer its own mark than any
-other.
+other, or (``Want.pointer``) farther off with a dotted pointer to it.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from adjudicator.drawing import (
     ALWAYS,
     NONE_LEFT_OUT,
+    POINTED,
     SOME_LEFT_OUT,
     Circle,
     Item,
@@ -66,14 +67,51 @@ def place_names(scene: Scene) -> int:
     scene.add(*labels)
     scene.names = []
     shown = {ALWAYS, SOME_LEFT_OUT if missing else NONE_LEFT_OUT}
+    if any(item.role == "pointer" for item in labels):
+        shown.add(POINTED)
     scene.legend = [(head, [e for e in entries if e.when in shown])
                     for head, entries in scene.legend]  # fmt: skip
     return len(missing)
 
 
 def place(wants: Sequence[Want], items: Sequence[Item], width: float, height: float,
-          ) -> tuple[list[Text], list[Want]]:  # fmt: skip
-    """Labels for ``wants`` among ``items``: (placed labels, left out)."""
+          ) -> tuple[list[Item], list[Want]]:  # fmt: skip
+    """Labels for ``wants`` among ``items``: (placed labels and the
+    pointers to some of them, left out). Strict names look at the
+    picture's pixels (:class:`Strict`); the others at its items by cell
+    (a :class:`Grid`, made only if some name is not strict)."""
+    grid = _grid(items) if not all(w.strict for w in wants) else None
+    placed: list[Item] = []
+    missing: list[Want] = []
+    strict = Strict(items, width, height) if any(w.strict for w in wants) else None
+    for want in wants:
+        pointer = None
+        if strict is not None and want.strict:
+            found = strict.place(want)
+            best, pointer = found if found else (None, None)
+        else:
+            assert grid is not None  # made: this name is not strict
+            best = _best(want, grid, width, height)
+        if best is None:
+            missing.append(want)
+            continue
+        placed.append(best)
+        if grid is not None:
+            grid.add("label", bounds(best))
+        if strict is not None:
+            strict.add(bounds(best))
+        if pointer is not None and strict is not None:
+            placed.append(pointer)
+            strict.add_line(pointer)
+            if grid is not None:
+                a, b = pointer.points
+                grid.add("pointer", (min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]),
+                                     max(a[1], b[1])), (a[0], a[1], b[0], b[1]))  # fmt: skip
+    return placed, missing
+
+
+def _grid(items: Sequence[Item]) -> Grid:
+    """The items drawn, by cell: lines by segment, marks and labels by box."""
     grid = Grid()
     for item in items:
         if isinstance(item, Line):
@@ -85,22 +123,7 @@ def place(wants: Sequence[Want], items: Sequence[Item], width: float, height: fl
             grid.add("circle", item.box(), (item.x, item.y, item.r))
         elif item.role in ("mark", "label"):
             grid.add(item.role, bounds(item))
-    placed: list[Text] = []
-    missing: list[Want] = []
-    strict = Strict(items, width, height) if any(w.strict for w in wants) else None
-    for want in wants:
-        if strict is not None and want.strict:
-            best = strict.place(want)
-        else:
-            best = _best(want, grid, width, height)
-        if best is None:
-            missing.append(want)
-            continue
-        placed.append(best)
-        grid.add("label", bounds(best))
-        if strict is not None:
-            strict.add(bounds(best))
-    return placed, missing
+    return grid
 
 
 def _best(want: Want, grid: Grid, width: float, height: float) -> Text | None:

@@ -215,6 +215,7 @@ def played(
     data.update(site)
     data.update(_neighbours(phases, turn))
     data["web_alt"] = render.described(scene)
+    data["web_map_width"] = round(scene.width)
     data["web_me"] = seen.me.name if seen.me else None
     return render.html(f"{seen.row.kind}/report.html.j2", data, policy)
 

@@ -206,7 +206,11 @@ async def game_page(request: web.Request) -> web.Response:
             if seen is None:
                 return not_found("../", app)
             data = views.game_page(app, conn, seen)
-        data["alt"] = history.current_map(app, seen)[1] if data["phase"] else ""
+        if data["phase"]:
+            svg, data["alt"] = history.current_map(app, seen)
+            data["map_width"] = render.map_width(svg)
+        else:
+            data["alt"] = ""
         policy = CURRENT if viewer == OBSERVER else OWN
         return render.html("web/game.html.j2", {**site(app, "../"), **data}, policy)
 

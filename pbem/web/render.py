@@ -10,6 +10,7 @@ in the report, around the web's header, links and map.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cache
 from typing import Any
@@ -62,6 +63,13 @@ def map_scene(kind: str, view: View, results: Sequence[OrderResult]) -> Scene:
 
 def svg_of(scene: Scene) -> str:
     return to_svg(scene)
+
+
+def map_width(svg: str) -> int:
+    """A map's width in pixels, as its SVG says (800, or more for a big
+    board's map)."""
+    found = re.search(r'<svg[^>]* width="(\d+)"', svg)
+    return int(found[1]) if found else 800
 
 
 def described(scene: Scene) -> str:
