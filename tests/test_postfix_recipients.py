@@ -34,6 +34,7 @@ GUIDE = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
 ANN, BOB = "ann@example.org", "bob@example.org"
 VICTIM = "victim@example.org"  # a forged sender
 UNKNOWN = "nobody@judge.example"
+OPS = "ops@example.org"  # the guide's reader of postmaster@ and abuse@
 
 GAME = """\
   - name: alpha
@@ -242,6 +243,22 @@ def test_every_address_of_pbem_is_taken_and_reaches_it(site):
     for (_, _, address), (code, text, message_id) in zip(sends, site.send_all(sends), strict=True):
         assert code == 250, (address, text)
         assert site.arrived(message_id) == (address,)
+    # postmaster@ and abuse@ are a person's: taken without a probe, and theirs
+    person = [
+        (site.postfix, ANN, "postmaster@judge.example"),
+        (site.nodes, ANN, "abuse@judge.example"),
+    ]
+    for code, text, message_id in site.send_all(person):
+        assert code == 250, text
+        wait_for(
+            lambda m=message_id: [raw for _, raw in site.remote.to(OPS) if m.encode() in raw],
+            30,
+            f"{message_id} to reach {OPS}",
+        )
+        assert not [m for m in app.store.mails() if m.message_id == message_id]
+    for postfix in (site.postfix, site.nodes):
+        probed = r"<(postmaster|abuse)@judge\.example>.*status=(un)?deliverable"
+        assert not re.search(probed, postfix.log())
     site.no_reports()
 
 
