@@ -262,6 +262,20 @@ def test_every_address_of_pbem_is_taken_and_reaches_it(site):
     site.no_reports()
 
 
+def test_with_the_database_down_an_address_is_taken_and_waits(site):
+    address = "pbem@judge.example"  # the judge's, never mailed: Postfix asks pbem
+    site.judge.app.faults = frozenset({"store_down"})  # pbem cannot store a mail
+    try:
+        code, text, message_id = site.send(site.postfix, ANN, address)
+        assert code == 250, text  # pbem knows its addresses without its database
+        failed = re.compile(rf"to=<{address}>.*status=deferred .*said: 451 ")
+        wait_for(lambda: failed.search(site.postfix.log()), 30, "pbem to answer 451")
+    finally:
+        site.judge.app.faults = frozenset()
+    assert site.arrived(message_id) == (address,)
+    site.no_reports()
+
+
 def test_with_pbem_down_an_address_waits_never_a_permanent_refusal(site):
     known = "alpha@judge.example"
     code, text, first = site.send(site.postfix, ANN, known)  # Postfix has checked it
