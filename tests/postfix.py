@@ -18,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -204,6 +205,25 @@ class Postfix:
         """Try every queued mail now (`postqueue -f`), as an operator does
         once pbem takes mail again."""
         subprocess.run(["postqueue", "-c", str(self.etc), "-f"], check=True, timeout=60)
+
+    def flush_until_delivered(self, sender: str, total: float = 60.0, every: float = 5.0) -> None:
+        """Flush the queue until no mail from ``sender`` waits in it,
+        flushing again every ``every`` seconds (a delivery tried too early,
+        and deferred, would otherwise wait for Postfix's next look at its
+        deferred queue), for at most ``total`` seconds."""
+        until = time.monotonic() + total
+        while True:
+            self.flush()
+            again = min(until, time.monotonic() + every)
+            while time.monotonic() < again:
+                if self.queued(sender) == 0:
+                    return
+                time.sleep(0.2)
+            if time.monotonic() >= until:
+                left = [m["queue_id"] for m in self.queue() if m["sender"] == sender]
+                raise TimeoutError(
+                    f"Postfix still holds {left} after {total:.0f}s:\n{self.log()[-4000:]}"
+                )
 
     def queued(self, sender: str) -> int:
         """How many mails from ``sender`` wait in the queue."""
