@@ -6,7 +6,9 @@ mail that got 250 reaches exactly one final state with exactly one receipt,
 no submission is made twice, and the mail numbers have no gaps or repeats.
 
 A few hundred mails a cell keep the suite fast; PBEM_CRASH_MAILS=2000 runs
-the full load (bench/crash.py runs it too)."""
+the full load (bench/crash.py runs it too). `make test` runs three cells,
+each target killed once and each moment once; the other six are marked
+long (`make test-all`, CI)."""
 
 from __future__ import annotations
 
@@ -118,8 +120,22 @@ def root(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("moment", list(AT))
-@pytest.mark.parametrize("target", ["server", "worker", "both"])
+TARGETS = ["server", "worker", "both"]
+# the cells `make test` runs: every target once, every moment once
+REPRESENTATIVE = {("worker", "early"), ("server", "middle"), ("both", "draining")}
+CELLS = [
+    pytest.param(
+        target,
+        moment,
+        id=f"{target}-{moment}",
+        marks=() if (target, moment) in REPRESENTATIVE else pytest.mark.long,
+    )
+    for target in TARGETS
+    for moment in AT
+]
+
+
+@pytest.mark.parametrize(("target", "moment"), CELLS)
 def test_crash_matrix(root, target, moment):
     port = free_port()
     server = Proc(root, port)
