@@ -25,8 +25,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem.store.schema import submissions
-from tests.mailharness import GAMES_YAML, wait_for
-from tests.test_mail_faults import Proc, free_port, store_of
+from tests.mailharness import GAMES_YAML, _copy_set_up, wait_for
+from tests.test_mail_faults import SET_UP_AT, Proc, free_port, store_of
 
 N = int(os.environ.get("PBEM_CRASH_MAILS", "150"))
 SESSIONS = 4
@@ -116,7 +116,11 @@ def _processed(root: Path) -> int:
 
 @pytest.fixture
 def root(tmp_path):
+    """The game set up as a first start leaves it, made once a test
+    process and copied (the cells' servers start on a game set up)."""
     (tmp_path / "games.yaml").write_text(WIDE)
+    _copy_set_up(tmp_path, WIDE, SET_UP_AT)
+    assert (tmp_path / "var" / "pbem.sqlite").is_file()
     return tmp_path
 
 
