@@ -53,8 +53,9 @@ run: $(STAMP)
 # xdist_group, which share a server or a build made once, on the same
 # process); the few that assert how fast something happens (marked serial)
 # run afterwards, alone. The longest adversarial runs (marked long: the
-# other cells of the crash matrix, the full loads) are left to `make
-# test-all`, which CI runs: `make test` runs one representative cell of each.
+# other cells of the crash matrix, the full loads, more seeds) are left to
+# `make test-all`, which CI runs: `make test` runs a representative cell of
+# each.
 NEED := PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 PBEM_NEED_BROWSER=1
 
 test: $(STAMP) $(POSTFIX) postgresql $(CHROMEDRIVER)
