@@ -49,13 +49,11 @@ run: $(STAMP)
 	$(BIN)/pbem check games.yaml
 	$(BIN)/pbem serve games.yaml $(if $(PORT),--port $(PORT)) $(if $(WEBPORT),--web-port $(WEBPORT))
 
-# Two processes share the tests (pytest-xdist; the tests of one
-# xdist_group, which share a server or a build made once, on the same
-# process); the few that assert how fast something happens (marked serial)
-# run afterwards, alone. The longest adversarial runs (marked long: the
-# other cells of the crash matrix, the full loads, more seeds) are left to
-# `make test-all`, which CI runs: `make test` runs a representative cell of
-# each.
+# Two processes share the tests (pytest-xdist); the few that assert how
+# fast something happens (marked serial) run afterwards, alone. The longest
+# adversarial runs (marked long: the other cells of the crash matrix, the
+# full loads, more seeds) are left to `make test-all`, which CI runs: `make
+# test` runs a representative cell of each.
 # The tests' processes (pytest's, and the servers and workers they start)
 # keep their compiled modules in __pycache__ even where the environment says
 # not to: without them each one compiles every module again (pytest's
@@ -63,12 +61,12 @@ run: $(STAMP)
 NEED := env -u PYTHONDONTWRITEBYTECODE PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 PBEM_NEED_BROWSER=1
 
 test: $(STAMP) $(POSTFIX) postgresql $(CHROMEDRIVER)
-	$(NEED) $(BIN)/python -m pytest -n 2 --dist loadgroup -m 'not serial and not long'
+	$(NEED) $(BIN)/python -m pytest -n 2 -m 'not serial and not long'
 	$(NEED) $(BIN)/python -m pytest -p no:xdist -m serial
 
 # everything: `make test`, then the long runs
 test-all: test
-	$(NEED) $(BIN)/python -m pytest -n 2 --dist loadgroup -m 'long and not serial'
+	$(NEED) $(BIN)/python -m pytest -n 2 -m 'long and not serial'
 
 lint: $(STAMP)
 	$(BIN)/ruff check pbem adjudicator tests bench

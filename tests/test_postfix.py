@@ -14,9 +14,6 @@ import pytest
 from tests.mailharness import SERVER_YAML, Harness, free_port, wait_for
 from tests.postfix import Postfix, RemoteServer, need_postfix
 
-# on one test process (make test: --dist loadgroup), their site started once
-pytestmark = pytest.mark.xdist_group("postfix")
-
 GAME = """\
   - name: alpha
     game: officewars

@@ -30,9 +30,6 @@ from pbem.mail.lists import unsubscribe_address
 from tests.mailharness import SERVER_YAML, Harness, free_port, wait_for
 from tests.postfix import Postfix, RemoteServer, need_postfix
 
-# on one test process (make test: --dist loadgroup), their site started once
-pytestmark = pytest.mark.xdist_group("postfix_recipients")
-
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
 ANN, BOB = "ann@example.org", "bob@example.org"
 VICTIM = "victim@example.org"  # a forged sender

@@ -21,9 +21,6 @@ from pbem.mail.lists import unsubscribe_token
 from tests.browser import DESKTOP, PHONE, WATCHER, Browser, orders, played_site
 from tests.mailharness import Harness
 
-# on one test process (make test: --dist loadgroup), the browser and the site started once
-pytestmark = pytest.mark.xdist_group("web_browser")
-
 PAGES = ("/", "/games/alpha", "/games/alpha/turns/1", "/games/alpha/turns/2", "/games/dip")
 
 

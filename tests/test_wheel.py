@@ -29,9 +29,6 @@ import pytest
 
 from tests.mailharness import free_port, wait_for
 
-# on one test process (make test: --dist loadgroup), the wheel and its environment built once
-pytestmark = pytest.mark.xdist_group("wheel")
-
 ROOT = Path(__file__).resolve().parent.parent
 ANN = "ann@example.org"
 
