@@ -52,8 +52,8 @@ run: $(STAMP)
 # Two processes share the tests (pytest-xdist); the few that assert how
 # fast something happens (marked serial) run afterwards, alone. The longest
 # adversarial runs (marked long: the other cells of the crash matrix, the
-# full loads, more seeds) are left to `make test-all`, which CI runs: `make
-# test` runs a representative cell of each.
+# full loads, more seeds, more generated mails) are left to `make
+# test-all`, which CI runs: `make test` runs a representative cell of each.
 # The tests' processes (pytest's, and the servers and workers they start)
 # keep their compiled modules in __pycache__ even where the environment says
 # not to: without them each one compiles every module again (pytest's
