@@ -54,6 +54,7 @@ run: $(STAMP)
 # adversarial runs (marked long: the other cells of the crash matrix, the
 # full loads, more seeds, more generated mails) are left to `make
 # test-all`, which CI runs: `make test` runs a representative cell of each.
+#
 # The tests' processes (pytest's, and the servers and workers they start)
 # keep their compiled modules in __pycache__ even where the environment says
 # not to: without them each one compiles every module again (pytest's
