@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench check demo clean postgresql chromium screenshots
+.PHONY: run test test-all lint bench check demo clean postgresql chromium screenshots
 
 $(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -50,10 +50,24 @@ run: $(STAMP)
 	$(BIN)/pbem serve games.yaml $(if $(PORT),--port $(PORT)) $(if $(WEBPORT),--web-port $(WEBPORT))
 
 # Two processes share the tests (pytest-xdist); the few that assert how
-# fast something happens (marked serial) run afterwards, alone.
+# fast something happens (marked serial) run afterwards, alone. The longest
+# adversarial runs (marked long: the other cells of the crash matrix, the
+# full loads, more seeds, more generated mails) are left to `make
+# test-all`, which CI runs: `make test` runs a representative cell of each.
+#
+# The tests' processes (pytest's, and the servers and workers they start)
+# keep their compiled modules in __pycache__ even where the environment says
+# not to: without them each one compiles every module again (pytest's
+# rewriting of the test modules alone: 5 s a process).
+NEED := env -u PYTHONDONTWRITEBYTECODE PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 PBEM_NEED_BROWSER=1
+
 test: $(STAMP) $(POSTFIX) postgresql $(CHROMEDRIVER)
-	PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 PBEM_NEED_BROWSER=1 $(BIN)/python -m pytest -n 2 -m 'not serial'
-	PBEM_NEED_POSTFIX=1 PBEM_NEED_POSTGRES=1 PBEM_NEED_BROWSER=1 $(BIN)/python -m pytest -p no:xdist -m serial
+	$(NEED) $(BIN)/python -m pytest -n 2 -m 'not serial and not long'
+	$(NEED) $(BIN)/python -m pytest -p no:xdist -m serial
+
+# everything: `make test`, then the long runs
+test-all: test
+	$(NEED) $(BIN)/python -m pytest -n 2 -m 'long and not serial'
 
 lint: $(STAMP)
 	$(BIN)/ruff check pbem adjudicator tests bench

@@ -18,6 +18,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,15 +62,50 @@ class Remote:
         return [(frm, raw) for frm, rcpts, raw in self.received if address in rcpts]
 
 
+def last_of_each(lines: list[str]) -> list[str]:
+    """main.cf's lines with only the last setting of each name. Postfix
+    takes the last one too, but every process it starts warns of the others
+    in its log; a burst of warnings fills the log socket's queue before
+    postlogd reads it (its own warnings included) and Postfix hangs."""
+    entries: list[list[str]] = []  # a setting and its continuation lines
+    for line in lines:
+        if line[:1].isspace() and line.strip() and entries:
+            entries[-1].append(line)
+        else:
+            entries.append([line])
+
+    def name(entry: list[str]) -> str | None:
+        first = entry[0]
+        return None if first.startswith("#") or "=" not in first else first.split("=")[0].strip()
+
+    names = [name(e) for e in entries]
+    return [
+        line
+        for i, entry in enumerate(entries)
+        if names[i] is None or names[i] not in names[i + 1 :]
+        for line in entry
+    ]
+
+
 class Postfix:
     """One Postfix instance: ``port`` takes mail by SMTP; ``routes`` maps a
     domain to its next hop (``lmtp:inet:127.0.0.1:2424``,
-    ``smtp:[127.0.0.1]:2526``)."""
+    ``smtp:[127.0.0.1]:2526``) or nexthops (``smtp:[127.0.0.1]:2526,
+    [127.0.0.1]:2527``)."""
 
-    def __init__(self, domain: str, routes: dict[str, str], extra: tuple[str, ...] = ()) -> None:
-        """``extra``: more lines of main.cf (the guide's, a test's)."""
+    def __init__(
+        self,
+        domain: str,
+        routes: dict[str, str],
+        extra: tuple[str, ...] = (),
+        services: tuple[str, ...] = (),
+    ) -> None:
+        """``extra``: more lines of main.cf (the guide's, a test's; of a
+        name given twice, the last counts); ``services``: more entries of
+        master.cf, each ``name/type = entry``."""
         self.domain = domain
         self.extra = extra
+        self.services = services
         self.port = free_port()
         # Postfix's own users must reach the queue: not under a 0700 folder
         self.root = Path(tempfile.mkdtemp(prefix="pbem-postfix-", dir="/var/tmp"))
@@ -82,48 +118,53 @@ class Postfix:
             (self.root / name).mkdir()
         shutil.chown(self.root / "data", "postfix")
         shutil.copy("/etc/postfix/master.cf.proto", self.etc / "master.cf")
-        transport = ", ".join(f"{d}={hop}" for d, hop in routes.items())
+        # an inline map's entry with a comma in it goes in braces
+        transport = ", ".join(
+            f"{{ {d} = {hop} }}" if "," in hop else f"{d}={hop}" for d, hop in routes.items()
+        )
         (self.etc / "main.cf").write_text(
             "\n".join(
-                [
-                    "compatibility_level = 3.6",
-                    f"queue_directory = {self.root}/spool",
-                    f"data_directory = {self.root}/data",
-                    "mail_owner = postfix",
-                    "setgid_group = postdrop",
-                    f"myhostname = mx.{self.domain}",
-                    f"mydomain = {self.domain}",
-                    f"myorigin = {self.domain}",
-                    "mydestination =",
-                    "alias_maps =",
-                    "alias_database =",
-                    "local_recipient_maps =",
-                    "inet_interfaces = 127.0.0.1",
-                    "inet_protocols = ipv4",
-                    "mynetworks = 127.0.0.0/8",
-                    f"relay_domains = {self.domain}",
-                    f"transport_maps = inline:{{ {transport} }}",
-                    "smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination",
-                    "smtp_dns_support_level = disabled",
-                    "disable_dns_lookups = yes",
-                    "lmtp_connection_cache_on_demand = no",
-                    # the guide's limits on how long Postfix waits on pbem (step 3)
-                    "lmtp_connect_timeout = 10s",
-                    "lmtp_lhlo_timeout = 30s",
-                    "lmtp_mail_timeout = 30s",
-                    "lmtp_rcpt_timeout = 30s",
-                    "lmtp_data_init_timeout = 30s",
-                    "lmtp_data_xfer_timeout = 60s",
-                    "lmtp_data_done_timeout = 60s",
-                    # a deferred delivery is tried again within seconds, not minutes
-                    "queue_run_delay = 1s",
-                    "minimal_backoff_time = 1s",
-                    "maximal_backoff_time = 2s",
-                    f"maillog_file_prefixes = {self.root}",
-                    f"maillog_file = {self.root}/maillog",
-                    *self.extra,
-                    "",
-                ]
+                last_of_each(
+                    [
+                        "compatibility_level = 3.6",
+                        f"queue_directory = {self.root}/spool",
+                        f"data_directory = {self.root}/data",
+                        "mail_owner = postfix",
+                        "setgid_group = postdrop",
+                        f"myhostname = mx.{self.domain}",
+                        f"mydomain = {self.domain}",
+                        f"myorigin = {self.domain}",
+                        "mydestination =",
+                        "alias_maps =",
+                        "alias_database =",
+                        "local_recipient_maps =",
+                        "inet_interfaces = 127.0.0.1",
+                        "inet_protocols = ipv4",
+                        "mynetworks = 127.0.0.0/8",
+                        f"relay_domains = {self.domain}",
+                        f"transport_maps = inline:{{ {transport} }}",
+                        "smtpd_relay_restrictions = permit_mynetworks, reject_unauth_destination",
+                        "smtp_dns_support_level = disabled",
+                        "disable_dns_lookups = yes",
+                        "lmtp_connection_cache_on_demand = no",
+                        # the guide's limits on how long Postfix waits on pbem (step 3)
+                        "lmtp_connect_timeout = 10s",
+                        "lmtp_lhlo_timeout = 30s",
+                        "lmtp_mail_timeout = 30s",
+                        "lmtp_rcpt_timeout = 30s",
+                        "lmtp_data_init_timeout = 30s",
+                        "lmtp_data_xfer_timeout = 60s",
+                        "lmtp_data_done_timeout = 60s",
+                        # a deferred delivery is tried again within seconds, not minutes
+                        "queue_run_delay = 1s",
+                        "minimal_backoff_time = 1s",
+                        "maximal_backoff_time = 2s",
+                        f"maillog_file_prefixes = {self.root}",
+                        f"maillog_file = {self.root}/maillog",
+                        *self.extra,
+                        "",
+                    ]
+                )
             )
         )
         self._postconf("-F", "*/*/chroot = n")  # nothing to copy into a chroot
@@ -132,6 +173,8 @@ class Postfix:
             "-Me", f"127.0.0.1:{self.port}/inet = 127.0.0.1:{self.port} inet n - n - - smtpd"
         )
         self._postconf("-Me", "postlog/unix-dgram = postlog unix-dgram n - n - 1 postlogd")
+        for service in self.services:
+            self._postconf("-Me", service)
 
     def _postconf(self, *args: str) -> None:
         subprocess.run(["postconf", "-c", str(self.etc), *args], check=True)
@@ -163,12 +206,35 @@ class Postfix:
         once pbem takes mail again."""
         subprocess.run(["postqueue", "-c", str(self.etc), "-f"], check=True, timeout=60)
 
+    def flush_until_delivered(self, sender: str, total: float = 60.0, every: float = 5.0) -> None:
+        """Flush the queue until no mail from ``sender`` waits in it,
+        flushing again every ``every`` seconds (a delivery tried too early,
+        and deferred, would otherwise wait for Postfix's next look at its
+        deferred queue), for at most ``total`` seconds."""
+        until = time.monotonic() + total
+        while True:
+            self.flush()
+            again = min(until, time.monotonic() + every)
+            while time.monotonic() < again:
+                if self.queued(sender) == 0:
+                    return
+                time.sleep(0.2)
+            if time.monotonic() >= until:
+                left = [m["queue_id"] for m in self.queue() if m["sender"] == sender]
+                raise TimeoutError(
+                    f"Postfix still holds {left} after {total:.0f}s:\n{self.log()[-4000:]}"
+                )
+
     def queued(self, sender: str) -> int:
         """How many mails from ``sender`` wait in the queue."""
+        return sum(mail["sender"] == sender for mail in self.queue())
+
+    def queue(self) -> list[dict]:
+        """Every mail in the queue, as `postqueue -j` describes it."""
         done = subprocess.run(
             ["postqueue", "-c", str(self.etc), "-j"], capture_output=True, text=True, timeout=60
         )
-        return sum(json.loads(line)["sender"] == sender for line in done.stdout.splitlines())
+        return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
     def log(self) -> str:
         path = self.root / "maillog"

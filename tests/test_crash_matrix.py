@@ -6,7 +6,9 @@ mail that got 250 reaches exactly one final state with exactly one receipt,
 no submission is made twice, and the mail numbers have no gaps or repeats.
 
 A few hundred mails a cell keep the suite fast; PBEM_CRASH_MAILS=2000 runs
-the full load (bench/crash.py runs it too)."""
+the full load (bench/crash.py runs it too). `make test` runs three cells,
+each target killed once and each moment once; the other six are marked
+long (`make test-all`, CI)."""
 
 from __future__ import annotations
 
@@ -23,8 +25,8 @@ import pytest
 from sqlalchemy import select
 
 from pbem.store.schema import submissions
-from tests.mailharness import GAMES_YAML, wait_for
-from tests.test_mail_faults import Proc, free_port, store_of
+from tests.mailharness import GAMES_YAML, _copy_set_up, wait_for
+from tests.test_mail_faults import SET_UP_AT, Proc, free_port, store_of
 
 N = int(os.environ.get("PBEM_CRASH_MAILS", "150"))
 SESSIONS = 4
@@ -114,12 +116,30 @@ def _processed(root: Path) -> int:
 
 @pytest.fixture
 def root(tmp_path):
+    """The game set up as a first start leaves it, made once a test
+    process and copied (the cells' servers start on a game set up)."""
     (tmp_path / "games.yaml").write_text(WIDE)
+    _copy_set_up(tmp_path, WIDE, SET_UP_AT)
+    assert (tmp_path / "var" / "pbem.sqlite").is_file()
     return tmp_path
 
 
-@pytest.mark.parametrize("moment", list(AT))
-@pytest.mark.parametrize("target", ["server", "worker", "both"])
+TARGETS = ["server", "worker", "both"]
+# the cells `make test` runs: every target once, every moment once
+REPRESENTATIVE = {("worker", "early"), ("server", "middle"), ("both", "draining")}
+CELLS = [
+    pytest.param(
+        target,
+        moment,
+        id=f"{target}-{moment}",
+        marks=() if (target, moment) in REPRESENTATIVE else pytest.mark.long,
+    )
+    for target in TARGETS
+    for moment in AT
+]
+
+
+@pytest.mark.parametrize(("target", "moment"), CELLS)
 def test_crash_matrix(root, target, moment):
     port = free_port()
     server = Proc(root, port)

@@ -62,10 +62,7 @@ def test_orders_postfix_held_across_the_deadline_count_for_it(site):
     time.sleep(max(0.0, (deadline - datetime.now(UTC)).total_seconds()) + 1.0)
     judge = site.judge = Harness(site.root, site.yaml, start=datetime.now(UTC))
     assert judge.game().turn == 1, "the deadline passed while pbem was down: the turn waits"
-    site.postfix.flush()
-    wait_for(
-        lambda: site.postfix.queued("ann@example.org") == 0, 20, "Postfix to deliver the held mail"
-    )
+    site.postfix.flush_until_delivered("ann@example.org")
     judge.settle()
     (row,) = [m for m in judge.app.store.mails() if m.mail_from == "ann@example.org"]
     assert row.received_at > deadline and row.state == "applied"

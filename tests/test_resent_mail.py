@@ -252,6 +252,7 @@ def test_a_worker_that_keeps_failing_says_so_once_and_backs_off(tmp_path, caplog
     judge = Harness(tmp_path)
     try:
         trouble = judge.worker.worker.trouble
+        trouble.backoff = (0.5, 1.0)  # backing off as the server does, in shorter steps
         pw = judge.password(ANN)
         judge.app.faults = frozenset({"worker_fails"})
         with judge.smtp() as s:

@@ -158,7 +158,11 @@ STEPS = {
 PER_RUN = 12
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
+# `make test` runs the first seed; the others are long runs (CI)
+SEEDS = [1, *(pytest.param(seed, marks=pytest.mark.long) for seed in (2, 3))]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_resent_mail_reaches_one_final_state(tmp_path, seed):
     rng = random.Random(seed)
     player = Sender(tmp_path, rng)

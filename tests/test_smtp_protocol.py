@@ -210,3 +210,39 @@ def test_the_fast_path_parser_reads_addresses_as_aiosmtpd_does(path):
     ours, stock = protocol_class(SMTP).__new__(protocol_class(SMTP)), SMTP.__new__(SMTP)
     ours.local_part_limit = stock.local_part_limit = 64
     assert ours._getaddr(path) == stock._getaddr(path)
+
+
+@pytest.mark.parametrize("over", ["smtp", "lmtp"])
+def test_a_stop_closes_the_sessions_a_client_holds_open(tmp_path, over):
+    """A relay keeps its session between mails (Postfix's connection
+    cache): stopping pbem tells it 421 and closes the connection, and
+    leaves no transport open behind it."""
+    port = free_port()
+    text = GAMES_YAML.replace(
+        "  timezone: Europe/Oslo\n  storage",
+        f"  lmtp: 127.0.0.1:{port}\n  timezone: Europe/Oslo\n  storage",
+        1,
+    )
+    judge = Harness(tmp_path, text)
+    try:
+        if over == "smtp":
+            port = judge.port
+        client = socket.create_connection(("127.0.0.1", port), timeout=5)
+        client.recv(200)
+        hello = b"LHLO" if over == "lmtp" else b"EHLO"
+        client.sendall(
+            hello
+            + b" relay\r\nMAIL FROM:<ann@example.org>\r\nRCPT TO:<"
+            + ALPHA.encode()
+            + b">\r\n"
+        )
+        said = b""
+        while said.count(b"250 ") < 3:  # the last line of each of the three answers
+            said += client.recv(4096)
+    finally:
+        judge.close()
+    with client:
+        rest = b""
+        while chunk := client.recv(4096):  # the connection is closed: no timeout
+            rest += chunk
+    assert rest.startswith(b"421 "), rest

@@ -133,12 +133,32 @@ class Committer:
                 fut.set_result(result)
 
 
+SHUTDOWN = b"421 4.3.2 Service shutting down, try again later\r\n"
+
+
 class Gate:
-    """Counts open connections against a cap."""
+    """Holds the open sessions, counted against a cap; on a stop, closes
+    those a client keeps open (a relay caches its connection between mails)."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
-        self.open = 0
+        self.sessions: set[SMTP] = set()
+
+    @property
+    def open(self) -> int:
+        return len(self.sessions)
+
+    async def close(self, timeout: float = 5.0) -> None:
+        """Say 421 to every open session and close it; wait (at most
+        ``timeout`` seconds) until each is gone, its socket closed."""
+        for session in list(self.sessions):
+            transport = session.transport
+            if transport is not None and not transport.is_closing():
+                transport.write(SHUTDOWN)
+                transport.close()
+        until = asyncio.get_running_loop().time() + timeout
+        while self.sessions and asyncio.get_running_loop().time() < until:
+            await asyncio.sleep(0.01)
 
 
 class Handler:
@@ -254,7 +274,7 @@ def protocol_class(base: type[SMTP]) -> type[SMTP]:
                 transport.close()
                 return
             if not self._counted:
-                self._gate.open += 1
+                self._gate.sessions.add(self)
                 self._counted = True
             super().connection_made(transport)
 
@@ -262,7 +282,7 @@ def protocol_class(base: type[SMTP]) -> type[SMTP]:
             if self._refused:
                 return
             if self._counted:
-                self._gate.open -= 1
+                self._gate.sessions.discard(self)
                 self._counted = False
             super().connection_lost(error)
 

@@ -336,6 +336,7 @@ class Server:
             ProcessWorker(app) if worker == "process" else ThreadWorker(app)
         )
         self.servers: list[asyncio.AbstractServer] = []
+        self.gate: Gate | None = None  # the open SMTP and LMTP sessions
         self.web: WebServer | WebProcess | None = None  # server.web in games.yaml: the HTTP side
         self._watch: asyncio.Task | None = None
         self.watch: Watch | None = None  # health, metrics, the operator's alerts
@@ -350,7 +351,7 @@ class Server:
     async def start(self) -> None:
         self.committer = Committer(self.app)
         loop = asyncio.get_running_loop()
-        gate = Gate(self.app.config.server.limits.max_connections)
+        gate = self.gate = Gate(self.app.config.server.limits.max_connections)
         handler = Handler(self.app, self.committer, self.worker.wake)
         server = await loop.create_server(
             smtp_factory(self.app, handler, gate), self.host, self.port
@@ -439,6 +440,8 @@ class Server:
         for server in self.servers:
             server.close()
             await server.wait_closed()
+        if self.gate is not None:  # a closed server leaves its sessions open
+            await self.gate.close()
         self.worker.stop()
         if self.committer is not None:
             self.committer.stop()
