@@ -212,9 +212,8 @@ def _work(app: App, lease: Lease, fd: int, tally: Any = None) -> None:  # pragma
     each batch, so writing out receipts (files, or a relay's round trips:
     waiting, mostly, outside the interpreter's lock) never holds up reading
     the next mails."""
-    runner = TurnRunner(app)
+    runner, sender = TurnRunner(app), Sender(app, lease.holder)
     processor = Processor(app, lease.holder, runner.settled_at)
-    sender = Sender(app, lease.holder)
 
     def send() -> int:
         sent = sender.run_due()
