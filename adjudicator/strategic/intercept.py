@@ -191,8 +191,12 @@ class Watchers:
                 eyes.setdefault(unit.owner, set()).add(unit.id)
 
     def next_order(self) -> None:
-        """An order begins: the relations may have changed."""
+        """An order begins: the relations may have changed, and with them
+        who shares whose sight (a walk that is no group's move, a refuel or
+        a carrier's, asks without :func:`sortie`)."""
         self.names.clear()
+        self.sight.clear()
+        self.shares = None
 
     def sees(self, places: Places, nation: str, square: int) -> bool:
         """sight.sees_square's question, as :func:`spotted` answers it."""
