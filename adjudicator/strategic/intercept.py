@@ -191,8 +191,12 @@ class Watchers:
                 eyes.setdefault(unit.owner, set()).add(unit.id)
 
     def next_order(self) -> None:
-        """An order begins: the relations may have changed."""
+        """An order begins: the relations may have changed, and with them
+        who shares whose sight (a walk that is no group's move, a refuel or
+        a carrier's, asks without :func:`sortie`)."""
         self.names.clear()
+        self.sight.clear()
+        self.shares = None
 
     def sees(self, places: Places, nation: str, square: int) -> bool:
         """sight.sees_square's question, as :func:`spotted` answers it."""
@@ -480,24 +484,38 @@ def intercept(
 ) -> str | None:
     """The nearest free fighter able to (then by id) intercepts ``mover``
     where it stands: "intercepted", or None."""
-    square = mover.square
+    square, owner = mover.square, mover.owner
     grid, units, taken = state.grid, state.units, watchers(state, places).taken
     reach, kinds = _table(), tables().units
+    width, height = grid.width, grid.height
+    row, column = divmod(square, width)
     hostile: dict[str, bool] = {}  # by the fighter's nation: enemy() of the mover, asked once
     hits: dict[str, bool] = {}  # by the fighter's type: may_attack() the mover, asked once
     found = []
     for uid in ids:
         fighter = units.get(uid)
-        if fighter is None or fighter.owner == mover.owner or uid in taken:
+        if fighter is None or fighter.owner == owner or uid in taken:
             continue
-        d = grid.distance(fighter.square, square)
-        if d > reach[fighter.kind][1] or fighter.carried_by is not None:
+        if fighter.carried_by is not None:
             continue
-        fkind = kinds[fighter.kind]
         foe = hostile.get(fighter.owner)
         if foe is None:
             foe = hostile[fighter.owner] = enemy(state, fighter, mover)
-        if not foe or not (able(fighter) and _can_fly(fighter, fkind, d)):
+        if not foe:
+            continue
+        # grid.distance, inline: a tick asks it of every fighter near every square flown
+        fr, fc = divmod(fighter.square, width)
+        dc = fc - column if fc > column else column - fc
+        dr = fr - row if fr > row else row - fr
+        if dc + dc > width:
+            dc = width - dc
+        if dr + dr > height:
+            dr = height - dr
+        d = dc if dc > dr else dr
+        if d > reach[fighter.kind][1]:
+            continue
+        fkind = kinds[fighter.kind]
+        if not (able(fighter) and _can_fly(fighter, fkind, d)):
             continue
         hit = hits.get(fkind.key)
         if hit is None:
