@@ -60,6 +60,8 @@ TEST_ONLY = (
     "smtp_connection_cache_on_demand = no",
 )
 
+CLOCK_SKEW = re.compile(r"file system clock is \d+ seconds? ahead|resetting file time stamps")
+
 
 def guide_block(heading: str, first_line: str) -> list[str]:
     """The lines of the guide's code block that starts with ``first_line``,
@@ -198,7 +200,15 @@ class Site:
             wait_for(lambda p=postfix: not p.queue() or time.sleep(0.2), 30, "an empty queue")
             log = postfix.log()
             assert "non-delivery notification" not in log and "status=bounced" not in log
-            assert " warning: " not in log  # the guide's lines as Postfix reads them
+            # the guide's lines as Postfix reads them: no warning, but a loaded
+            # machine's file system clock running ahead of Postfix's (cleanup
+            # says so and resets the queue file's times), which is no setting's
+            warned = [
+                line
+                for line in log.splitlines()
+                if " warning: " in line and not CLOCK_SKEW.search(line)
+            ]
+            assert warned == []
         assert [r for r in self.remote.received if r[0] in ("", "<>")] == []
 
 
