@@ -18,9 +18,11 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -241,17 +243,46 @@ class Postfix:
         return path.read_text() if path.exists() else ""
 
 
+class _Sessions(Controller):
+    """A Controller that keeps its sessions, to close those a client still
+    holds (Postfix caches its connections) before it stops: its own stop
+    only stops its loop and cancels its tasks, leaving their sockets open."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sessions: list[Any] = []
+
+    def factory(self) -> Any:
+        session = super().factory()
+        self.sessions.append(session)
+        return session
+
+    def close_sessions(self) -> None:
+        """Close every session's connection, in the server's loop."""
+        done = threading.Event()
+
+        def close() -> None:
+            for session in self.sessions:
+                if session.transport is not None:
+                    session.transport.abort()
+            self.loop.call_soon(done.set)  # after the connections are lost
+
+        self.loop.call_soon_threadsafe(close)
+        done.wait(10)
+
+
 class RemoteServer:
     """The Remote on a loopback port of its own."""
 
     def __init__(self) -> None:
         self.handler = Remote()
         self.port = free_port()
-        self.controller = Controller(self.handler, hostname="127.0.0.1", port=self.port)
+        self.controller = _Sessions(self.handler, hostname="127.0.0.1", port=self.port)
 
     def start(self) -> Remote:
         self.controller.start()
         return self.handler
 
     def stop(self) -> None:
+        self.controller.close_sessions()
         self.controller.stop()
