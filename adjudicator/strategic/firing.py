@@ -203,13 +203,15 @@ def _hurt(
     victim: Unit,
     hit: int,
     by: tuple[str, str | None, int],
-) -> Event | None:
+    events: list[Event],
+) -> None:
     """Take ``hit`` HP from ``victim``; at 0 it is destroyed (and leaves
-    its standing order): the event of its loss, or None. ``by``: the unit
-    or city that fired, its nation and the square it fired from."""
+    its standing order), and what it carried goes down with it: the events
+    of those losses added to ``events``. ``by``: the unit or city that
+    fired, its nation and the square it fired from."""
     victim.hp = max(0, victim.hp - hit)
     if victim.hp > 0:
-        return None
+        return
     remove(state, places, victim)
     facts = {
         "unit": victim.id,
@@ -221,7 +223,8 @@ def _hurt(
         "from": state.grid.name(by[2]),
     }
     seen = {victim.owner} | ({by[1]} if by[1] else set())
-    return Event(Happened.DESTROYED, facts, frozenset(seen))
+    events.append(Event(Happened.DESTROYED, facts, frozenset(seen)))
+    events += cargo.lost_with(state, places, victim, by)
 
 
 def fire(
@@ -256,10 +259,7 @@ def fire(
     } | shot.facts()
     events.append(Event(Happened.ATTACK, facts, frozenset({shooter.owner, victim.owner})))
     by = (shooter.id, shooter.owner, shooter.square)
-    lost = _hurt(state, places, victim, hit, by)
-    if lost:
-        events.append(lost)
-        events += cargo.lost_with(state, places, victim, by)  # what it carried goes down
+    _hurt(state, places, victim, hit, by, events)
 
 
 def cannon(
@@ -284,10 +284,7 @@ def cannon(
     } | shot.facts()
     events.append(Event(Happened.CANNON, facts, frozenset({city.owner, ship.owner})))
     by = (city.name, city.owner, city.square)
-    lost = _hurt(state, places, ship, hit, by)
-    if lost:
-        events.append(lost)
-        events += cargo.lost_with(state, places, ship, by)  # what it carried goes down
+    _hurt(state, places, ship, hit, by, events)
 
 
 def counter(
@@ -407,10 +404,7 @@ def _flak_shot(
         "at": state.grid.name(plane.square),
     } | shot.facts()
     events.append(Event(Happened.FLAK, facts, frozenset({nation, plane.owner})))
-    lost = _hurt(state, places, plane, shot.damage, (name, nation, square))
-    if lost:
-        events.append(lost)
-        events += cargo.lost_with(state, places, plane, (name, nation, square))
+    _hurt(state, places, plane, shot.damage, (name, nation, square), events)
 
 
 def bomb(
@@ -445,10 +439,7 @@ def bomb(
         }
         events.append(Event(Happened.BOMBED, facts, frozenset({bomber.owner, victim.owner})))
         by = (bomber.id, bomber.owner, bomber.square)
-        lost = _hurt(state, places, victim, hit, by)
-        if lost:
-            events.append(lost)
-            events += cargo.lost_with(state, places, victim, by)  # a ship in port's cargo
+        _hurt(state, places, victim, hit, by, events)
     kind = tables().unit(bomber.kind)
     answer = choose_target(state, places, bomber, kind, square)
     if answer is not None:
