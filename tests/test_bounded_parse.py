@@ -148,3 +148,52 @@ def test_a_bare_cr_mail_of_300000_parts_is_refused_within_a_second(tmp_path):
         assert len(judge.outbox("refusal", ANN)) == 1
     finally:
         judge.close()
+
+
+def _in_a_thread(work):
+    """``work()`` run on a thread other than the main one, where no timer
+    can interrupt a read and the budget is kept by the read itself (the
+    worker of the test harness, a thread of the test process)."""
+    import threading
+
+    box = []
+    t = threading.Thread(target=lambda: box.append(work()))
+    t.start()
+    t.join(30)
+    return box[0]
+
+
+SPENT = [  # (subject, From, what must be found) for mails read with the budget spent
+    ("Respuesta automática: orders", ANN, "auto"),
+    ("Out of Office: orders", ANN, "auto"),
+    ("orders", "Mail Delivery System <MAILER-DAEMON@mx.example.org>", "bounce"),
+    ("orders", "Ann <ann@example.org>", None),
+]
+
+
+@pytest.mark.parametrize("where", ["thread", "main"])
+@pytest.mark.parametrize("subject, sender, found", SPENT, ids=[s[2] or "player" for s in SPENT])
+def test_a_spent_budget_never_blanks_the_headers_that_decide_a_reply(where, subject, sender, found):
+    """A read whose budget runs out (a slow machine, a garbage collection
+    at the wrong moment) still knows who sent the mail and whether it is
+    automatic: an out-of-office reply is never answered for it."""
+    raw = (
+        f"From: {sender}\r\nTo: {ALPHA}\r\nSubject: {subject}\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n\r\nPASSWORD x\r\nSol holds\r\n"
+    ).encode()
+    read = lambda: parse_mail(raw, ANN, budget=1e-9)  # noqa: E731
+    mail = _in_a_thread(read) if where == "thread" else read()
+    assert mail.from_addr == ("MAILER-DAEMON@mx.example.org" if found == "bounce" else ANN)
+    assert mail.subject == subject
+    assert bool(mail.auto) == (found == "auto"), mail.auto
+    assert bool(mail.bounce) == (found == "bounce"), mail.bounce
+
+
+def test_an_alarm_after_the_read_is_over_raises_nothing():
+    """A profiling alarm whose handler runs once within() has returned (a
+    signal handled between bytecodes, late) does not interrupt the work
+    that follows."""
+    from pbem.mail import parse
+
+    within(5, lambda: None)
+    parse._expired(0, None)  # the late alarm: ignored, no ReadTimeout

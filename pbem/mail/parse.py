@@ -159,6 +159,11 @@ def _read(
         _head_only(text, envelope_from, out)
         out.notes.append(f"the mail could not be parsed ({type(exc).__name__})")
         return
+    # The mail's own headers decide whether and whom to answer: read in
+    # full, whatever the budget (their size and syntax are bounded by the
+    # limits alone); a budget spent before them must not blank a From or
+    # an out-of-office Subject. The parts' headers keep the bounded policy.
+    msg.policy = POLICY
     _read_headers(msg, out)
     out.bounce, out.auto = automatic(envelope_from, out)
     out.loop = "x-pbem-server" in out.headers
@@ -184,8 +189,15 @@ class ReadTimeout(BaseException):
 _clock_set = False  # read_clock() has set the alarm's handler
 
 
+_armed = False  # within() has a read under way: a late alarm after it is ignored
+
+
 def _expired(_signum: int, _frame: Any) -> None:
-    raise ReadTimeout
+    # Python runs a signal's handler between bytecodes, maybe after the
+    # timer was disarmed: an alarm that fires once the read is over must
+    # not raise into whatever the worker does next.
+    if _armed:
+        raise ReadTimeout
 
 
 def _timers() -> bool:
@@ -221,11 +233,14 @@ def within(seconds: float, work: Callable[[], None]) -> None:
     if not _timers() or seconds <= 0:
         work()
         return
+    global _armed
     with nullcontext() if _clock_set else read_clock():
+        _armed = True
         signal.setitimer(signal.ITIMER_PROF, seconds)
         try:
             work()
         finally:
+            _armed = False
             signal.setitimer(signal.ITIMER_PROF, 0)
 
 
