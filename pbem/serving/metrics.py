@@ -170,9 +170,13 @@ class Watch:
                     said = f"{type(exc).__name__}: {first}"
                     self._last = Readings(time.time(), error=said[:300])
                 fresh = self._last
+                # noted before the lock is let go: a reading in another
+                # thread that finds the database down (a /readyz answering
+                # 503) comes after the log says so
+                began = self._went(fresh)
             else:
                 return self._last
-        self._database(fresh)
+        self._database(fresh, began)
         return fresh
 
     def in_a_row(self) -> int:
@@ -242,23 +246,25 @@ class Watch:
                 "their last errors (the relay refusing, or unreachable).",
             )
 
-    def _database(self, r: Readings) -> None:
-        """A fresh reading: the database went down (said at once in the
-        log), or came back (the operator mailed how long it lasted)."""
-        with self._lock:
-            began = self._down_since
-            if r.error is not None:
-                if began is None:
-                    self._down_since = r.at
-            else:
-                self._down_since = None
+    def _went(self, r: Readings) -> float | None:
+        """A fresh reading, under the lock: the database went down (said at
+        once in the log). Since when it was down before this reading."""
+        began = self._down_since
+        if r.error is None:
+            self._down_since = None
+        elif began is None:
+            self._down_since = r.at
+            log.critical(
+                "the database does not answer (%s): mail is refused for now; the "
+                "operator is told once it answers again",
+                r.error,
+            )
+        return began
+
+    def _database(self, r: Readings, began: float | None) -> None:
+        """After a fresh reading: the database came back (the operator
+        mailed how long it lasted)."""
         if r.error is not None:
-            if began is None:
-                log.critical(
-                    "the database does not answer (%s): mail is refused for now; the "
-                    "operator is told once it answers again",
-                    r.error,
-                )
             return
         if began is not None:
             lasted = r.at - began
