@@ -155,7 +155,7 @@ class _Layer:
 
 class Watchers:
     """The units that watch, by what they watch (AIR, SEA), in a
-    :class:`_Layer` each (by cell and nation, cells BLOCK wide: a block of
+    :class:`_Layer` each (by cell and nation, cells a block of
     :meth:`near`). Ids only: whatever else is asked is read from the
     state. ``taken``: the fighters that have taken a mover of the order
     moving now (and the planes that broke off against it)."""
@@ -164,7 +164,7 @@ class Watchers:
         self.state = state
         self.grid = state.grid
         table = self.table = _table()
-        self.layers = {what: _Layer(state, BLOCK - 1) for what in (AIR, SEA)}
+        self.layers = {what: _Layer(state, 2 * MARGIN[what]) for what in (AIR, SEA)}
         self.reach = {  # the farthest a watcher of each reaches
             what: max((w[1] for w in table.values() if w and w[0] == what), default=0)
             for what in (AIR, SEA)
@@ -290,7 +290,8 @@ class Watchers:
             grid = self.grid
             width, height = grid.width, grid.height
             row, column = divmod(square, width)
-            key = (what, row // BLOCK, column // BLOCK)
+            block = 2 * MARGIN[what] + 1
+            key = (what, row // block, column // block)
             plan = self.plans.get(key)
             if plan is None:
                 plan = self.plans[key] = self._gather(what, key, mover)
@@ -313,11 +314,13 @@ class Watchers:
         block ``key`` whose nation is not Friendly or Allied toward
         ``mover`` (relations change between orders only), with their reach
         (those within their reach and MARGIN of the block's middle)."""
+        margin = MARGIN[what]
+        block = 2 * margin + 1
         grid = self.grid
         width, height = grid.width, grid.height
-        row, column = (key[1] * BLOCK + MARGIN) % height, (key[2] * BLOCK + MARGIN) % width
+        row, column = (key[1] * block + margin) % height, (key[2] * block + margin) % width
         ids: list[str] = []
-        self.layers[what].around(row * width + column, mover, ids, self.reach[what] + MARGIN)
+        self.layers[what].around(row * width + column, mover, ids, self.reach[what] + margin)
         units, nations, table = self.state.units, self.state.nations, self.table
         hostile: dict[str, bool] = {}  # by the watcher's nation, asked once
         near = []
@@ -334,7 +337,7 @@ class Watchers:
             if dr + dr > height:
                 dr = height - dr
             reach = table[u.kind][1]  # type: ignore[index]
-            if (dc if dc > dr else dr) > reach + MARGIN:
+            if (dc if dc > dr else dr) > reach + margin:
                 continue
             foe = hostile.get(u.owner)
             if foe is None:
@@ -351,13 +354,15 @@ class Watchers:
         return found
 
 
-MARGIN = 3  # the squares of a block are within MARGIN of its middle (Watchers.near)
-BLOCK = 2 * MARGIN + 1
+# the squares of a block of Watchers.near are within MARGIN of its middle
+# (blocks 2 x MARGIN + 1 wide): the planes of an order fly the same way,
+# a ship sails alone
+MARGIN = {AIR: 3, SEA: 2}
 
 
 class _Plan:
     """The watchers that may act on the movers of one nation in a block
-    of the board BLOCK squares wide (:meth:`Watchers.near`), with their
+    of the board (:meth:`Watchers.near`), with their
     reach."""
 
     __slots__ = ("near",)
