@@ -476,11 +476,16 @@ def watch(
     what = _movers().get(unit.kind)
     if what is None or unit.carried_by is not None:
         return None
-    found = watchers(state, places)
+    found = places.watch
+    if found is None or found.state is not state:
+        found = watchers(state, places)
     if found.last[0] != unit.id and found.last[1] in state.cities:
         found.sight.clear()  # the unit that moved before may have taken a city
     found.last = (unit.id, square)
-    near = found.near(what, square, unit.owner)
+    # what Watchers.near keeps, read here first: a tick asks it of every square entered
+    near = found.kept[what].get(square) if unit.owner == found.planned else None
+    if near is None:
+        near = found.near(what, square, unit.owner)
     if not near:
         return None
     kind = tables().unit(unit.kind)
