@@ -35,8 +35,10 @@ triggers interception or interdiction, but a naval bomber's way out.
 
 What watches is data (units.yaml, ``watch``). The watchers are kept by
 cells of the board (:class:`Watchers`, kept up to date by
-:class:`~adjudicator.strategic.places.Places`): a square no watcher is near
-costs a few lookups.
+:class:`~adjudicator.strategic.places.Places`); those that may act on an
+order's units are gathered once for a block of the board and kept by
+square entered, while no watcher of another nation moves
+(:meth:`Watchers.near`): a square entered costs a few lookups.
 """
 
 from __future__ import annotations
@@ -184,7 +186,9 @@ class Watchers:
         self.mover: str | None = None  # the nation whose order moves now
         self.shares: bool | None = None  # whether it shares its sight (None: not asked yet)
         self.last: tuple[str, int] = ("", -1)  # the unit that moved last, and where to
-        self.hold = False  # a fighter out and back: what its nation sees is as before
+        # a fighter out and back: what its nation sees is as before, and it
+        # watches from where it did (:meth:`_drop`)
+        self.hold = False
         # each nation with those sharing its sight (:func:`spotted`), kept
         # for an order: relations change between orders only (next_order)
         self.names: dict[str, frozenset[str]] = {}
@@ -267,6 +271,7 @@ class Watchers:
             self._forget()
 
     def _forget(self) -> None:
+        """The plans and what they found by square dropped."""
         self.plans.clear()
         for kept in self.kept.values():
             kept.clear()
