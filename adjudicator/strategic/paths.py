@@ -57,13 +57,25 @@ def find_path(
         return None  # no way to end there: spare the search of a whole ocean
     if not boarding and not _same_region(state, places, kind, start, ends):
         return None  # another island, a lake: no search either
-    passable = planned(state, places, unit, kind, terrain) if units_matter else terrain
-    known: dict[int, bool] = {}  # each square asked once per search
+    at, cities = places.at, state.cities
+    # what the nation knows of the squares that hold a unit or a city,
+    # made when the search first meets one (most ways cross none)
+    passable: Callable[[int], bool] | None = None if units_matter else terrain
+    known: dict[int, bool] = {}  # each such square asked once per search
 
     def may_step(sq: int) -> bool:
+        nonlocal passable
+        if sq not in at and sq not in cities and sq != target:
+            return terrain(sq)  # nothing there: the terrain alone, as planned() says
         answer = known.get(sq)
         if answer is None:
-            answer = known[sq] = (near == 0 and terrain(sq)) if sq == target else passable(sq)
+            if sq == target:
+                answer = near == 0 and terrain(sq)
+            else:
+                if passable is None:
+                    passable = planned(state, places, unit, kind, terrain)
+                answer = passable(sq)
+            known[sq] = answer
         return answer
 
     return _search(grid, start, target, near, may_step, list(filter(may_step, ends)))
