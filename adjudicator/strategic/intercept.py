@@ -35,14 +35,16 @@ triggers interception or interdiction, but a naval bomber's way out.
 
 What watches is data (units.yaml, ``watch``). The watchers are kept by
 cells of the board (:class:`Watchers`, kept up to date by
-:class:`~adjudicator.strategic.places.Places`): a square no watcher is near
-costs a few lookups.
+:class:`~adjudicator.strategic.places.Places`); those that may act on an
+order's units are gathered once for a block of the board and kept by
+square entered, while no watcher of another nation moves
+(:meth:`Watchers.near`): a square entered costs a few lookups.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from adjudicator.base import Event, Rng
 from adjudicator.strategic import firing, paths, sight, supply, units
@@ -93,12 +95,10 @@ def _movers() -> dict[str, str]:
 
 
 class _Layer:
-    """The watchers of one kind of mover with one reach, by cell of the
-    board (cells reach + 1 wide: the squares within reach of a square fall
-    in 9 cells at most, about half the squares of 4 cells 2 x reach + 1
-    wide, so half the watchers looked at are out of reach) and by nation in
-    each cell (a unit is never watched by its own nation's: those are not
-    even looked at)."""
+    """Units (or city squares) by cell of the board, cells reach + 1 wide
+    (the squares within reach of a square fall in 9 cells at most), and by
+    nation in each cell (a unit is never watched by its own nation's:
+    those are not even looked at)."""
 
     def __init__(self, state: State, reach: int) -> None:
         grid = state.grid
@@ -135,13 +135,18 @@ class _Layer:
                 if not nations:
                     del self.cells[cell]
 
-    def around(self, square: int, mover: str, found: list[str]) -> None:
+    def around(self, square: int, mover: str, found: list[str], far: int = 0) -> None:
         """Add to ``found`` the ids in the cells around ``square`` but
-        those of ``mover``'s nation."""
+        those of ``mover``'s nation (``far``: of the cells the squares up
+        to that far fall in, farther than the layer's reach)."""
         row, column = divmod(square, self.width)
         across, cells = self.across, self.cells
-        columns = self.columns[column]
-        for r in self.rows[row]:
+        rows, columns = self.rows, self.columns
+        if far:
+            rows = _window(len(rows), far, self.size)
+            columns = _window(self.width, far, self.size)
+        columns = columns[column]
+        for r in rows[row]:
             for c in columns:
                 nations = cells.get(r * across + c)
                 if nations:
@@ -151,21 +156,28 @@ class _Layer:
 
 
 class Watchers:
-    """The units that watch, by what they watch (AIR, SEA) and how far, in
-    a :class:`_Layer` each (by cell and nation). Ids only: whatever else is
-    asked is read from the state. ``taken``: the fighters that have taken a
-    mover of the order moving now (and the planes that broke off against
-    it)."""
+    """The units that watch, by what they watch (AIR, SEA), in a
+    :class:`_Layer` each (by cell and nation, cells a block of
+    :meth:`near`). Ids only: whatever else is asked is read from the
+    state. ``taken``: the fighters that have taken a mover of the order
+    moving now (and the planes that broke off against it)."""
 
     def __init__(self, state: State) -> None:
         self.state = state
+        self.grid = state.grid
         table = self.table = _table()
-        kinds = sorted({w for w in table.values() if w is not None})
-        self.layers = {w: _Layer(state, w[1]) for w in kinds}
-        self.by_what = {
-            what: [layer for w, layer in self.layers.items() if w[0] == what] for what in (AIR, SEA)
+        self.layers = {what: _Layer(state, 2 * MARGIN[what]) for what in (AIR, SEA)}
+        self.reach = {  # the farthest a watcher of each reaches
+            what: max((w[1] for w in table.values() if w and w[0] == what), default=0)
+            for what in (AIR, SEA)
         }
         self.taken: set[str] = set()
+        # the watchers near the movers of one nation (``planned``), by what
+        # they watch and block of the board (:meth:`near`): kept while no
+        # watcher of another nation moves, appears or goes, within an order
+        self.plans: dict[tuple[str, int, int], _Plan] = {}
+        self.kept: dict[str, dict[int, list[tuple[Unit, int]]]] = {AIR: {}, SEA: {}}
+        self.planned = ""
         # what a nation's units and cities see (:func:`spotted`), kept for the
         # order moving now while nothing that could change it happens: a
         # unit of another nation than the order's (or of the order's nation
@@ -174,7 +186,9 @@ class Watchers:
         self.mover: str | None = None  # the nation whose order moves now
         self.shares: bool | None = None  # whether it shares its sight (None: not asked yet)
         self.last: tuple[str, int] = ("", -1)  # the unit that moved last, and where to
-        self.hold = False  # a fighter out and back: what its nation sees is as before
+        # a fighter out and back: what its nation sees is as before, and it
+        # watches from where it did (:meth:`_drop`)
+        self.hold = False
         # each nation with those sharing its sight (:func:`spotted`), kept
         # for an order: relations change between orders only (next_order)
         self.names: dict[str, frozenset[str]] = {}
@@ -186,7 +200,7 @@ class Watchers:
         for unit in state.units.values():  # the order in a cell matters not: ids are sorted
             w = table[unit.kind]
             if w is not None:
-                layers[w].put(unit, unit.square)
+                layers[w[0]].put(unit, unit.square)
             if unit.kind in far:
                 eyes.setdefault(unit.owner, set()).add(unit.id)
 
@@ -197,6 +211,7 @@ class Watchers:
         self.names.clear()
         self.sight.clear()
         self.shares = None
+        self._forget()
 
     def sees(self, places: Places, nation: str, square: int) -> bool:
         """sight.sees_square's question, as :func:`spotted` answers it."""
@@ -223,33 +238,142 @@ class Watchers:
             self.eyes.setdefault(unit.owner, set()).add(unit.id)
         w = self.table[unit.kind]
         if w is not None:
-            self.layers[w].put(unit, unit.square)
+            self.layers[w[0]].put(unit, unit.square)
+            if self.plans:
+                self._drop(unit)
 
     def removed(self, unit: Unit) -> None:
         self.changed(unit)
         self.eyes.get(unit.owner, set()).discard(unit.id)
         w = self.table[unit.kind]
         if w is not None:
-            self.layers[w].take(unit, unit.square)
+            self.layers[w[0]].take(unit, unit.square)
+            if self.plans:
+                self._drop(unit)
 
     def moved(self, unit: Unit, old: int) -> None:
         if self.sight:
             self.changed(unit)
         w = self.table[unit.kind]
         if w is not None:
-            layer = self.layers[w]
+            if self.plans:
+                self._drop(unit)
+            layer = self.layers[w[0]]
             if layer.cell(old) != layer.cell(unit.square):
                 layer.take(unit, old)
                 layer.put(unit, unit.square)
+
+    def _drop(self, watcher: Unit) -> None:
+        """A watcher moved, appeared or went: the plans of another nation's
+        movers (which it may watch) are gathered again (not for a fighter
+        out and back: it is where it was)."""
+        if watcher.owner != self.planned and not self.hold:
+            self._forget()
+
+    def _forget(self) -> None:
+        """The plans and what they found by square dropped."""
+        self.plans.clear()
+        for kept in self.kept.values():
+            kept.clear()
+
+    def near(self, what: str, square: int, mover: str) -> list[tuple[Unit, int]]:
+        """The units watching ``what`` within their reach of ``square`` that
+        may act on a unit of ``mover``'s nation there, each with how far
+        it is (the caller reads what changes as they act: HP, ammo,
+        mobility, fuel, being carried or taken). Kept by square, from
+        plans of blocks of the board (:class:`_Plan`), for the movers of
+        one nation; gathered again when a unit of another nation watching
+        moves, appears or goes (:meth:`_drop`) and for each order: while a
+        unit walks, nothing else moves until a watcher acts, and an
+        order's units walk the same way."""
+        if mover != self.planned:
+            self._forget()
+            self.planned = mover
+        kept = self.kept[what]
+        found = kept.get(square)
+        if found is None:
+            grid = self.grid
+            width, height = grid.width, grid.height
+            row, column = divmod(square, width)
+            block = 2 * MARGIN[what] + 1
+            key = (what, row // block, column // block)
+            plan = self.plans.get(key)
+            if plan is None:
+                plan = self.plans[key] = self._gather(what, key, mover)
+            found = kept[square] = []
+            for u, reach in plan.near:  # grid.distance, inline
+                ur, uc = divmod(u.square, width)
+                dc = uc - column if uc > column else column - uc
+                dr = ur - row if ur > row else row - ur
+                if dc + dc > width:
+                    dc = width - dc
+                if dr + dr > height:
+                    dr = height - dr
+                d = dc if dc > dr else dr
+                if d <= reach:
+                    found.append((u, d))
+        return found
+
+    def _gather(self, what: str, key: tuple[str, int, int], mover: str) -> _Plan:
+        """The watchers of ``what`` within their reach of a square of the
+        block ``key`` whose nation is not Friendly or Allied toward
+        ``mover`` (relations change between orders only), with their reach
+        (those within their reach and MARGIN of the block's middle)."""
+        margin = MARGIN[what]
+        block = 2 * margin + 1
+        grid = self.grid
+        width, height = grid.width, grid.height
+        row, column = (key[1] * block + margin) % height, (key[2] * block + margin) % width
+        ids: list[str] = []
+        self.layers[what].around(row * width + column, mover, ids, self.reach[what] + margin)
+        units, nations, table = self.state.units, self.state.nations, self.table
+        hostile: dict[str, bool] = {}  # by the watcher's nation, asked once
+        near = []
+        for uid in ids:
+            u = units.get(uid)
+            if u is None:
+                continue
+            # grid.distance to the middle, inline: a gather measures dozens
+            ur, uc = divmod(u.square, width)
+            dc = uc - column if uc > column else column - uc
+            dr = ur - row if ur > row else row - ur
+            if dc + dc > width:
+                dc = width - dc
+            if dr + dr > height:
+                dr = height - dr
+            reach = table[u.kind][1]  # type: ignore[index]
+            if (dc if dc > dr else dr) > reach + margin:
+                continue
+            foe = hostile.get(u.owner)
+            if foe is None:
+                foe = hostile[u.owner] = nations[u.owner].relations.get(mover) not in FRIENDS
+            if foe:
+                near.append((u, reach))
+        return _Plan(near)
 
     def around(self, what: str, square: int, mover: str) -> list[str]:
         """The ids of the units watching ``what`` near ``square`` (every one
         within reach of it among them), but ``mover``'s nation's own."""
         found: list[str] = []
-        for layer in self.by_what[what]:
-            if layer.cells:
-                layer.around(square, mover, found)
+        self.layers[what].around(square, mover, found, self.reach[what])
         return found
+
+
+# the squares of a block of Watchers.near are within MARGIN of its middle
+# (blocks 2 x MARGIN + 1 wide): the planes of an order fly the same way,
+# a ship sails alone
+MARGIN = {AIR: 3, SEA: 2}
+
+
+class _Plan:
+    """The watchers that may act on the movers of one nation in a block
+    of the board (:meth:`Watchers.near`), with their
+    reach."""
+
+    __slots__ = ("near",)
+
+    def __init__(self, near: list[tuple[Unit, int]]) -> None:
+        self.near = near
 
 
 class _CityCells:
@@ -262,24 +386,38 @@ class _CityCells:
         self.layer = _Layer(state, sight.farthest_sight())
         self.squares: dict[int, list[int]] = {}
         self.count = -1  # cities when the cells were made (an engineer may found one)
+        self.near: dict[int, tuple[int, ...]] = {}  # around(), by square: cities stay put
 
-    def around(self, square: int) -> list[int]:
+    def around(self, square: int) -> tuple[int, ...]:
         """The city squares in the cells around ``square`` (every city
-        that may see it among them)."""
+        that may see it among them), worked out once a square."""
         if self.count != len(self.state.cities):
             self.count = len(self.state.cities)
             self.squares = {}
             for sq in sorted(self.state.cities):
                 self.squares.setdefault(self.layer.cell(sq), []).append(sq)
-        layer, squares = self.layer, self.squares
-        row, column = divmod(square, layer.width)
-        columns = layer.columns[column]
-        return [
-            sq
-            for r in layer.rows[row]
-            for c in columns
-            for sq in squares.get(r * layer.across + c, ())
-        ]
+            grid = self.state.grid
+            self.near = _cities_near(grid.width, grid.height, frozenset(self.state.cities))
+        found = self.near.get(square)
+        if found is None:
+            layer, squares = self.layer, self.squares
+            row, column = divmod(square, layer.width)
+            columns = layer.columns[column]
+            found = self.near[square] = tuple(
+                sq
+                for r in layer.rows[row]
+                for c in columns
+                for sq in squares.get(r * layer.across + c, ())
+            )
+        return found
+
+
+@lru_cache(maxsize=4)
+def _cities_near(width: int, height: int, cities: frozenset[int]) -> dict[int, tuple[int, ...]]:
+    """A dict kept for a board's size and its city squares: what
+    :meth:`_CityCells.around` works out once a square, which they alone
+    decide (kept from tick to tick: cities seldom come or go)."""
+    return {}
 
 
 @cache
@@ -343,17 +481,22 @@ def watch(
     what = _movers().get(unit.kind)
     if what is None or unit.carried_by is not None:
         return None
-    found = watchers(state, places)
+    found = places.watch
+    if found is None or found.state is not state:
+        found = watchers(state, places)
     if found.last[0] != unit.id and found.last[1] in state.cities:
         found.sight.clear()  # the unit that moved before may have taken a city
     found.last = (unit.id, square)
-    ids = found.around(what, square, unit.owner)
-    if not ids:
+    # what Watchers.near keeps, read here first: a tick asks it of every square entered
+    near = found.kept[what].get(square) if unit.owner == found.planned else None
+    if near is None:
+        near = found.near(what, square, unit.owner)
+    if not near:
         return None
     kind = tables().unit(unit.kind)
     if what == SEA:
-        return interdict(state, places, unit, kind, ids, events, rng)
-    return intercept(state, places, unit, kind, ids, events, rng)
+        return interdict(state, places, unit, kind, near, events, rng)
+    return intercept(state, places, unit, kind, near, events, rng)
 
 
 def enemy(state: State, watcher: Unit, mover: Unit) -> bool:
@@ -392,12 +535,22 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
     plane flies near fighters). Units and cities seeing CLOSE or less are
     looked for in the squares within CLOSE; those seeing farther (radars,
     satellites on the ground) one by one."""
-    kept = watchers(state, places).names
-    names = kept.get(nation)
-    if names is None:
-        names = kept[nation] = frozenset({nation, *sight.sharers(state, nation)})
+    names = _names(state, watchers(state, places), nation)
     grid, at, units = state.grid, places.at, state.units
-    for q in _square_disc(grid.width, grid.height, square, CLOSE):
+    width, height = grid.width, grid.height
+    row, column = divmod(square, width)
+    if CLOSE <= row < height - CLOSE and CLOSE <= column < width - CLOSE:
+        for step, d in _rings(width):  # away from the edges: the squares by offset
+            ids = at.get(square + step)
+            if ids:
+                for uid in ids:
+                    unit = units.get(uid)
+                    if unit is not None and unit.owner in names:
+                        r = sight.unit_sight(state, unit)
+                        if r is not None and d <= r:
+                            return True
+        return _far_sight(state, places, names, square)
+    for q in _square_disc(width, height, square, CLOSE):
         ids = at.get(q)
         if ids:
             d = grid.distance(q, square)
@@ -408,6 +561,27 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
                     if r is not None and d <= r:
                         return True
     return _far_sight(state, places, names, square)
+
+
+def _names(state: State, found: Watchers, nation: str) -> frozenset[str]:
+    """``nation`` and the nations sharing their sight with it
+    (sight.sharers, read from the relations without sorting), kept for an
+    order."""
+    names = found.names.get(nation)
+    if names is None:
+        sharing = sight.SHARING
+        names = found.names[nation] = frozenset(
+            [nation] + [o for o, n in state.nations.items() if n.relations.get(nation) in sharing]
+        )
+    return names
+
+
+@cache
+def _rings(width: int) -> tuple[tuple[int, int], ...]:
+    """The squares within CLOSE of a square away from the edges of a board
+    ``width`` wide: (what is added to the square, how far it is)."""
+    steps = range(-CLOSE, CLOSE + 1)
+    return tuple((r * width + c, max(abs(r), abs(c))) for r in steps for c in steps)
 
 
 def _far_sight(state: State, places: Places, names: frozenset[str], square: int) -> bool:
@@ -478,41 +652,18 @@ def intercept(
     places: Places,
     mover: Unit,
     kind: UnitType,
-    ids: Iterable[str],
+    near: Iterable[tuple[Unit, int]],
     events: list[Event],
     rng: Rng,
 ) -> str | None:
     """The nearest free fighter able to (then by id) intercepts ``mover``
-    where it stands: "intercepted", or None."""
-    square, owner = mover.square, mover.owner
-    grid, units, taken = state.grid, state.units, watchers(state, places).taken
-    reach, kinds = _table(), tables().units
-    width, height = grid.width, grid.height
-    row, column = divmod(square, width)
-    hostile: dict[str, bool] = {}  # by the fighter's nation: enemy() of the mover, asked once
+    where it stands: "intercepted", or None. ``near``: the fighters within
+    reach that may (:meth:`Watchers.near`), with how far they are."""
+    square, taken, kinds = mover.square, watchers(state, places).taken, tables().units
     hits: dict[str, bool] = {}  # by the fighter's type: may_attack() the mover, asked once
     found = []
-    for uid in ids:
-        fighter = units.get(uid)
-        if fighter is None or fighter.owner == owner or uid in taken:
-            continue
-        if fighter.carried_by is not None:
-            continue
-        foe = hostile.get(fighter.owner)
-        if foe is None:
-            foe = hostile[fighter.owner] = enemy(state, fighter, mover)
-        if not foe:
-            continue
-        # grid.distance, inline: a tick asks it of every fighter near every square flown
-        fr, fc = divmod(fighter.square, width)
-        dc = fc - column if fc > column else column - fc
-        dr = fr - row if fr > row else row - fr
-        if dc + dc > width:
-            dc = width - dc
-        if dr + dr > height:
-            dr = height - dr
-        d = dc if dc > dr else dr
-        if d > reach[fighter.kind][1]:
+    for fighter, d in near:
+        if fighter.carried_by is not None or fighter.id in taken:
             continue
         fkind = kinds[fighter.kind]
         if not (able(fighter) and _can_fly(fighter, fkind, d)):
@@ -521,12 +672,12 @@ def intercept(
         if hit is None:
             hit = hits[fkind.key] = firing.may_attack(state, fkind, mover)
         if hit:
-            found.append((d, uid))
+            found.append((d, fighter.id))
     if not found or flak_at(state, places, mover, square):
         return None
     blind: set[str] = set()  # nations found not to see the mover: asked once
     for d, uid in sorted(found):
-        fighter = units[uid]
+        fighter = state.units[uid]
         if fighter.owner in blind:
             continue
         if sees(state, places, fighter, mover, d):
@@ -545,12 +696,14 @@ def flak_at(state: State, places: Places, mover: Unit, square: int) -> bool:
     if city is not None and t.cities[city.designation].flak > 0 and city.owner is not None:
         if units.allied(state, mover.owner, city.owner):
             return True
-    return any(
-        t.unit(u.kind).flak > 0
-        and t.unit(u.kind).ship
-        and units.allied(state, mover.owner, u.owner)
-        for u in places.units_at(square)
-    )
+    kinds, present = t.units, state.units
+    for uid in places.at.get(square, ()):
+        u = present.get(uid)
+        if u is not None:
+            k = kinds[u.kind]
+            if k.flak > 0 and k.ship and units.allied(state, mover.owner, u.owner):
+                return True
+    return False
 
 
 def _can_fly(plane: Unit, kind: UnitType, squares: int) -> bool:
@@ -636,13 +789,15 @@ def interdict(
     places: Places,
     mover: Unit,
     kind: UnitType,
-    ids: Iterable[str],
+    near: Iterable[tuple[Unit, int]],
     events: list[Event],
     rng: Rng,
 ) -> str | None:
     """Every watcher that may act on the ship ``mover``, nearest first
-    (then by id), acts while it lives: "interdicted" if one fired on it."""
-    found = _interdictors(state, places, mover, kind, ids)
+    (then by id), acts while it lives: "interdicted" if one fired on it.
+    ``near``: the watchers within reach that may (:meth:`Watchers.near`),
+    with how far they are."""
+    found = _interdictors(state, places, mover, kind, near)
     fired = False
     for _, uid, role in found:
         watcher = state.units.get(uid)
@@ -654,29 +809,25 @@ def interdict(
 
 
 def _interdictors(
-    state: State, places: Places, mover: Unit, kind: UnitType, ids: Iterable[str]
+    state: State, places: Places, mover: Unit, kind: UnitType, near: Iterable[tuple[Unit, int]]
 ) -> list[tuple[int, str, str]]:
     """(distance, id, how it acts) of the watchers that may act on the
     ship, nearest first: "ship", "plane" or "coast"."""
-    grid, units, t = state.grid, state.units, tables()
+    t = tables()
     taken = watchers(state, places).taken  # planes that broke off against this order
     square, hidden = mover.square, "stealth" in kind.flags
     at_sea = square not in state.board.land
     found = []
     seen: dict[str, bool] = {}
-    for uid in ids:
-        w = units.get(uid)
-        if w is None or w.owner == mover.owner or uid in taken:
-            continue
-        d = grid.distance(w.square, square)
-        if d > _watches(w.kind)[1] or w.carried_by is not None or not enemy(state, w, mover):
+    for w, d in near:
+        if w.carried_by is not None or w.id in taken:
             continue
         wkind = t.unit(w.kind)
         role = _role(state, places, w, wkind, mover, d, hidden, at_sea)
         if role is not None and firing.may_attack(state, wkind, mover):
             if _sees_once(state, places, w, mover, d, seen):
                 if role != "ship" or supply.in_supply(state, w, places):
-                    found.append((d, uid, role))
+                    found.append((d, w.id, role))
     return sorted(found)
 
 
@@ -819,9 +970,9 @@ def intercept_on_the_way(
     state: State, places: Places, plane: Unit, events: list[Event], rng: Rng
 ) -> bool:
     """Fighters near may intercept an interdicting plane where it flies."""
-    ids = watchers(state, places).around(AIR, plane.square, plane.owner)
+    near = watchers(state, places).near(AIR, plane.square, plane.owner)
     kind = tables().unit(plane.kind)
-    return bool(ids) and intercept(state, places, plane, kind, ids, events, rng) is not None
+    return bool(near) and intercept(state, places, plane, kind, near, events, rng) is not None
 
 
 def _put(places: Places, unit: Unit, square: int) -> None:

@@ -272,14 +272,20 @@ def run_group(
 
 
 _UNKNOWN: list[int] = []  # no way kept (an empty way is a way: already there)
+_AIR_WAYS = "air ways of "  # kept by nation, not by unit (no unit id holds a space)
 
 
 def _way(
     state: State, places: Places, unit: Unit, target: int, near: int, keep: bool = False
 ) -> list[int] | None:
     """find_path, or the way the order's fuel check found for ``unit`` while
-    nothing has moved since (Places.ways; ``keep``: the fuel check keeps it)."""
-    key = (unit.id, unit.square, target, near)
+    nothing has moved since (Places.ways; ``keep``: the fuel check keeps it).
+    The air units of one nation on one square share that way: they fly over
+    anything, and the squares closed to them are closed by what stands
+    there, the same for each but on their own square, which no search asks
+    (the planes of a group are checked once, not five times)."""
+    flier = tables().units[unit.kind].domain == "air"
+    key = (_AIR_WAYS + unit.owner if flier else unit.id, unit.square, target, near)
     path = places.ways.get(key, _UNKNOWN)
     if path is _UNKNOWN:
         path = find_path(state, places, unit, target, near)

@@ -15,7 +15,7 @@ from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.known import as_known
 from adjudicator.strategic.places import Places
 from adjudicator.strategic.rules import UnitType, tables
-from adjudicator.strategic.state import Board, State, Unit
+from adjudicator.strategic.state import Board, City, State, Unit
 from adjudicator.strategic.supply import in_supply
 from adjudicator.strategic.units import _enterable, _terrain
 
@@ -57,16 +57,56 @@ def find_path(
         return None  # no way to end there: spare the search of a whole ocean
     if not boarding and not _same_region(state, places, kind, start, ends):
         return None  # another island, a lake: no search either
-    passable = planned(state, places, unit, kind, terrain) if units_matter else terrain
-    known: dict[int, bool] = {}  # each square asked once per search
+    may_step = _asker(state, places, unit, kind, terrain, target, near, units_matter)
+    ends = list(filter(may_step, ends))
+    if not ends:
+        return None  # every end held by others
+    line = _line(grid.width, grid.height, start, target, near)
+    if line is not None and line[-1] in ends:
+        anywhere = kind.domain in ("amphibious", "air")
+        if _straight(line, may_step, places.at, state.cities, target, anywhere):
+            return list(line)
+    return _search(grid, start, target, near, may_step, ends)
+
+
+def _asker(
+    state: State,
+    places: Places,
+    unit: Unit,
+    kind: UnitType,
+    terrain: Callable[[int], bool],
+    target: int,
+    near: int,
+    units_matter: bool,
+) -> Callable[[int], bool]:
+    """Whether ``unit`` may step into a square on its way to ``target``, as
+    its nation knows the board (:func:`planned`; only the terrain if not
+    ``units_matter``); the target itself (near 0) by the terrain alone."""
+    at, cities, units, nation = places.at, state.cities, state.units, unit.owner
+    # what the nation knows of the squares that hold another nation's unit
+    # or a city, made when the search first meets one (most ways cross none)
+    passable: Callable[[int], bool] | None = None if units_matter else terrain
+    known: dict[int, bool] = {}  # each such square asked once per search
+    shares = not kind.ship  # only a ship is kept out by its own nation's (ships)
 
     def may_step(sq: int) -> bool:
+        nonlocal passable
+        if sq not in cities and sq != target:
+            ids = at.get(sq)
+            if not ids or (shares and all(units[i].owner == nation for i in ids if i in units)):
+                return terrain(sq)  # nothing there, or its own: the terrain alone, as planned()
         answer = known.get(sq)
         if answer is None:
-            answer = known[sq] = (near == 0 and terrain(sq)) if sq == target else passable(sq)
+            if sq == target:
+                answer = near == 0 and terrain(sq)
+            else:
+                if passable is None:
+                    passable = planned(state, places, unit, kind, terrain)
+                answer = passable(sq)
+            known[sq] = answer
         return answer
 
-    return _search(grid, start, target, near, may_step, list(filter(may_step, ends)))
+    return may_step
 
 
 def _boards(state: State, places: Places, unit: Unit, kind: UnitType, target: int) -> bool:
@@ -179,27 +219,22 @@ def _search(
     may_step: Callable[[int], bool],
     ends: list[int],
 ) -> list[int] | None:
-    """A* over the 8-neighbour wrapping grid to one of ``ends``, every step
-    costing 1; the heuristic is the Chebyshev distance (exact on open
-    water). Ties go to the deeper square, then the lower square number: the
-    same board gives the same path. Whether a square may be entered is
-    asked when the search takes it, not when it meets it: a short way asks
-    few squares, and the squares taken are the same. Once the search has
-    taken FLOOD_AFTER squares, a flood back from the ends takes one for
-    each it takes: a target walled in (by other ships, say) is known to be
-    out of reach in a few squares, not after a whole ocean; the path found
-    is the same either way."""
-    if not ends:
-        return None  # every end held by others
+    """A* over the 8-neighbour wrapping grid to one of ``ends`` (at least
+    one), every step costing 1; the heuristic is the Chebyshev distance
+    (exact on open water). Ties go to the deeper square, then the lower
+    square number: the same board gives the same path. Whether a square
+    may be entered is asked when the search takes it, not when it meets
+    it: a short way asks few squares, and the squares taken are the same.
+    Once the search has taken FLOOD_AFTER squares, a flood back from the
+    ends takes one for each it takes: a target walled in (by other ships,
+    say) is known to be out of reach in a few squares, not after a whole
+    ocean; the path found is the same either way."""
     width = grid.width
     target_row, target_column = divmod(target, width)
     columns = _axis(width, target_column, near)  # the estimate, a column and a row apart
     rows = _axis(grid.height, target_row, near)
     neighbours = grid.adjacency
     goals = set(ends)
-    straight = _straight(grid, start, target, near, may_step, goals)
-    if straight is not None:
-        return straight
     best = {start: 0}
     came: dict[int, int] = {}
     start_row, start_column = divmod(start, width)
@@ -230,25 +265,22 @@ def _search(
 
 
 def _straight(
-    grid: Grid,
-    start: int,
-    target: int,
-    near: int,
+    line: tuple[int, ...],
     may_step: Callable[[int], bool],
-    goals: set[int],
-) -> list[int] | None:
-    """The way :func:`_search` takes when nothing blocks it (most moves:
-    planes over anything, ships over open water), found without its queue,
-    or None (then the search is needed): :func:`_line`, if every square on
-    it may be entered (asked of ``may_step`` in the order the search would
-    ask them) and it ends on one of ``goals``."""
-    line = _line(grid.width, grid.height, start, target, near)
-    if line is None or line[-1] not in goals:
-        return None
+    at: dict[int, tuple[str, ...]],
+    cities: dict[int, City],
+    target: int,
+    anywhere: bool,
+) -> bool:
+    """Whether :func:`_search` would take ``line`` (:func:`_line`, ending
+    on one of its ends): whether every square on it may be entered (most
+    moves: planes over anything, ships over open water), found without its
+    queue. A unit that goes ``anywhere`` (air, engineers) may enter every
+    square that holds no unit and no city: only the others are asked."""
     for sq in line:
-        if not may_step(sq):
-            return None
-    return list(line)
+        if (not anywhere or sq in at or sq in cities or sq == target) and not may_step(sq):
+            return False
+    return True
 
 
 @lru_cache(maxsize=4096)
