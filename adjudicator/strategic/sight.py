@@ -50,6 +50,7 @@ from adjudicator.strategic import supply
 from adjudicator.strategic.board import full_fuel
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
+from adjudicator.strategic.reach import spread
 from adjudicator.strategic.rules import MEMORY_TICKS, SUB_MEMORY_TICKS, tables
 from adjudicator.strategic.state import (
     City,
@@ -114,31 +115,6 @@ def disc(grid: Grid, square: int, radius: int) -> set[int]:
     """The squares within ``radius`` of ``square`` (the same squares as
     ``grid.within``)."""
     return spread(grid, [square], radius)
-
-
-def spread(grid: Grid, centres: Iterable[int], radius: int) -> set[int]:
-    """Every square within ``radius`` of any of ``centres``: the centres
-    spread along their rows, then that along the columns, each step a few
-    set updates over whole lists (squares close together are counted once
-    at each step), never a loop over the squares of every disc."""
-    width, height = grid.width, grid.height
-    if 2 * radius + 1 >= width:  # the whole row
-        rows = {q // width for q in centres}
-        wide = {r * width + c for r in rows for c in range(width)}
-    else:
-        pairs = [(q - q % width, q % width) for q in centres]
-        wide = set()
-        for d in range(-radius, radius + 1):
-            wide.update([b + (c + d) % width for b, c in pairs])
-    if 2 * radius + 1 >= height:  # the whole column
-        columns = {q % width for q in wide}
-        return {r * width + c for r in range(height) for c in columns}
-    size = grid.size
-    out = set(wide)
-    for d in range(1, radius + 1):
-        out.update([(q + d * width) % size for q in wide])
-        out.update([(q - d * width) % size for q in wide])
-    return out
 
 
 def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict[int, int]]:

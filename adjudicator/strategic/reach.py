@@ -1,0 +1,34 @@
+"""The squares within a distance of many squares at once: what a nation's
+units see (sight.py) and where its sources supply (supply.py), worked out as
+a few set updates over whole rows rather than square by square."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from adjudicator.strategic.grid import Grid
+
+
+def spread(grid: Grid, centres: Iterable[int], radius: int) -> set[int]:
+    """Every square within ``radius`` of any of ``centres``: the centres
+    spread along their rows, then that along the columns, each step a few
+    set updates over whole lists (squares close together are counted once
+    at each step), never a loop over the squares of every disc."""
+    width, height = grid.width, grid.height
+    if 2 * radius + 1 >= width:  # the whole row
+        rows = {q // width for q in centres}
+        wide = {r * width + c for r in rows for c in range(width)}
+    else:
+        pairs = [(q - q % width, q % width) for q in centres]
+        wide = set()
+        for d in range(-radius, radius + 1):
+            wide.update([b + (c + d) % width for b, c in pairs])
+    if 2 * radius + 1 >= height:  # the whole column
+        columns = {q % width for q in wide}
+        return {r * width + c for r in range(height) for c in columns}
+    size = grid.size
+    out = set(wide)
+    for d in range(1, radius + 1):
+        out.update([(q + d * width) % size for q in wide])
+        out.update([(q - d * width) % size for q in wide])
+    return out
