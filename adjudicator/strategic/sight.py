@@ -422,6 +422,10 @@ class Survey:
         self.by_owner: dict[str, list[Unit]] = _grouped(by_id, _owner)
         self.occupied = frozenset(self.by_square)
         self.cities = [state.cities[sq] for sq in sorted(state.cities)]
+        self._city_squares = frozenset(state.cities)
+        self._unseen: list[dict[str, Any]] | None = None  # every city unseen, in order
+        self._city_at: dict[int, int] = {}  # a city's place in that list, by square
+        self._city_owners: dict[str | None, list[int]] = {}  # those places, by owner
         self.nations = [state.nations[name] for name in sorted(state.nations)]
         self._sightings: dict[str, Sighting] = {}
         self._seen: dict[str, tuple[frozenset[int], list[Unit]]] = {}
@@ -525,6 +529,27 @@ class Survey:
                 entry["standing"] = self.standing_of().get(unit.id)
         return entry
 
+    def own_entries(self, nation: str) -> list[dict[str, Any]]:
+        """Every unit of ``nation`` as its own view shows it (what
+        :meth:`unit_entry` gives with ``full``), by id, made in one pass."""
+        made, name = self._entries[True], self.name
+        supplied, standing = self.supplied(), self.standing_of()
+        out = []
+        for unit in self.by_owner.get(nation, ()):
+            entry = made.get(unit.id)
+            if entry is None:
+                kind, fuel_full, full_hp = _shown_type(unit.kind)
+                entry = made[unit.id] = {
+                    "id": unit.id, "kind": unit.kind, "name": kind, "owner": unit.owner,
+                    "square": unit.square, "at": name(unit.square), "hp": unit.hp,
+                    "status": "own", "ammo": unit.ammo, "mobility": unit.mobility,
+                    "fuel": unit.fuel, "fuel_full": fuel_full, "full_hp": full_hp,
+                    "carried_by": unit.carried_by, "supplied": unit.id in supplied,
+                    "standing": standing.get(unit.id),
+                }  # fmt: skip
+            out.append(entry)
+        return out
+
     def standing_of(self) -> dict[str, dict[str, str]]:
         """Each unit's standing order ({action, target}: the target square's
         name), worked out once."""
@@ -551,6 +576,24 @@ class Survey:
                 self._held[c.owner] = self._held.get(c.owner, 0) + 1
         return self._held
 
+    def city_entries(self, nation: str, squares: frozenset[int]) -> list[dict[str, Any]]:
+        """Every city as ``nation``'s view shows it, in square order: its
+        own in full, the others known where it sees them now."""
+        if self._unseen is None:
+            self._unseen = [self.city_entry(c, False) for c in self.cities]
+            self._city_at = {c.square: i for i, c in enumerate(self.cities)}
+            self._city_owners = _grouped(list(range(len(self.cities))), self._owner_at)
+        out, at, cities = list(self._unseen), self._city_at, self.cities
+        for square in self._city_squares & squares:
+            out[at[square]] = self.city_entry(cities[at[square]], True)
+        state = self.state
+        for i in self._city_owners.get(nation, ()):
+            out[i] = city_entry(state, cities[i], True, mine=True)
+        return out
+
+    def _owner_at(self, i: int) -> str | None:
+        return self.cities[i].owner
+
     def city_entry(self, city: City, known: bool) -> dict[str, Any]:
         """Another nation's (or a neutral) city, seen now or not."""
         made = self._city_entries[known]
@@ -558,6 +601,14 @@ class Survey:
         if entry is None:
             entry = made[city.square] = city_entry(self.state, city, known, mine=False)
         return entry
+
+
+@cache
+def _shown_type(key: str) -> tuple[str, int, int]:
+    """What a unit's full entry shows of its type: its name, its fuel when
+    refuelled, its full HP."""
+    kind = tables().units[key]
+    return kind.name, full_fuel(kind), kind.hp
 
 
 def _grouped(units: list[Unit], key: Callable[[Unit], Any]) -> dict[Any, list[Unit]]:
@@ -705,7 +756,7 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
     its nation in full; the other nations' names and relations toward it."""
     state = look.state
     others = look.seen_unsorted(nation, squares)
-    units = [look.unit_entry(u, full=True) for u in look.by_owner.get(nation, [])]
+    units = look.own_entries(nation)
     units += [look.unit_entry(u, full=False) for u in others]
     present = {u.id for u in others}
     units += [
@@ -717,12 +768,7 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
         "viewer": nation,
         "seen": squares,
         "units": sorted(units, key=itemgetter("id")),
-        "cities": [
-            city_entry(state, c, True, mine=True)
-            if c.owner == nation
-            else look.city_entry(c, c.square in squares)
-            for c in look.cities
-        ],
+        "cities": look.city_entries(nation, squares),
         "nation": nation_entry(state, state.nations[nation]),
         "nations": [other_entry(state, o, nation) for o in look.nations if o.name != nation],
         "standing": standing_entries(look, nation),
