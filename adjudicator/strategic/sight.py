@@ -417,9 +417,10 @@ class Survey:
         # survey holding its state would make a cycle that outlives the
         # tick (5,000 units kept until the collector's next full pass)
         self._state = weakref.ref(state)
-        by_id = sorted(state.units.values(), key=_id)
-        self.by_square: dict[int, list[Unit]] = _grouped(by_id, _square)
-        self.by_owner: dict[str, list[Unit]] = _grouped(by_id, _owner)
+        # in the state's order: whoever needs another sorts (a view, by id)
+        units = list(state.units.values())
+        self.by_square: dict[int, list[Unit]] = _grouped(units, _square)
+        self.by_owner: dict[str, list[Unit]] = _grouped(units, _owner)
         self.occupied = frozenset(self.by_square)
         self.cities = [state.cities[sq] for sq in sorted(state.cities)]
         self._city_squares = frozenset(state.cities)
@@ -460,11 +461,15 @@ class Survey:
         found = self._seen.get(nation)
         if found is not None and found[0] is squares:
             return found[1]
+        hidden, sees = self._stealthy, self.sees
         units = [
             unit
             for square in squares & self.occupied
             for unit in self.by_square[square]
-            if unit.owner != nation and self.sees(nation, unit, squares)
+            if unit.owner != nation
+            and (  # most units: seen where their square is (sees(), inline)
+                (unit.kind not in hidden and unit.carried_by is None) or sees(nation, unit, squares)
+            )
         ]
         self._seen[nation] = (squares, units)
         return units
@@ -531,7 +536,8 @@ class Survey:
 
     def own_entries(self, nation: str) -> list[dict[str, Any]]:
         """Every unit of ``nation`` as its own view shows it (what
-        :meth:`unit_entry` gives with ``full``), by id, made in one pass."""
+        :meth:`unit_entry` gives with ``full``), made in one pass, in the
+        state's order (a view sorts them with the rest)."""
         made, name = self._entries[True], self.name
         supplied, standing = self.supplied(), self.standing_of()
         out = []
