@@ -29,6 +29,7 @@ def spread(grid: Grid, centres: Iterable[int], radius: int) -> set[int]:
     size = grid.size
     out = set(wide)
     for d in range(1, radius + 1):
-        out.update([(q + d * width) % size for q in wide])
-        out.update([(q - d * width) % size for q in wide])
+        step = d * width
+        out.update([(q + step) % size for q in wide])
+        out.update([(q - step) % size for q in wide])
     return out

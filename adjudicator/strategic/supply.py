@@ -74,25 +74,29 @@ def supplied(state: State, places: Places | None = None) -> frozenset[str]:
     reach = _Reach(state)
     found: list[str] = []
     known: dict[tuple[str, str, int], bool] = {}
+    near_cities: dict[tuple[str, str], frozenset[int]] = {}
     for unit in state.units.values():
-        domain = _needs(unit.kind)
-        if domain is None or domain is True:
-            if domain is True:
+        domain, gives = _asks(unit.kind)
+        if domain is None:
+            if gives:  # always in supply
                 found.append(unit.id)
             continue
-        if unit.square in reach.cities(unit.owner, domain):
+        owner = unit.owner
+        squares = near_cities.get((owner, domain))
+        if squares is None:
+            squares = near_cities[owner, domain] = reach.cities(owner, domain)
+        if unit.square in squares:
             found.append(unit.id)
-            continue
-        if _gives(unit.kind, domain):
+        elif gives:
             if reach.other_source(unit, domain):
                 found.append(unit.id)
-            continue
-        key = (unit.owner, domain, unit.square)
-        answer = known.get(key)
-        if answer is None:
-            answer = known[key] = reach.other_source(unit, domain)
-        if answer:
-            found.append(unit.id)
+        else:
+            key = (owner, domain, unit.square)
+            answer = known.get(key)
+            if answer is None:
+                answer = known[key] = reach.other_source(unit, domain)
+            if answer:
+                found.append(unit.id)
     return frozenset(found)
 
 
@@ -113,7 +117,7 @@ class _Reach:
         self._cells: dict[str, dict[int, list[Unit]]] = {"land": {}, "sea": {}}
         for unit in state.units.values():
             if unit.ammo > 0:
-                for domain in tables().unit(unit.kind).supplies:
+                for domain in _supplies(unit.kind):
                     by_cell = self._cells.setdefault(domain, {})
                     by_cell.setdefault(self._cell(unit.square), []).append(unit)
 
@@ -185,6 +189,23 @@ def _city_reach(
         for domain in designations[designation].supplies:
             centres.setdefault((owner, domain), []).append(square)
     return {key: frozenset(spread(grid, squares, SUPPLY_RANGE)) for key, squares in centres.items()}
+
+
+@cache
+def _asks(key: str) -> tuple[str | None, bool]:
+    """What :func:`supplied` asks of a unit type: the domain of its sources
+    (None: always in supply, or no supply), and whether it is itself a
+    source of that domain (for None: whether always in supply)."""
+    domain = _needs(key)
+    if domain is None or domain is True:
+        return None, domain is True
+    return domain, _gives(key, domain)
+
+
+@cache
+def _supplies(key: str) -> tuple[str, ...]:
+    """The domains a unit type is a source for."""
+    return tuple(sorted(tables().unit(key).supplies))
 
 
 @cache
