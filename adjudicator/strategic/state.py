@@ -164,7 +164,9 @@ class State:
         return self.board.grid
 
     def copy(self) -> State:
-        """A copy to change: every unit, city and nation its own object."""
+        """A copy to change: every unit, city and nation its own object (a
+        nation's memory its own dict of the same sightings: they are
+        replaced, never changed)."""
         new = copy.copy(self)
         new.nations = {k: _nation_copy(n) for k, n in self.nations.items()}
         new.cities = {k: _city_copy(c) for k, c in self.cities.items()}
@@ -195,7 +197,7 @@ class State:
 
 
 def _copier(cls: type) -> Callable[[Any], Any]:
-    """A field-by-field copy of a unit, city or sighting (what
+    """A field-by-field copy of a unit or a city (what
     :func:`copy.copy` does for them, without its general machinery: a big
     game copies thousands a tick): the class called with its fields read
     in one go."""
@@ -205,7 +207,6 @@ def _copier(cls: type) -> Callable[[Any], Any]:
 
 _unit_copy = _copier(Unit)
 _city_copy = _copier(City)
-_sighting_copy = _copier(Sighting)
 
 
 def _nation_copy(n: Nation) -> Nation:
@@ -213,7 +214,7 @@ def _nation_copy(n: Nation) -> Nation:
     new.declared = dict(n.declared)
     new.relations = dict(n.relations)
     new.pending = list(n.pending)
-    new.memory = {k: _sighting_copy(s) for k, s in n.memory.items()}
+    new.memory = dict(n.memory)  # a sighting is replaced, never changed: shared
     return new
 
 
