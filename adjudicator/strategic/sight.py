@@ -123,17 +123,20 @@ def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict
     count once)."""
     out: dict[str, dict[int, int]] = {name: {} for name in (names or state.nations)}
     units = tables().units
-    radii: dict[tuple[str, str], int] = {}  # by nation and unit type: 5,000 units a tick
+    radii: dict[str, dict[str, int]] = {}  # by nation, by unit type: 5,000 units a tick
     for unit in state.units.values():
         spots = out.get(unit.owner)
         if spots is None or unit.carried_by is not None:  # as unit_sight, inline
             continue
-        r = radii.get((unit.owner, unit.kind))
+        kinds = radii.get(unit.owner)
+        if kinds is None:
+            kinds = radii[unit.owner] = {}
+        r = kinds.get(unit.kind)
         if r is None:
             nation = state.nations.get(unit.owner)
             if nation is None:
                 continue
-            r = radii[unit.owner, unit.kind] = _radius(units[unit.kind].sight, nation.tech)
+            r = kinds[unit.kind] = _radius(units[unit.kind].sight, nation.tech)
         if spots.get(unit.square, -1) < r:
             spots[unit.square] = r
     for city in state.cities.values():
@@ -417,10 +420,22 @@ class Survey:
         # survey holding its state would make a cycle that outlives the
         # tick (5,000 units kept until the collector's next full pass)
         self._state = weakref.ref(state)
-        # in the state's order: whoever needs another sorts (a view, by id)
-        units = list(state.units.values())
-        self.by_square: dict[int, list[Unit]] = _grouped(units, _square)
-        self.by_owner: dict[str, list[Unit]] = _grouped(units, _owner)
+        # in the state's order (whoever needs another sorts: a view, by id),
+        # by square and by owner in one pass
+        self.by_square: dict[int, list[Unit]] = {}
+        self.by_owner: dict[str, list[Unit]] = {}
+        by_square, by_owner = self.by_square, self.by_owner
+        for unit in state.units.values():
+            here = by_square.get(unit.square)
+            if here is None:
+                by_square[unit.square] = [unit]
+            else:
+                here.append(unit)
+            mine = by_owner.get(unit.owner)
+            if mine is None:
+                by_owner[unit.owner] = [unit]
+            else:
+                mine.append(unit)
         self.occupied = frozenset(self.by_square)
         self.cities = [state.cities[sq] for sq in sorted(state.cities)]
         self._city_squares = frozenset(state.cities)
@@ -637,8 +652,6 @@ def units_seen(state: State, nation: str, squares: frozenset[int]) -> list[Unit]
 
 
 _id = attrgetter("id")
-_square = attrgetter("square")
-_owner = attrgetter("owner")
 
 
 # --------------------------------------------------------------------------
