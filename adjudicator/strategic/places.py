@@ -31,8 +31,8 @@ class Places:
     def __init__(self, state: State) -> None:
         self.state = state
         grid = state.grid
-        self._width, self._across = grid.width, _cells_across(grid.width)
-        self._columns, self._rows = _window(grid.width), _window(grid.height)
+        self._width, self._across = grid.width, cells_across(grid.width)
+        self._columns, self._rows = window(grid.width), window(grid.height)
         # the cells near each square, and the cities in them, worked out
         # once a board and set of cities (shared by the places of every
         # tick and view of a game: cities seldom change)
@@ -190,7 +190,7 @@ def _domains(kind: str) -> tuple[str, ...]:
     return tuple(sorted(tables().unit(kind).supplies))
 
 
-def _cells_across(length: int) -> int:
+def cells_across(length: int) -> int:
     return -(-length // CELL)
 
 
@@ -203,7 +203,7 @@ def _shared(width: int, height: int, cities: frozenset[int] | None = None) -> di
 
 
 @cache
-def _window(length: int) -> tuple[tuple[int, ...], ...]:
+def window(length: int) -> tuple[tuple[int, ...], ...]:
     """For each coordinate along an edge of ``length`` (wrapping), the
     cells that squares within supply range of it fall in."""
     out = []

@@ -50,6 +50,7 @@ from adjudicator.strategic import supply
 from adjudicator.strategic.board import full_fuel
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places
+from adjudicator.strategic.reach import spread
 from adjudicator.strategic.rules import MEMORY_TICKS, SUB_MEMORY_TICKS, tables
 from adjudicator.strategic.state import (
     City,
@@ -116,48 +117,26 @@ def disc(grid: Grid, square: int, radius: int) -> set[int]:
     return spread(grid, [square], radius)
 
 
-def spread(grid: Grid, centres: Iterable[int], radius: int) -> set[int]:
-    """Every square within ``radius`` of any of ``centres``: the centres
-    spread along their rows, then that along the columns, each step a few
-    set updates over whole lists (squares close together are counted once
-    at each step), never a loop over the squares of every disc."""
-    width, height = grid.width, grid.height
-    if 2 * radius + 1 >= width:  # the whole row
-        rows = {q // width for q in centres}
-        wide = {r * width + c for r in rows for c in range(width)}
-    else:
-        pairs = [(q - q % width, q % width) for q in centres]
-        wide = set()
-        for d in range(-radius, radius + 1):
-            wide.update([b + (c + d) % width for b, c in pairs])
-    if 2 * radius + 1 >= height:  # the whole column
-        columns = {q % width for q in wide}
-        return {r * width + c for r in range(height) for c in columns}
-    size = grid.size
-    out = set(wide)
-    for d in range(1, radius + 1):
-        out.update([(q + d * width) % size for q in wide])
-        out.update([(q - d * width) % size for q in wide])
-    return out
-
-
 def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict[int, int]]:
     """For each nation (of ``names``; all by default), the squares it sees
     from and the farthest sight from each (several units on one square
     count once)."""
     out: dict[str, dict[int, int]] = {name: {} for name in (names or state.nations)}
     units = tables().units
-    radii: dict[tuple[str, str], int] = {}  # by nation and unit type: 5,000 units a tick
+    radii: dict[str, dict[str, int]] = {}  # by nation, by unit type: 5,000 units a tick
     for unit in state.units.values():
         spots = out.get(unit.owner)
         if spots is None or unit.carried_by is not None:  # as unit_sight, inline
             continue
-        r = radii.get((unit.owner, unit.kind))
+        kinds = radii.get(unit.owner)
+        if kinds is None:
+            kinds = radii[unit.owner] = {}
+        r = kinds.get(unit.kind)
         if r is None:
             nation = state.nations.get(unit.owner)
             if nation is None:
                 continue
-            r = radii[unit.owner, unit.kind] = _radius(units[unit.kind].sight, nation.tech)
+            r = kinds[unit.kind] = _radius(units[unit.kind].sight, nation.tech)
         if spots.get(unit.square, -1) < r:
             spots[unit.square] = r
     for city in state.cities.values():
@@ -441,11 +420,28 @@ class Survey:
         # survey holding its state would make a cycle that outlives the
         # tick (5,000 units kept until the collector's next full pass)
         self._state = weakref.ref(state)
-        by_id = sorted(state.units.values(), key=_id)
-        self.by_square: dict[int, list[Unit]] = _grouped(by_id, _square)
-        self.by_owner: dict[str, list[Unit]] = _grouped(by_id, _owner)
+        # in the state's order (whoever needs another sorts: a view, by id),
+        # by square and by owner in one pass
+        self.by_square: dict[int, list[Unit]] = {}
+        self.by_owner: dict[str, list[Unit]] = {}
+        by_square, by_owner = self.by_square, self.by_owner
+        for unit in state.units.values():
+            here = by_square.get(unit.square)
+            if here is None:
+                by_square[unit.square] = [unit]
+            else:
+                here.append(unit)
+            mine = by_owner.get(unit.owner)
+            if mine is None:
+                by_owner[unit.owner] = [unit]
+            else:
+                mine.append(unit)
         self.occupied = frozenset(self.by_square)
         self.cities = [state.cities[sq] for sq in sorted(state.cities)]
+        self._city_squares = frozenset(state.cities)
+        self._unseen: list[dict[str, Any]] | None = None  # every city unseen, in order
+        self._city_at: dict[int, int] = {}  # a city's place in that list, by square
+        self._city_owners: dict[str | None, list[int]] = {}  # those places, by owner
         self.nations = [state.nations[name] for name in sorted(state.nations)]
         self._sightings: dict[str, Sighting] = {}
         self._seen: dict[str, tuple[frozenset[int], list[Unit]]] = {}
@@ -480,11 +476,15 @@ class Survey:
         found = self._seen.get(nation)
         if found is not None and found[0] is squares:
             return found[1]
+        hidden, sees = self._stealthy, self.sees
         units = [
             unit
             for square in squares & self.occupied
             for unit in self.by_square[square]
-            if unit.owner != nation and self.sees(nation, unit, squares)
+            if unit.owner != nation
+            and (  # most units: seen where their square is (sees(), inline)
+                (unit.kind not in hidden and unit.carried_by is None) or sees(nation, unit, squares)
+            )
         ]
         self._seen[nation] = (squares, units)
         return units
@@ -549,6 +549,28 @@ class Survey:
                 entry["standing"] = self.standing_of().get(unit.id)
         return entry
 
+    def own_entries(self, nation: str) -> list[dict[str, Any]]:
+        """Every unit of ``nation`` as its own view shows it (what
+        :meth:`unit_entry` gives with ``full``), made in one pass, in the
+        state's order (a view sorts them with the rest)."""
+        made, name = self._entries[True], self.name
+        supplied, standing = self.supplied(), self.standing_of()
+        out = []
+        for unit in self.by_owner.get(nation, ()):
+            entry = made.get(unit.id)
+            if entry is None:
+                kind, fuel_full, full_hp = _shown_type(unit.kind)
+                entry = made[unit.id] = {
+                    "id": unit.id, "kind": unit.kind, "name": kind, "owner": unit.owner,
+                    "square": unit.square, "at": name(unit.square), "hp": unit.hp,
+                    "status": "own", "ammo": unit.ammo, "mobility": unit.mobility,
+                    "fuel": unit.fuel, "fuel_full": fuel_full, "full_hp": full_hp,
+                    "carried_by": unit.carried_by, "supplied": unit.id in supplied,
+                    "standing": standing.get(unit.id),
+                }  # fmt: skip
+            out.append(entry)
+        return out
+
     def standing_of(self) -> dict[str, dict[str, str]]:
         """Each unit's standing order ({action, target}: the target square's
         name), worked out once."""
@@ -575,6 +597,24 @@ class Survey:
                 self._held[c.owner] = self._held.get(c.owner, 0) + 1
         return self._held
 
+    def city_entries(self, nation: str, squares: frozenset[int]) -> list[dict[str, Any]]:
+        """Every city as ``nation``'s view shows it, in square order: its
+        own in full, the others known where it sees them now."""
+        if self._unseen is None:
+            self._unseen = [self.city_entry(c, False) for c in self.cities]
+            self._city_at = {c.square: i for i, c in enumerate(self.cities)}
+            self._city_owners = _grouped(list(range(len(self.cities))), self._owner_at)
+        out, at, cities = list(self._unseen), self._city_at, self.cities
+        for square in self._city_squares & squares:
+            out[at[square]] = self.city_entry(cities[at[square]], True)
+        state = self.state
+        for i in self._city_owners.get(nation, ()):
+            out[i] = city_entry(state, cities[i], True, mine=True)
+        return out
+
+    def _owner_at(self, i: int) -> str | None:
+        return self.cities[i].owner
+
     def city_entry(self, city: City, known: bool) -> dict[str, Any]:
         """Another nation's (or a neutral) city, seen now or not."""
         made = self._city_entries[known]
@@ -582,6 +622,14 @@ class Survey:
         if entry is None:
             entry = made[city.square] = city_entry(self.state, city, known, mine=False)
         return entry
+
+
+@cache
+def _shown_type(key: str) -> tuple[str, int, int]:
+    """What a unit's full entry shows of its type: its name, its fuel when
+    refuelled, its full HP."""
+    kind = tables().units[key]
+    return kind.name, full_fuel(kind), kind.hp
 
 
 def _grouped(units: list[Unit], key: Callable[[Unit], Any]) -> dict[Any, list[Unit]]:
@@ -604,8 +652,6 @@ def units_seen(state: State, nation: str, squares: frozenset[int]) -> list[Unit]
 
 
 _id = attrgetter("id")
-_square = attrgetter("square")
-_owner = attrgetter("owner")
 
 
 # --------------------------------------------------------------------------
@@ -729,7 +775,7 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
     its nation in full; the other nations' names and relations toward it."""
     state = look.state
     others = look.seen_unsorted(nation, squares)
-    units = [look.unit_entry(u, full=True) for u in look.by_owner.get(nation, [])]
+    units = look.own_entries(nation)
     units += [look.unit_entry(u, full=False) for u in others]
     present = {u.id for u in others}
     units += [
@@ -741,12 +787,7 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
         "viewer": nation,
         "seen": squares,
         "units": sorted(units, key=itemgetter("id")),
-        "cities": [
-            city_entry(state, c, True, mine=True)
-            if c.owner == nation
-            else look.city_entry(c, c.square in squares)
-            for c in look.cities
-        ],
+        "cities": look.city_entries(nation, squares),
         "nation": nation_entry(state, state.nations[nation]),
         "nations": [other_entry(state, o, nation) for o in look.nations if o.name != nation],
         "standing": standing_entries(look, nation),

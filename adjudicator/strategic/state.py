@@ -9,11 +9,9 @@ valid (the engine is pure: same state, orders and seed, same result).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from operator import attrgetter
 from typing import Any
 
 from adjudicator.base import Outcome
@@ -164,7 +162,9 @@ class State:
         return self.board.grid
 
     def copy(self) -> State:
-        """A copy to change: every unit, city and nation its own object."""
+        """A copy to change: every unit, city and nation its own object (a
+        nation's memory its own dict of the same sightings: they are
+        replaced, never changed)."""
         new = copy.copy(self)
         new.nations = {k: _nation_copy(n) for k, n in self.nations.items()}
         new.cities = {k: _city_copy(c) for k, c in self.cities.items()}
@@ -194,18 +194,38 @@ class State:
         return None
 
 
-def _copier(cls: type) -> Callable[[Any], Any]:
-    """A field-by-field copy of a unit, city or sighting (what
-    :func:`copy.copy` does for them, without its general machinery: a big
-    game copies thousands a tick): the class called with its fields read
-    in one go."""
-    read = attrgetter(*(f.name for f in fields(cls)))
-    return lambda value: cls(*read(value))
+# A unit's and a city's copy, field by field (what copy.copy does for them,
+# without its general machinery: a big game copies thousands a tick): the
+# object made bare and each field set, as the dataclass's own __init__ does
+# (it does nothing else), twice as fast as calling it. A field left out here
+# is unset in the copy, and reading it raises at once.
 
 
-_unit_copy = _copier(Unit)
-_city_copy = _copier(City)
-_sighting_copy = _copier(Sighting)
+def _unit_copy(u: Unit) -> Unit:
+    new = object.__new__(Unit)
+    new.id = u.id
+    new.owner = u.owner
+    new.kind = u.kind
+    new.square = u.square
+    new.hp = u.hp
+    new.ammo = u.ammo
+    new.mobility = u.mobility
+    new.fuel = u.fuel
+    new.built = u.built
+    new.carried_by = u.carried_by
+    return new
+
+
+def _city_copy(c: City) -> City:
+    new = object.__new__(City)
+    new.name = c.name
+    new.square = c.square
+    new.owner = c.owner
+    new.designation = c.designation
+    new.build = c.build
+    new.next_build = c.next_build
+    new.progress = c.progress
+    return new
 
 
 def _nation_copy(n: Nation) -> Nation:
@@ -213,7 +233,7 @@ def _nation_copy(n: Nation) -> Nation:
     new.declared = dict(n.declared)
     new.relations = dict(n.relations)
     new.pending = list(n.pending)
-    new.memory = {k: _sighting_copy(s) for k, s in n.memory.items()}
+    new.memory = dict(n.memory)  # a sighting is replaced, never changed: shared
     return new
 
 

@@ -19,9 +19,11 @@ back to a port).
 from __future__ import annotations
 
 from collections.abc import Collection
-from functools import cache
+from functools import cache, lru_cache
 
-from adjudicator.strategic.places import Places
+from adjudicator.strategic.grid import Grid
+from adjudicator.strategic.places import CELL, Places, cells_across, window
+from adjudicator.strategic.reach import spread
 from adjudicator.strategic.rules import SUPPLY_RANGE, UnitType, tables
 from adjudicator.strategic.state import City, State, Unit, relation
 
@@ -62,30 +64,148 @@ def _needs(key: str) -> str | bool | None:
 
 
 def supplied(state: State, places: Places | None = None) -> frozenset[str]:
-    """The ids of every unit in supply (for healing: one index for all).
-    A unit that is no source of its own domain is in supply as any other
-    of its nation in its square is: asked once a nation, domain and square
-    (units stand together around their cities)."""
-    places = places or Places(state)
+    """The ids of every unit in supply (for healing and the views: one
+    index for all). A unit within range of a city of its nation or an ally
+    is found in that nation's reach from its cities (:func:`_city_reach`,
+    kept while the cities stay as they are); the others are asked of the
+    units that supply near them, once a nation, domain and square (units
+    stand together), and a unit that is itself a source, which does not
+    supply itself, once a unit. ``places`` is not needed."""
+    reach = _Reach(state)
     found: list[str] = []
     known: dict[tuple[str, str, int], bool] = {}
+    near_cities: dict[tuple[str, str], frozenset[int]] = {}
     for unit in state.units.values():
-        domain = _needs(unit.kind)
-        if domain is None or domain is True:
-            if domain is True:
+        domain, gives = _asks(unit.kind)
+        if domain is None:
+            if gives:  # always in supply
                 found.append(unit.id)
             continue
-        if _gives(unit.kind, domain):  # a source: it does not supply itself
-            if _any_source(state, places, unit, domain):
-                found.append(unit.id)
-            continue
-        key = (unit.owner, domain, unit.square)
-        answer = known.get(key)
-        if answer is None:
-            answer = known[key] = _any_source(state, places, unit, domain)
-        if answer:
+        owner = unit.owner
+        squares = near_cities.get((owner, domain))
+        if squares is None:
+            squares = near_cities[owner, domain] = reach.cities(owner, domain)
+        if unit.square in squares:
             found.append(unit.id)
+        elif gives:
+            if reach.other_source(unit, domain):
+                found.append(unit.id)
+        else:
+            key = (owner, domain, unit.square)
+            answer = known.get(key)
+            if answer is None:
+                answer = known[key] = reach.other_source(unit, domain)
+            if answer:
+                found.append(unit.id)
     return frozenset(found)
+
+
+class _Reach:
+    """Where the sources of a state supply: the squares within range of
+    each nation's cities and its allies', by domain; and the units that
+    supply, with ammo aboard, by cell of the board (as :class:`Places`
+    keeps them), looked at around a square."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        grid = state.grid
+        self._owned = _city_reach(grid, _city_key(state))
+        self._reach: dict[tuple[str, str], frozenset[int]] = {}
+        self._allies: dict[str, tuple[str, ...]] = {}
+        self._width, self._across = grid.width, cells_across(grid.width)
+        self._columns, self._rows = window(grid.width), window(grid.height)
+        self._cells: dict[str, dict[int, list[Unit]]] = {"land": {}, "sea": {}}
+        for unit in state.units.values():
+            if unit.ammo > 0:
+                for domain in _supplies(unit.kind):
+                    by_cell = self._cells.setdefault(domain, {})
+                    by_cell.setdefault(self._cell(unit.square), []).append(unit)
+
+    def _cell(self, square: int) -> int:
+        row, column = divmod(square, self._width)
+        return (row // CELL) * self._across + column // CELL
+
+    def allies(self, nation: str) -> tuple[str, ...]:
+        """The nations whose sources supply ``nation``'s units: itself and
+        those it is allied toward."""
+        found = self._allies.get(nation)
+        if found is None:
+            state = self.state
+            others = sorted(state.nations) if nation in state.nations else []
+            found = (nation, *(o for o in others if o != nation and _shares(state, nation, o)))
+            self._allies[nation] = found
+        return found
+
+    def cities(self, nation: str, domain: str) -> frozenset[int]:
+        """The squares in range of the cities of ``nation`` and its allies
+        that supply ``domain``."""
+        key = (nation, domain)
+        found = self._reach.get(key)
+        if found is None:
+            allies, owned = self.allies(nation), self._owned
+            if len(allies) == 1:
+                found = owned.get((nation, domain), frozenset())
+            else:
+                found = frozenset().union(*(owned.get((a, domain), ()) for a in allies))
+            self._reach[key] = found
+        return found
+
+    def other_source(self, unit: Unit, domain: str) -> bool:
+        """Whether a unit of ``unit``'s nation or an ally that supplies
+        ``domain``, other than ``unit``, with ammo aboard, is in range."""
+        distance, square = self.state.grid.distance, unit.square
+        allies, by_cell, across = self.allies(unit.owner), self._cells[domain], self._across
+        row, column = divmod(square, self._width)
+        columns = self._columns[column]
+        for r in self._rows[row]:
+            for c in columns:
+                for src in by_cell.get(r * across + c, ()):
+                    if (
+                        src is not unit
+                        and src.owner in allies
+                        and distance(square, src.square) <= SUPPLY_RANGE
+                    ):
+                        return True
+        return False
+
+
+def _city_key(state: State) -> tuple[tuple[int, str, str], ...]:
+    """What decides where cities supply: each owned city's square, owner
+    and designation."""
+    return tuple(
+        (c.square, c.owner, c.designation) for c in state.cities.values() if c.owner is not None
+    )
+
+
+@lru_cache(maxsize=4)
+def _city_reach(
+    grid: Grid, cities: tuple[tuple[int, str, str], ...]
+) -> dict[tuple[str, str], frozenset[int]]:
+    """The squares within supply range of each nation's cities, by nation
+    and domain (kept for the next ticks: cities seldom change hands)."""
+    centres: dict[tuple[str, str], list[int]] = {}
+    designations = tables().cities
+    for square, owner, designation in cities:
+        for domain in designations[designation].supplies:
+            centres.setdefault((owner, domain), []).append(square)
+    return {key: frozenset(spread(grid, squares, SUPPLY_RANGE)) for key, squares in centres.items()}
+
+
+@cache
+def _asks(key: str) -> tuple[str | None, bool]:
+    """What :func:`supplied` asks of a unit type: the domain of its sources
+    (None: always in supply, or no supply), and whether it is itself a
+    source of that domain (for None: whether always in supply)."""
+    domain = _needs(key)
+    if domain is None or domain is True:
+        return None, domain is True
+    return domain, _gives(key, domain)
+
+
+@cache
+def _supplies(key: str) -> tuple[str, ...]:
+    """The domains a unit type is a source for."""
+    return tuple(sorted(tables().unit(key).supplies))
 
 
 @cache

@@ -245,7 +245,7 @@ def fog(state: State, events: list[Event]) -> list[Event]:
     look = sight.Survey(state)
     out: list[Event] = []
     destroyed: dict[str, frozenset[str] | None] = {}
-    watchers: dict[str, frozenset[str]] = {}  # by square name: a tick's events share squares
+    watchers = _watchers(state, seen, events)  # by square name: a tick's events share squares
     kinds: dict[str, str] = {}  # the type of each unit named as an attacker so far
     for event in events:
         out.append(event)
@@ -260,6 +260,23 @@ def fog(state: State, events: list[Event]) -> list[Event]:
     sight.remember(state, seen, destroyed, look)
     state.cache["sight"] = (seen, look)  # the views of the reports read them again
     return out
+
+
+def _watchers(
+    state: State, seen: Mapping[str, frozenset[int]], events: list[Event]
+) -> dict[str, frozenset[str]]:
+    """The nations that see each square the events name (what
+    :func:`sight.witnesses` says of it), for all of them at once: each
+    nation's sight is met with the squares named, not each square asked
+    of every nation."""
+    names = {e.facts.get("square") for e in events if e.visible_to is not None}
+    where = {name: state.grid.parse(name) for name in names if isinstance(name, str)}
+    who: dict[int, list[str]] = {q: [] for q in where.values() if q is not None}
+    named = frozenset(who)
+    for nation, squares in seen.items():
+        for q in squares & named:
+            who[q].append(nation)
+    return {name: frozenset(who[q]) if q is not None else frozenset() for name, q in where.items()}
 
 
 def _note_attacker(state: State, event: Event, kinds: dict[str, str]) -> None:
