@@ -73,10 +73,16 @@ def supplied(state: State, places: Places | None = None) -> frozenset[str]:
     supply itself, once a unit. ``places`` is not needed."""
     reach = _Reach(state)
     found: list[str] = []
-    known: dict[tuple[str, str, int], bool] = {}
+    farther: list[tuple[Unit, str, bool]] = []  # beyond its cities' reach
     near_cities: dict[tuple[str, str], frozenset[int]] = {}
-    for unit in state.units.values():
-        domain, gives = _asks(unit.kind)
+    types: dict[str, tuple[str | None, bool, tuple[str, ...]]] = {}
+    for unit in state.units.values():  # one pass: the sources noted, the cities' reach asked
+        asks = types.get(unit.kind)
+        if asks is None:
+            asks = types[unit.kind] = (*_asks(unit.kind), _supplies(unit.kind))
+        domain, gives, supplies = asks
+        if supplies and unit.ammo > 0:
+            reach.add(unit, supplies)
         if domain is None:
             if gives:  # always in supply
                 found.append(unit.id)
@@ -87,16 +93,20 @@ def supplied(state: State, places: Places | None = None) -> frozenset[str]:
             squares = near_cities[owner, domain] = reach.cities(owner, domain)
         if unit.square in squares:
             found.append(unit.id)
-        elif gives:
+        else:
+            farther.append((unit, domain, gives))
+    known: dict[tuple[str, str, int], bool] = {}
+    for unit, domain, gives in farther:
+        if gives:
             if reach.other_source(unit, domain):
                 found.append(unit.id)
-        else:
-            key = (owner, domain, unit.square)
-            answer = known.get(key)
-            if answer is None:
-                answer = known[key] = reach.other_source(unit, domain)
-            if answer:
-                found.append(unit.id)
+            continue
+        key = (unit.owner, domain, unit.square)
+        answer = known.get(key)
+        if answer is None:
+            answer = known[key] = reach.other_source(unit, domain)
+        if answer:
+            found.append(unit.id)
     return frozenset(found)
 
 
@@ -104,7 +114,7 @@ class _Reach:
     """Where the sources of a state supply: the squares within range of
     each nation's cities and its allies', by domain; and the units that
     supply, with ammo aboard, by cell of the board (as :class:`Places`
-    keeps them), looked at around a square."""
+    keeps them), looked at around a square once all are added."""
 
     def __init__(self, state: State) -> None:
         self.state = state
@@ -115,15 +125,13 @@ class _Reach:
         self._width, self._across = grid.width, cells_across(grid.width)
         self._columns, self._rows = window(grid.width), window(grid.height)
         self._cells: dict[str, dict[int, list[Unit]]] = {"land": {}, "sea": {}}
-        for unit in state.units.values():
-            if unit.ammo > 0:
-                for domain in _supplies(unit.kind):
-                    by_cell = self._cells.setdefault(domain, {})
-                    by_cell.setdefault(self._cell(unit.square), []).append(unit)
 
-    def _cell(self, square: int) -> int:
-        row, column = divmod(square, self._width)
-        return (row // CELL) * self._across + column // CELL
+    def add(self, unit: Unit, domains: tuple[str, ...]) -> None:
+        """``unit``, with ammo aboard, supplies ``domains``."""
+        row, column = divmod(unit.square, self._width)
+        cell = (row // CELL) * self._across + column // CELL
+        for domain in domains:
+            self._cells.setdefault(domain, {}).setdefault(cell, []).append(unit)
 
     def allies(self, nation: str) -> tuple[str, ...]:
         """The nations whose sources supply ``nation``'s units: itself and
