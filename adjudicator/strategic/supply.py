@@ -25,7 +25,7 @@ from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import CELL, Places, cells_across, window
 from adjudicator.strategic.reach import spread
 from adjudicator.strategic.rules import SUPPLY_RANGE, UnitType, tables
-from adjudicator.strategic.state import City, State, Unit, relation
+from adjudicator.strategic.state import City, State, Unit
 
 Source = tuple[int, int, int, str, City | Unit]  # distance, city 0/unit 1, square, id, source
 
@@ -333,5 +333,7 @@ def _city_supplies(state: State, unit: Unit, city: City | None, domain: str) -> 
 
 
 def _shares(state: State, nation: str, owner: str) -> bool:
-    """Allies share supply (section 15); a nation supplies itself."""
-    return relation(state, nation, owner) == "allied"
+    """Allies share supply (section 15); a nation supplies itself (what
+    ``state.relation`` says, read here without the call: a tick asks this
+    of thousands of sources)."""
+    return nation == owner or state.nations[nation].relations.get(owner, "neutral") == "allied"
