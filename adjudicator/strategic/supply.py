@@ -27,8 +27,6 @@ from adjudicator.strategic.reach import spread
 from adjudicator.strategic.rules import SUPPLY_RANGE, UnitType, tables
 from adjudicator.strategic.state import City, State, Unit
 
-Source = tuple[int, int, int, str, City | Unit]  # distance, city 0/unit 1, square, id, source
-
 
 def supply_domain(kind: UnitType) -> str | None:
     """Which sources supply units of this type: "sea" for ships, "land"
@@ -259,10 +257,9 @@ def _pull(
     chain = chain | {unit.id}
     gained = 0
     while unit.ammo < full:
-        found = _sources(state, places, unit, domain, chain)
-        if not found:
+        source = _nearest(state, places, unit, domain, chain)
+        if source is None:
             break
-        source = found[0][4]
         give = full - unit.ammo if isinstance(source, City) else min(full - unit.ammo, source.ammo)
         unit.ammo += give
         gained += give
@@ -274,30 +271,36 @@ def _pull(
     return gained
 
 
-def _sources(
+def _nearest(
     state: State, places: Places, unit: Unit, domain: str, chain: Collection[str]
-) -> list[Source]:
-    """The sources in range of ``unit`` for ``domain``, nearest first (a
-    city before a unit at the same distance, then by square and id)."""
-    grid = state.grid
-    found: list[Source] = []
-    cities, units = places.candidates(domain, unit.square)
-    for sq in cities:
-        city = state.cities.get(sq)
-        if not _city_supplies(state, unit, city, domain):
+) -> City | Unit | None:
+    """The nearest source in range of ``unit`` for ``domain`` (a city before
+    a unit at the same distance, then by square and id), or None: the
+    least of their keys, kept while looking, no list made and sorted."""
+    distance, square, owner = state.grid.distance, unit.square, unit.owner
+    best: tuple[int, int, int, str] | None = None
+    nearest: City | Unit | None = None
+    cities, designations = state.cities, tables().cities
+    for sq in places.cities_near(square):
+        city = cities.get(sq)
+        if city is None or city.owner is None or not _shares(state, owner, city.owner):
             continue
-        distance = grid.distance(unit.square, sq)
-        if distance <= SUPPLY_RANGE:
-            found.append((distance, 0, sq, "", city))
-    for uid in units:
-        src = state.units.get(uid)
+        if domain not in designations[city.designation].supplies:
+            continue
+        d = distance(square, sq)
+        if d <= SUPPLY_RANGE and (best is None or (d, 0, sq, "") < best):
+            best, nearest = (d, 0, sq, ""), city
+    units = state.units
+    for uid in places.suppliers_near(domain, square):
+        src = units.get(uid)
         if src is None or uid == unit.id or uid in chain or src.ammo <= 0:
             continue
-        distance = grid.distance(unit.square, src.square)
-        if distance <= SUPPLY_RANGE and _shares(state, unit.owner, src.owner):
-            found.append((distance, 1, src.square, uid, src))
-    found.sort(key=lambda s: s[:4])
-    return found
+        d = distance(square, src.square)
+        if d <= SUPPLY_RANGE and _shares(state, owner, src.owner):
+            key = (d, 1, src.square, uid)
+            if best is None or key < best:
+                best, nearest = key, src
+    return nearest
 
 
 def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
@@ -322,14 +325,6 @@ def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
         if _shares(state, owner, src.owner) and distance(square, src.square) <= SUPPLY_RANGE:
             return True
     return False
-
-
-def _city_supplies(state: State, unit: Unit, city: City | None, domain: str) -> bool:
-    """A city of the unit's nation or an ally whose designation supplies
-    ``domain`` (every city supplies land units; ports and bases ships)."""
-    if city is None or city.owner is None or not _shares(state, unit.owner, city.owner):
-        return False
-    return domain in tables().cities[city.designation].supplies
 
 
 def _shares(state: State, nation: str, owner: str) -> bool:
