@@ -317,12 +317,17 @@ def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
         if domain in designations[city.designation].supplies:
             if distance(square, sq) <= SUPPLY_RANGE:
                 return True
-    units = state.units
+    units, relations = state.units, None
     for uid in places.suppliers_near(domain, square):
         src = units.get(uid)
         if src is None or uid == unit.id or src.ammo <= 0:
             continue
-        if _shares(state, owner, src.owner) and distance(square, src.square) <= SUPPLY_RANGE:
+        if src.owner != owner:  # _shares(), inline: most sources near are others'
+            if relations is None:
+                relations = state.nations[owner].relations
+            if relations.get(src.owner, "neutral") != "allied":
+                continue
+        if distance(square, src.square) <= SUPPLY_RANGE:
             return True
     return False
 
