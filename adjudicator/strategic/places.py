@@ -43,12 +43,19 @@ class Places:
         self.at: dict[int, tuple[str, ...]] = {}
         self._unit_cells: dict[str, dict[int, tuple[str, ...]]] = {"land": {}, "sea": {}}
         self._city_cells: dict[int, tuple[int, ...]] = {}
-        at, cells = self.at, self._unit_cells
+        at, cells, width, across = self.at, self._unit_cells, self._width, self._across
+        kinds: dict[str, tuple[str, ...]] = {}  # the domains each type supplies
         for unit in sorted(state.units.values(), key=_id):  # added(), written out: 5,000 a tick
             square = unit.square
             at[square] = at.get(square, ()) + (unit.id,)
-            for domain in _domains(unit.kind):
-                _put(cells[domain], unit.id, self._cell(square))
+            domains = kinds.get(unit.kind)
+            if domains is None:
+                domains = kinds[unit.kind] = _domains(unit.kind)
+            if domains:
+                row, column = divmod(square, width)
+                cell = (row // CELL) * across + column // CELL  # _cell(), inline
+                for domain in domains:
+                    _put(cells[domain], unit.id, cell)
         self.city_squares = frozenset(state.cities)
         self._cities_near = _shared(grid.width, grid.height, self.city_squares)
         # the board's regions for ships (True) and land units (False), asked

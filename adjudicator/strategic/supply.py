@@ -25,9 +25,7 @@ from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import CELL, Places, cells_across, window
 from adjudicator.strategic.reach import spread
 from adjudicator.strategic.rules import SUPPLY_RANGE, UnitType, tables
-from adjudicator.strategic.state import City, State, Unit, relation
-
-Source = tuple[int, int, int, str, City | Unit]  # distance, city 0/unit 1, square, id, source
+from adjudicator.strategic.state import City, State, Unit
 
 
 def supply_domain(kind: UnitType) -> str | None:
@@ -73,10 +71,16 @@ def supplied(state: State, places: Places | None = None) -> frozenset[str]:
     supply itself, once a unit. ``places`` is not needed."""
     reach = _Reach(state)
     found: list[str] = []
-    known: dict[tuple[str, str, int], bool] = {}
+    farther: list[tuple[Unit, str, bool]] = []  # beyond its cities' reach
     near_cities: dict[tuple[str, str], frozenset[int]] = {}
-    for unit in state.units.values():
-        domain, gives = _asks(unit.kind)
+    types: dict[str, tuple[str | None, bool, tuple[str, ...]]] = {}
+    for unit in state.units.values():  # one pass: the sources noted, the cities' reach asked
+        asks = types.get(unit.kind)
+        if asks is None:
+            asks = types[unit.kind] = (*_asks(unit.kind), _supplies(unit.kind))
+        domain, gives, supplies = asks
+        if supplies and unit.ammo > 0:
+            reach.add(unit, supplies)
         if domain is None:
             if gives:  # always in supply
                 found.append(unit.id)
@@ -87,16 +91,20 @@ def supplied(state: State, places: Places | None = None) -> frozenset[str]:
             squares = near_cities[owner, domain] = reach.cities(owner, domain)
         if unit.square in squares:
             found.append(unit.id)
-        elif gives:
+        else:
+            farther.append((unit, domain, gives))
+    known: dict[tuple[str, str, int], bool] = {}
+    for unit, domain, gives in farther:
+        if gives:
             if reach.other_source(unit, domain):
                 found.append(unit.id)
-        else:
-            key = (owner, domain, unit.square)
-            answer = known.get(key)
-            if answer is None:
-                answer = known[key] = reach.other_source(unit, domain)
-            if answer:
-                found.append(unit.id)
+            continue
+        key = (unit.owner, domain, unit.square)
+        answer = known.get(key)
+        if answer is None:
+            answer = known[key] = reach.other_source(unit, domain)
+        if answer:
+            found.append(unit.id)
     return frozenset(found)
 
 
@@ -104,7 +112,7 @@ class _Reach:
     """Where the sources of a state supply: the squares within range of
     each nation's cities and its allies', by domain; and the units that
     supply, with ammo aboard, by cell of the board (as :class:`Places`
-    keeps them), looked at around a square."""
+    keeps them), looked at around a square once all are added."""
 
     def __init__(self, state: State) -> None:
         self.state = state
@@ -115,15 +123,13 @@ class _Reach:
         self._width, self._across = grid.width, cells_across(grid.width)
         self._columns, self._rows = window(grid.width), window(grid.height)
         self._cells: dict[str, dict[int, list[Unit]]] = {"land": {}, "sea": {}}
-        for unit in state.units.values():
-            if unit.ammo > 0:
-                for domain in _supplies(unit.kind):
-                    by_cell = self._cells.setdefault(domain, {})
-                    by_cell.setdefault(self._cell(unit.square), []).append(unit)
 
-    def _cell(self, square: int) -> int:
-        row, column = divmod(square, self._width)
-        return (row // CELL) * self._across + column // CELL
+    def add(self, unit: Unit, domains: tuple[str, ...]) -> None:
+        """``unit``, with ammo aboard, supplies ``domains``."""
+        row, column = divmod(unit.square, self._width)
+        cell = (row // CELL) * self._across + column // CELL
+        for domain in domains:
+            self._cells.setdefault(domain, {}).setdefault(cell, []).append(unit)
 
     def allies(self, nation: str) -> tuple[str, ...]:
         """The nations whose sources supply ``nation``'s units: itself and
@@ -251,10 +257,9 @@ def _pull(
     chain = chain | {unit.id}
     gained = 0
     while unit.ammo < full:
-        found = _sources(state, places, unit, domain, chain)
-        if not found:
+        source = _nearest(state, places, unit, domain, chain)
+        if source is None:
             break
-        source = found[0][4]
         give = full - unit.ammo if isinstance(source, City) else min(full - unit.ammo, source.ammo)
         unit.ammo += give
         gained += give
@@ -266,30 +271,36 @@ def _pull(
     return gained
 
 
-def _sources(
+def _nearest(
     state: State, places: Places, unit: Unit, domain: str, chain: Collection[str]
-) -> list[Source]:
-    """The sources in range of ``unit`` for ``domain``, nearest first (a
-    city before a unit at the same distance, then by square and id)."""
-    grid = state.grid
-    found: list[Source] = []
-    cities, units = places.candidates(domain, unit.square)
-    for sq in cities:
-        city = state.cities.get(sq)
-        if not _city_supplies(state, unit, city, domain):
+) -> City | Unit | None:
+    """The nearest source in range of ``unit`` for ``domain`` (a city before
+    a unit at the same distance, then by square and id), or None: the
+    least of their keys, kept while looking, no list made and sorted."""
+    distance, square, owner = state.grid.distance, unit.square, unit.owner
+    best: tuple[int, int, int, str] | None = None
+    nearest: City | Unit | None = None
+    cities, designations = state.cities, tables().cities
+    for sq in places.cities_near(square):
+        city = cities.get(sq)
+        if city is None or city.owner is None or not _shares(state, owner, city.owner):
             continue
-        distance = grid.distance(unit.square, sq)
-        if distance <= SUPPLY_RANGE:
-            found.append((distance, 0, sq, "", city))
-    for uid in units:
-        src = state.units.get(uid)
+        if domain not in designations[city.designation].supplies:
+            continue
+        d = distance(square, sq)
+        if d <= SUPPLY_RANGE and (best is None or (d, 0, sq, "") < best):
+            best, nearest = (d, 0, sq, ""), city
+    units = state.units
+    for uid in places.suppliers_near(domain, square):
+        src = units.get(uid)
         if src is None or uid == unit.id or uid in chain or src.ammo <= 0:
             continue
-        distance = grid.distance(unit.square, src.square)
-        if distance <= SUPPLY_RANGE and _shares(state, unit.owner, src.owner):
-            found.append((distance, 1, src.square, uid, src))
-    found.sort(key=lambda s: s[:4])
-    return found
+        d = distance(square, src.square)
+        if d <= SUPPLY_RANGE and _shares(state, owner, src.owner):
+            key = (d, 1, src.square, uid)
+            if best is None or key < best:
+                best, nearest = key, src
+    return nearest
 
 
 def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
@@ -306,24 +317,23 @@ def _any_source(state: State, places: Places, unit: Unit, domain: str) -> bool:
         if domain in designations[city.designation].supplies:
             if distance(square, sq) <= SUPPLY_RANGE:
                 return True
-    units = state.units
+    units, relations = state.units, None
     for uid in places.suppliers_near(domain, square):
         src = units.get(uid)
         if src is None or uid == unit.id or src.ammo <= 0:
             continue
-        if _shares(state, owner, src.owner) and distance(square, src.square) <= SUPPLY_RANGE:
+        if src.owner != owner:  # _shares(), inline: most sources near are others'
+            if relations is None:
+                relations = state.nations[owner].relations
+            if relations.get(src.owner, "neutral") != "allied":
+                continue
+        if distance(square, src.square) <= SUPPLY_RANGE:
             return True
     return False
 
 
-def _city_supplies(state: State, unit: Unit, city: City | None, domain: str) -> bool:
-    """A city of the unit's nation or an ally whose designation supplies
-    ``domain`` (every city supplies land units; ports and bases ships)."""
-    if city is None or city.owner is None or not _shares(state, unit.owner, city.owner):
-        return False
-    return domain in tables().cities[city.designation].supplies
-
-
 def _shares(state: State, nation: str, owner: str) -> bool:
-    """Allies share supply (section 15); a nation supplies itself."""
-    return relation(state, nation, owner) == "allied"
+    """Allies share supply (section 15); a nation supplies itself (what
+    ``state.relation`` says, read here without the call: a tick asks this
+    of thousands of sources)."""
+    return nation == owner or state.nations[nation].relations.get(owner, "neutral") == "allied"

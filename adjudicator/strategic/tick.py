@@ -249,7 +249,8 @@ def fog(state: State, events: list[Event]) -> list[Event]:
     kinds: dict[str, str] = {}  # the type of each unit named as an attacker so far
     for event in events:
         out.append(event)
-        _note_attacker(state, event, kinds)
+        if event.kind == Happened.ATTACK:
+            _note_attacker(state, event, kinds)
         extra = _witnesses(state, seen, event, watchers)
         if extra:
             extra = _undersea(state, look, event, extra)
