@@ -16,6 +16,7 @@ with PYTHONHASHSEED=0 when it is not set.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import subprocess
@@ -37,9 +38,26 @@ from adjudicator.strategic.state import State  # noqa: E402
 def digest(*parts: Any) -> str:
     h = hashlib.sha256()
     for part in parts:
-        h.update(repr(part).encode())
+        h.update(repr(canonical(part)).encode())
         h.update(b"\0")
     return h.hexdigest()[:16]
+
+
+def canonical(value: Any) -> Any:
+    """``value`` with every set in it sorted: two sets of the same members
+    are the same value, whatever order they were built in (the order a
+    set iterates in is no behaviour: what the engine does in that order
+    shows in the events, results and states hashed beside it)."""
+    if isinstance(value, (set, frozenset)):
+        return ("set", sorted((canonical(v) for v in value), key=repr))
+    if isinstance(value, dict):
+        return {k: canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return type(value)(canonical(v) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = dataclasses.fields(value)
+        return (type(value).__name__, [(f.name, canonical(getattr(value, f.name))) for f in fields])
+    return value
 
 
 def tick_hash(state: State, result: Any, views: bool = True) -> str:
