@@ -241,12 +241,14 @@ def _search(
     heap = [(max(columns[start_column], rows[start_row]), 0, start)]
     back: _Flood | None = None
     taken = 0
+    depth_of = best.get
     while heap:
         taken += 1
-        if back is None and taken > FLOOD_AFTER:
-            back = _Flood(grid, start, ends, may_step)
-        if back is not None and back.dry():
-            return None
+        if taken > FLOOD_AFTER:
+            if back is None:
+                back = _Flood(grid, start, ends, may_step)
+            if back.dry():
+                return None
         _, negative, sq = heappop(heap)
         depth = 1 - negative  # of the squares next to it
         if depth - 1 > best[sq] or (sq != start and not may_step(sq)):
@@ -254,12 +256,12 @@ def _search(
         if sq in goals:
             return _trace(came, start, sq)
         for n in neighbours[sq]:
-            if n in best and best[n] <= depth:
+            met = depth_of(n)
+            if met is not None and met <= depth:
                 continue
             best[n] = depth
             came[n] = sq
-            row, column = divmod(n, width)
-            by_column, by_row = columns[column], rows[row]
+            by_column, by_row = columns[n % width], rows[n // width]
             heappush(heap, (depth + (by_column if by_column > by_row else by_row), -depth, n))
     return None
 
