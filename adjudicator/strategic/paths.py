@@ -63,8 +63,8 @@ def find_path(
         return None  # every end held by others
     line = _line(grid.width, grid.height, start, target, near)
     if line is not None and line[-1] in ends:
-        anywhere = kind.domain in ("amphibious", "air")
-        if _straight(line, may_step, places.at, state.cities, target, anywhere):
+        ground = None if kind.domain in ("amphibious", "air") else terrain  # None: anywhere
+        if _straight(line, may_step, ground, places.at, state.cities, target):
             return list(line)
     return _search(grid, start, target, near, may_step, ends)
 
@@ -269,18 +269,22 @@ def _search(
 def _straight(
     line: tuple[int, ...],
     may_step: Callable[[int], bool],
+    terrain: Callable[[int], bool] | None,
     at: dict[int, tuple[str, ...]],
     cities: dict[int, City],
     target: int,
-    anywhere: bool,
 ) -> bool:
     """Whether :func:`_search` would take ``line`` (:func:`_line`, ending
     on one of its ends): whether every square on it may be entered (most
     moves: planes over anything, ships over open water), found without its
-    queue. A unit that goes ``anywhere`` (air, engineers) may enter every
-    square that holds no unit and no city: only the others are asked."""
+    queue. Only the squares that hold a unit or a city (and the target)
+    are asked of ``may_step``; the others are open if the ``terrain``
+    allows (None: a unit that goes anywhere, air and engineers)."""
     for sq in line:
-        if (not anywhere or sq in at or sq in cities or sq == target) and not may_step(sq):
+        if sq in at or sq in cities or sq == target:
+            if not may_step(sq):
+                return False
+        elif terrain is not None and not terrain(sq):
             return False
     return True
 
