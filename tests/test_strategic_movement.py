@@ -3,6 +3,8 @@ orders and command points for moves. Each case quotes what it checks."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from adjudicator.base import Rng
 from adjudicator.strategic.movement import cancel, move
 from adjudicator.strategic.paths import find_path
@@ -10,6 +12,7 @@ from adjudicator.strategic.places import Places
 from adjudicator.strategic.resolve import Happened, Reason
 from adjudicator.strategic.standing import run_standing
 from adjudicator.strategic.state import Standing
+from tests.si_cases import check, load, play
 from tests.si_war_boards import names, position, relate, sq, unit
 
 ISLAND = [
@@ -409,3 +412,35 @@ def test_ships_pass_through_their_own_harbour_between_two_seas():
     assert reason == Reason.MOVED and events[0].facts["path"] == ["D3", "D4"]
     state.cities[sq(state, "D3")].owner = "blue"
     assert order(state, "red", [pb.id], "D2")[0] == Reason.BLOCKED
+
+
+def test_the_planes_of_one_order_each_fly_by_their_own_fuel():
+    """ "It moves only as far as its fuel allows: an order beyond its fuel
+    is refused with the reach it has" (RULINGS.md), for each plane by its
+    own fuel, though the planes of one nation on one square are planned
+    one way: a heavy bomber and two fighters, one with 3 fuel, ordered 6
+    squares away together; the fighter short of fuel stays, the others fly."""
+    case = load(Path(__file__).parent / "cases/strategic/air/beyond-fuel-is-refused.yaml")
+    fighter = "  ftr1: {owner: red, type: fighter, at: B3, fuel: 3}\n"
+    assert fighter in case["position"]
+    case["position"] = (
+        case["position"]
+        .replace("counter: 1", "counter: 3")
+        .replace(
+            fighter,
+            "  hb1: {owner: red, type: heavy_bomber, at: B3}\n"
+            + fighter
+            + "  ftr2: {owner: red, type: fighter, at: B3}\n",
+        )
+    )
+    case["orders"] = "red: move hb1 ftr1 ftr2 to H3"
+    case["expect"] = {
+        "results": {"red": ["moved"]},
+        "units": {"hb1": {"at": "H3"}, "ftr1": {"at": "B3", "fuel": 3}, "ftr2": {"at": "H3"}},
+    }
+    played = play(case)
+    assert not check(case, played)
+    refused = played.results[0].facts["refused"]
+    assert refused == [
+        {"code": "beyond_fuel", "unit": "ftr1", "fuel": 3, "distance": 6, "square": "H3"}
+    ]

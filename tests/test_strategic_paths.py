@@ -26,7 +26,16 @@ from tests.si_war_boards import position, relate, sq, unit
 
 NATIONS = ("red", "blue", "green")
 LEVELS = ("war", "neutral", "friendly", "allied")
-KINDS = ("infantry", "tank", "destroyer", "cruiser", "supply_ship", "patrol_boat")
+KINDS = (
+    "infantry",
+    "tank",
+    "destroyer",
+    "cruiser",
+    "supply_ship",
+    "patrol_boat",
+    "fighter",
+    "engineer",
+)
 
 
 def plain_path(

@@ -63,8 +63,8 @@ def find_path(
         return None  # every end held by others
     line = _line(grid.width, grid.height, start, target, near)
     if line is not None and line[-1] in ends:
-        anywhere = kind.domain in ("amphibious", "air")
-        if _straight(line, may_step, places.at, state.cities, target, anywhere):
+        ground = None if kind.domain in ("amphibious", "air") else terrain  # None: anywhere
+        if _straight(line, may_step, ground, places.at, state.cities, target):
             return list(line)
     return _search(grid, start, target, near, may_step, ends)
 
@@ -241,12 +241,14 @@ def _search(
     heap = [(max(columns[start_column], rows[start_row]), 0, start)]
     back: _Flood | None = None
     taken = 0
+    depth_of = best.get
     while heap:
         taken += 1
-        if back is None and taken > FLOOD_AFTER:
-            back = _Flood(grid, start, ends, may_step)
-        if back is not None and back.dry():
-            return None
+        if taken > FLOOD_AFTER:
+            if back is None:
+                back = _Flood(grid, start, ends, may_step)
+            if back.dry():
+                return None
         _, negative, sq = heappop(heap)
         depth = 1 - negative  # of the squares next to it
         if depth - 1 > best[sq] or (sq != start and not may_step(sq)):
@@ -254,12 +256,12 @@ def _search(
         if sq in goals:
             return _trace(came, start, sq)
         for n in neighbours[sq]:
-            if n in best and best[n] <= depth:
+            met = depth_of(n)
+            if met is not None and met <= depth:
                 continue
             best[n] = depth
             came[n] = sq
-            row, column = divmod(n, width)
-            by_column, by_row = columns[column], rows[row]
+            by_column, by_row = columns[n % width], rows[n // width]
             heappush(heap, (depth + (by_column if by_column > by_row else by_row), -depth, n))
     return None
 
@@ -267,18 +269,22 @@ def _search(
 def _straight(
     line: tuple[int, ...],
     may_step: Callable[[int], bool],
+    terrain: Callable[[int], bool] | None,
     at: dict[int, tuple[str, ...]],
     cities: dict[int, City],
     target: int,
-    anywhere: bool,
 ) -> bool:
     """Whether :func:`_search` would take ``line`` (:func:`_line`, ending
     on one of its ends): whether every square on it may be entered (most
     moves: planes over anything, ships over open water), found without its
-    queue. A unit that goes ``anywhere`` (air, engineers) may enter every
-    square that holds no unit and no city: only the others are asked."""
+    queue. Only the squares that hold a unit or a city (and the target)
+    are asked of ``may_step``; the others are open if the ``terrain``
+    allows (None: a unit that goes anywhere, air and engineers)."""
     for sq in line:
-        if (not anywhere or sq in at or sq in cities or sq == target) and not may_step(sq):
+        if sq in at or sq in cities or sq == target:
+            if not may_step(sq):
+                return False
+        elif terrain is not None and not terrain(sq):
             return False
     return True
 
