@@ -285,7 +285,7 @@ STORMS = [pytest.param(15, id="15"), pytest.param(50, id="50", marks=pytest.mark
 
 @pytest.mark.parametrize("count", STORMS)
 def test_deadlines_at_once_on_three_nodes_each_turn_once(postgres, tmp_path, count):
-    games_yaml(tmp_path, database(postgres, "storm"), storm_games(count))
+    games_yaml(tmp_path, database(postgres, f"storm{count}"), storm_games(count))
     # a node whose worker starts late (a loaded machine) resolves at once:
     # no settling time for mail held while it was down
     text = (tmp_path / "games.yaml").read_text()
@@ -293,7 +293,7 @@ def test_deadlines_at_once_on_three_nodes_each_turn_once(postgres, tmp_path, cou
         text.replace("  storage:", "  settle_after_outage: 0\n  storage:", 1)
     )
     Node(tmp_path).stop()  # sets the games up (passwords, start mails)
-    store = Store(postgres.url("storm"))
+    store = Store(postgres.url(f"storm{count}"))
     try:
         # the deadlines of all the games fall at the same moment, a few
         # seconds on: the three nodes' schedulers read them as they start (a

@@ -121,15 +121,18 @@ _AS_TYPED = {"name", "token", "typed", "coast"}
 def shown(facts: dict[str, Any]) -> dict[str, Any]:
     """A refusal's facts with province codes in capitals, as players write
     them ("PAR", "SPA/NC"); the player's own words stay as typed."""
+    return {k: (v if k in _AS_TYPED else _up(v)) for k, v in facts.items()}
 
-    def up(value: Any) -> Any:
-        if isinstance(value, str) and re.fullmatch(r"[a-z]{3}(/[a-z]{2})?", value):
-            return value.upper()
-        if isinstance(value, list):
-            return [up(v) for v in value]
-        return value
 
-    return {k: (v if k in _AS_TYPED else up(v)) for k, v in facts.items()}
+def _up(value: Any) -> Any:
+    """A province code (or a list of them) in capitals; anything else as it is.
+    (A function of the module: a nested one calling itself is a cycle, left
+    for the collector at every call.)"""
+    if isinstance(value, str) and re.fullmatch(r"[a-z]{3}(/[a-z]{2})?", value):
+        return value.upper()
+    if isinstance(value, list):
+        return [_up(v) for v in value]
+    return value
 
 
 def segments(text: str) -> list[tuple[int, str]]:

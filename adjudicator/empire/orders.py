@@ -270,19 +270,23 @@ def convoy_needed(board: Board, units: dict[str, tuple[str, str, str]], fleet: s
     fleet touches the origin and only the last the destination (DATC 6.G.7,
     6.G.19: a convoy order no route needs is illegal)."""
     seas = _sea_fleets(board, units)
-
-    def chains(path: list[str]) -> bool:
-        last = path[-1]
-        if dest in _shores(board, last):
-            return fleet in path
-        for nxt in sorted(seas - set(path)):
-            if nxt in board.fleet_adj.get(last, ()) and origin not in _shores(board, nxt):
-                if chains([*path, nxt]):
-                    return True
-        return False
-
     starts = [s for s in sorted(seas) if origin in _shores(board, s)]
-    return any(chains([s]) for s in starts)
+    return any(_chains(board, seas, fleet, origin, dest, [s]) for s in starts)
+
+
+def _chains(board: Board, seas: set[str], fleet: str, origin: str, dest: str,
+            path: list[str]) -> bool:  # fmt: skip
+    """Whether ``path`` of fleets leads on to ``dest`` through ``fleet``
+    (convoy_needed's search; a function of the module: a nested function
+    calling itself is a cycle, left for the collector at every call)."""
+    last = path[-1]
+    if dest in _shores(board, last):
+        return fleet in path
+    for nxt in sorted(seas - set(path)):
+        if nxt in board.fleet_adj.get(last, ()) and origin not in _shores(board, nxt):
+            if _chains(board, seas, fleet, origin, dest, [*path, nxt]):
+                return True
+    return False
 
 
 def convoy_possible(board: Board, units: dict[str, tuple[str, str, str]], origin: str,

@@ -83,13 +83,30 @@ def refuelling_place(
     if refuels_in_city(state, unit, kind, square):
         return True
     there = others if others is not None else state.units_at(square)
-    return any(refuels_on(state, unit, kind, u) for u in there)
+    ships = _refuellers(unit.kind)  # the others asked only if their type may refuel it
+    return any(u.kind in ships and refuels_on(state, unit, kind, u) for u in there)
+
+
+@cache
+def _refuellers(key: str) -> frozenset[str]:
+    """The unit types of which an allied unit may refuel a plane of the
+    type ``key`` (:func:`refuels_on`): none for a type that flies alone."""
+    kind, units = tables().unit(key), tables().units
+    return frozenset(
+        k
+        for k, other in units.items()
+        if ("refuels_anywhere" in kind.flags and other.capital)
+        or ("light" in kind.flags and dict(other.carries).get("light", 0) > 0)
+    )
 
 
 def refuels_here(state: State, places: Places, unit: Unit, square: int | None = None) -> bool:
-    """:func:`refuelling_place` with the units read from the index."""
+    """:func:`refuelling_place` with the units read from the index (in no
+    order: any one that refuels will do)."""
     where = unit.square if square is None else square
-    return refuelling_place(state, unit, where, places.units_at(where))
+    units = state.units
+    there = [units[i] for i in places.at.get(where, ()) if i in units]
+    return refuelling_place(state, unit, where, there)
 
 
 def refuel(unit: Unit) -> None:

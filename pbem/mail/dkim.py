@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gc
 import logging
 import os
 import re
@@ -46,6 +45,8 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import Prehashed
 from dkim.crypto import UnparsableKeyError, parse_pem_private_key
 from publicsuffixlist import PublicSuffixList
+
+from pbem.collector import held_off
 
 log = logging.getLogger("pbem.dkim")
 _QUIET = logging.getLogger("pbem.dkim.verify")  # dkimpy's own complaints: the verdict says it
@@ -335,13 +336,8 @@ class Later:
             # dkimpy makes thousands of short-lived objects a mail and no
             # cycles; the collector, woken by them, would scan the worker's
             # whole long-lived heap in the middle (a third of the time it takes)
-            was_on = gc.isenabled()
-            gc.disable()
-            try:
+            with held_off():
                 verdict = verify(self.raw, self.from_domain, self.dnsfunc())
-            finally:
-                if was_on:
-                    gc.enable()
             log.debug("DKIM for %s: %s %s", self.from_domain, verdict.result, verdict.why)
             self._verdict = verdict
         return self._verdict
