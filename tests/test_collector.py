@@ -10,7 +10,6 @@ import pytest
 from pbem.collector import held_off
 
 
-
 def test_held_off_puts_the_collector_back_as_it_found_it():
     assert gc.isenabled()
     with held_off():
