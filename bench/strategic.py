@@ -15,10 +15,7 @@
    ships past 300 interdictors, the orders read from text, every player's
    view. Target: under 250 ms.
 
-Each prints its peak memory (tracemalloc). A tick is adjudicated as the
-server's turn runner does it, with the cycle collector held off
-(pbem/collector.py); the ticks print their figure with the collector on
-as well. The scripted players move
+Each prints its peak memory (tracemalloc). The scripted players move
 units toward random squares near them, build what their technology
 allows, go to war with their neighbours on day 2 and attack what they see
 next to their units.
@@ -30,7 +27,6 @@ import statistics
 import sys
 import time
 import tracemalloc
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +38,6 @@ from adjudicator.strategic.board import generate, new_unit, start  # noqa: E402
 from adjudicator.strategic.game import GAME  # noqa: E402
 from adjudicator.strategic.rules import tables  # noqa: E402
 from adjudicator.strategic.state import State  # noqa: E402
-from pbem.collector import held_off  # noqa: E402
 
 PLAYERS6 = ["ann", "bob", "cid", "dee", "eve", "fay"]
 
@@ -76,13 +71,6 @@ def script(state: State, player: str, rng: Rng, seen: frozenset[int]) -> str:
     return "\n".join(lines)
 
 
-def adjudicate(state: State, sheets: list[OrderSheet], seed: int, collector: bool = False) -> Any:
-    """GAME.adjudicate as the server's turn runner calls it: the cycle
-    collector held off (``collector``: left on)."""
-    with nullcontext() if collector else held_off():
-        return GAME.adjudicate(state, sheets, seed)
-
-
 def whole_game(seed: int = 1) -> tuple[float, int, int, State]:
     """(seconds, orders, events, the last state)."""
     board = GAME.load_map("islands")
@@ -97,7 +85,7 @@ def whole_game(seed: int = 1) -> tuple[float, int, int, State]:
             sheet = GAME.read_orders(state, p, script(state, p, rng, seen[p]), state.tick + 1)
             orders += len(sheet.orders)
             sheets.append(sheet)
-        result = adjudicate(state, sheets, turn_seed(seed, state.tick + 1))
+        result = GAME.adjudicate(state, sheets, turn_seed(seed, state.tick + 1))
         state = result.state
         events += len(result.events)
         seen = sight.all_visible(state)
@@ -132,18 +120,16 @@ def big_state(seed: int = 2) -> State:
     return state
 
 
-def big_tick(
-    state: State, seed: int = 3, collector: bool = False
-) -> tuple[float, int, tuple[float, float, float]]:
+def big_tick(state: State, seed: int = 3) -> tuple[float, int, tuple[float, float, float]]:
     """(seconds, orders, and the seconds of its parts: reading the orders,
-    the tick, every player's view; ``collector``: on during the tick)."""
+    the tick, every player's view)."""
     rng = Rng(seed)
     seen = sight.all_visible(state)
     texts = {p: script(state, p, rng, seen[p]) for p in sorted(state.nations)}
     started = time.perf_counter()
     sheets: list[OrderSheet] = [GAME.read_orders(state, p, t, 1) for p, t in texts.items()]
     read = time.perf_counter()
-    result = adjudicate(state, sheets, seed, collector)
+    result = GAME.adjudicate(state, sheets, seed)
     ticked = time.perf_counter()
     after = result.state
     for player in sorted(after.nations):  # every player's view, as the reports ask for it
@@ -208,15 +194,13 @@ def watch_state(seed: int = 2) -> tuple[State, dict[str, str]]:
     return state, {n: "\n".join(lines) for n, lines in orders.items()}
 
 
-def watch_tick(
-    state: State, texts: dict[str, str], seed: int = 3, collector: bool = False
-) -> tuple[float, Any]:
+def watch_tick(state: State, texts: dict[str, str], seed: int = 3) -> tuple[float, Any]:
     """(seconds, the tick's result, the seconds of its parts: reading the
-    orders, the tick, every player's view; ``collector``: on during the tick)."""
+    orders, the tick, every player's view)."""
     started = time.perf_counter()
     sheets: list[OrderSheet] = [GAME.read_orders(state, p, t, 1) for p, t in texts.items()]
     read = time.perf_counter()
-    result = adjudicate(state, sheets, seed, collector)
+    result = GAME.adjudicate(state, sheets, seed)
     ticked = time.perf_counter()
     for player in sorted(result.state.nations):
         GAME.view(result.state, player)
@@ -228,7 +212,6 @@ def _watch_figures() -> None:
     state, texts = watch_state()
     runs = sorted(watch_tick(state, texts, 3 + r) for r in range(3))
     took, (result, parts) = runs[1]  # the median of 3
-    on = sorted(watch_tick(state, texts, 3 + r, collector=True)[0] for r in range(3))[1]
     tracemalloc.start()
     traced, _ = watch_tick(state, texts, 3)
     peak = tracemalloc.get_traced_memory()[1] / 1e6
@@ -250,7 +233,6 @@ def _watch_figures() -> None:
         f"  of which reading the orders {read:.0f} ms, the tick {ticked:.0f} ms, "
         f"the {len(state.nations)} views {viewed:.0f} ms"
     )
-    print(f"  with the cycle collector on during the tick: {on * 1000:.0f} ms (median of 3)")
     print(f"  target: < 250 ms: {'met' if took < 0.25 else 'NOT met'}")
 
 
@@ -276,7 +258,6 @@ def main() -> None:
         tracemalloc.stop()
         times.append(took)
     plain = sorted(big_tick(state, 3 + round_)[::2] for round_ in range(3))
-    on = sorted(big_tick(state, 3 + r, collector=True)[0] for r in range(3))[1]
     best = plain[1][0] * 1000  # the median of 3
     read, ticked, viewed = (part * 1000 for part in plain[1][1])
     print(
@@ -292,7 +273,6 @@ def main() -> None:
         f"the {len(state.nations)} views {viewed:.0f} ms (fastest of 3: "
         f"{plain[0][0] * 1000:.0f} ms)"
     )
-    print(f"  with the cycle collector on during the tick: {on * 1000:.0f} ms (median of 3)")
     print(f"  target: the big tick < 250 ms: {'met' if best < 250 else 'NOT met'}")
     _watch_figures()
 

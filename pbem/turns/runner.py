@@ -44,7 +44,6 @@ from sqlalchemy import Connection
 
 from adjudicator.base import OrderMode, OrderSheet, TurnResult, turn_seed
 from pbem.app import App
-from pbem.collector import held_off
 from pbem.config import GameConfig
 from pbem.reports import sealed_hash, write_reports
 from pbem.store import GameRow, PlayerRow
@@ -263,8 +262,7 @@ class TurnRunner:
             present = [p for p in seated if p.status == "active"]  # whose mail counts
             subs, sheets = self._orders(conn, engine, state, name, turn, present, cutoff)
             seed = turn_seed(row.seed, number, phase)
-            with held_off():  # a tick makes many objects and no cycles (pbem/collector.py)
-                result = engine.adjudicate(state, sheets, seed)
+            result = engine.adjudicate(state, sheets, seed)
             new_number, new_phase = engine.phase(result.state)
             after = NextTurn(
                 new_number,
