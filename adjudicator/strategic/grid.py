@@ -57,6 +57,8 @@ class Grid:
         if found is None:
             column, row = self.at(square)
             found = self._names[square] = f"{column_name(column)}{row + 1}"
+            if 0 <= square < self.size:  # what parse() would read back
+                self._squares[found] = square
         return found
 
     @cached_property
@@ -64,9 +66,18 @@ class Grid:
         """The names asked so far (a tick names the same squares often)."""
         return {}
 
+    @cached_property
+    def _squares(self) -> dict[str, int]:
+        """The squares of those names (the events name squares as
+        :meth:`name` does, and the fog reads them back)."""
+        return {}
+
     def parse(self, text: str) -> int | None:
         """The square a player named (``k12``, ``K 12``), or None if the
         text is not a square of this board."""
+        found = self._squares.get(text)
+        if found is not None:  # a name this grid gave: no need to read it
+            return found
         m = _NAME.fullmatch(text)
         if not m:
             return None
