@@ -10,7 +10,7 @@ Chebyshev distance with wrapping.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache, cached_property
 
@@ -35,6 +35,24 @@ def column_number(letters: str) -> int:
     return n - 1
 
 
+class _Names(dict[int, str]):
+    """Squares' names by square, each made when first asked; ``squares``
+    reads them back (the events name squares so, and the fog reads those
+    names again)."""
+
+    def __init__(self, width: int, height: int) -> None:
+        super().__init__()
+        self.width, self.size = width, width * height
+        self.squares: dict[str, int] = {}
+
+    def __missing__(self, square: int) -> str:
+        row, column = divmod(square, self.width)
+        found = self[square] = f"{column_name(column)}{row + 1}"
+        if 0 <= square < self.size:  # what Grid.parse would read back
+            self.squares[found] = square
+        return found
+
+
 @dataclass(frozen=True)
 class Grid:
     width: int
@@ -52,21 +70,23 @@ class Grid:
         row, column = divmod(square, self.width)
         return column, row
 
-    def name(self, square: int) -> str:
-        found = self._names.get(square)
-        if found is None:
-            column, row = self.at(square)
-            found = self._names[square] = f"{column_name(column)}{row + 1}"
-        return found
+    @cached_property
+    def name(self) -> Callable[[int], str]:
+        """A square's name (``name(0)`` is ``A1``): a look-up in a table of
+        the names asked so far, each made when first asked (a tick names
+        the same squares thousands of times)."""
+        return self._names.__getitem__
 
     @cached_property
-    def _names(self) -> dict[int, str]:
-        """The names asked so far (a tick names the same squares often)."""
-        return {}
+    def _names(self) -> _Names:
+        return _Names(self.width, self.height)
 
     def parse(self, text: str) -> int | None:
         """The square a player named (``k12``, ``K 12``), or None if the
         text is not a square of this board."""
+        found = self._names.squares.get(text)
+        if found is not None:  # a name this grid gave: no need to read it
+            return found
         m = _NAME.fullmatch(text)
         if not m:
             return None

@@ -9,11 +9,15 @@ from collections.abc import Iterable
 from adjudicator.strategic.grid import Grid
 
 
-def spread(grid: Grid, centres: Iterable[int], radius: int) -> set[int]:
+def spread(
+    grid: Grid, centres: Iterable[int], radius: int, into: set[int] | None = None
+) -> set[int]:
     """Every square within ``radius`` of any of ``centres``: the centres
     spread along their rows, then that along the columns, each step a few
     set updates over whole lists (squares close together are counted once
-    at each step), never a loop over the squares of every disc."""
+    at each step), never a loop over the squares of every disc. ``into``:
+    a set the squares are added to (and returned), for a union of
+    spreads at several radii made without copying each."""
     width, height = grid.width, grid.height
     if 2 * radius + 1 >= width:  # the whole row
         rows = {q // width for q in centres}
@@ -36,9 +40,17 @@ def spread(grid: Grid, centres: Iterable[int], radius: int) -> set[int]:
             wide.update(row)
     if 2 * radius + 1 >= height:  # the whole column
         columns = {q % width for q in wide}
-        return {r * width + c for r in range(height) for c in columns}
+        whole = {r * width + c for r in range(height) for c in columns}
+        if into is None:
+            return whole
+        into.update(whole)
+        return into
     size = grid.size
-    out = set(wide)
+    if into is None:
+        out = set(wide)
+    else:
+        out = into
+        out.update(wide)
     wraps = wide and (min(wide) < radius * width or max(wide) >= size - radius * width)
     for d in range(1, radius + 1):
         step = d * width

@@ -168,7 +168,7 @@ def own_sight(state: State, names: Iterable[str] | None = None) -> dict[str, set
             by_radius.setdefault(r, []).append(square)
         squares: set[int] = set()
         for r, centres in sorted(by_radius.items()):
-            squares |= spread(grid, centres, r)
+            spread(grid, centres, r, squares)
         out[name] = squares
     return out
 
@@ -519,7 +519,7 @@ class Survey:
                 for square, r in self._sub_spots.get(name, {}).items():
                     by_radius.setdefault(r, []).append(square)
                 for r, centres in sorted(by_radius.items()):
-                    squares |= spread(state.grid, centres, r)
+                    spread(state.grid, centres, r, squares)
             found = self._sub_sight[nation] = frozenset(squares)
         return found
 

@@ -311,8 +311,10 @@ def _undersea(
     who see submarines at its square (a submarine's side of a fight seen
     from elsewhere is hidden by :func:`witnessed` instead)."""
     f, hidden = event.facts, sight.stealthy()
-    keys = HIDING_KEYS.get(event.kind, ("unit_type", "target_type", "carrier_type"))
-    if all(f.get(k) not in hidden for k in keys):
+    for key in HIDING_KEYS.get(event.kind, ("unit_type", "target_type", "carrier_type")):
+        if f.get(key) in hidden:
+            break
+    else:  # no submarine in the event (most events)
         return nations
     square = state.grid.parse(str(event.facts.get("square", "")))
     return frozenset(n for n in nations if square in look.sub_sight(n))
