@@ -33,6 +33,14 @@ def stamp() -> str:
     return time.strftime(DATEFMT, time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
 
 
+def say(*lines: str) -> None:
+    """Lines `pbem serve` prints (not logs), each beginning as the log's
+    lines do, written in one go: whoever reads the first finds them all."""
+    now = stamp()
+    sys.stdout.write("".join(f"{now} INFO pbem: {line}\n" for line in lines))
+    sys.stdout.flush()
+
+
 def configure(quiet: bool = False, verbose: bool = False) -> None:
     """The log of this process, and (through PBEM_LOG) of the processes it
     starts: warnings only (``quiet``), everything with each SMTP command

@@ -452,30 +452,31 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
     async def main() -> None:
         server = Server(app, worker="process")
         await server.start()
-        _say(
+        banner = [  # printed in one go: whoever reads "listening" finds all of it
             f"pbem {version()}: listening on {server.host}:{server.port} for {app.domain}; "
-            f"mail out: {_outbound(app)}"
-        )
-        for line in logs.announced(app):  # not a game that is over
-            _say(line)
+            f"mail out: {_outbound(app)}",
+            *logs.announced(app),  # not a game that is over
+        ]
         out = app.config.server.outbound
         if not out.host:
-            _say(f"  replies land in {out.maildir}/new/")
+            banner.append(f"  replies land in {out.maildir}/new/")
         if app.store.shared:
-            _say(f"  storage {shown(app.store.url)}: one node of several (`pbem nodes` lists them)")
+            url = shown(app.store.url)
+            banner.append(f"  storage {url}: one node of several (`pbem nodes` lists them)")
         if server.web is not None:
             public = app.config.server.web.url if app.config.server.web else None
-            _say(
+            banner.append(
                 f"  web: http://{server.web.host}:{server.web.port}/"
                 + (f" (public address {public})" if public else " (no public address set)")
             )
         if server.metrics_port is not None:
             metrics = app.config.server.metrics
             assert metrics is not None
-            _say(
+            banner.append(
                 f"  health and metrics: http://{metrics.host}:{server.metrics_port}/readyz "
                 "and /metrics"
             )
+        logs.say(*banner)
         if ready:
             ready(server)
         stop = asyncio.Event()
@@ -485,7 +486,7 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
         await stop.wait()
         await server.stop()
         if server.committer is not None:
-            _say(f"pbem: stopped; {server.committer.stats()}")
+            logs.say(f"pbem: stopped; {server.committer.stats()}")
 
     asyncio.run(main())
 
@@ -493,8 +494,3 @@ def serve(app: App, ready: Callable[[Server], None] | None = None) -> None:
 def _outbound(app: App) -> str:
     out = app.config.server.outbound
     return f"relay {out.host}:{out.port}" if out.host else f"maildir {out.maildir}"
-
-
-def _say(line: str) -> None:
-    """A line of what `pbem serve` prints, beginning as the log's lines do."""
-    print(f"{logs.stamp()} INFO pbem: {line}", flush=True)
