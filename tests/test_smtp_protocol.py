@@ -246,3 +246,19 @@ def test_a_stop_closes_the_sessions_a_client_holds_open(tmp_path, over):
         while chunk := client.recv(4096):  # the connection is closed: no timeout
             rest += chunk
     assert rest.startswith(b"421 "), rest
+
+
+def test_a_connection_made_while_a_stop_is_under_way_is_dropped(judge):
+    """A connection the listening socket took just before a stop closed it
+    starts its session while the stop runs: it is dropped at once, its
+    socket closed, not left open when the server's loop ends."""
+    judge.server.gate.closing = True  # what Gate.close sets first
+    try:
+        with socket.create_connection(("127.0.0.1", judge.port), timeout=5) as client:
+            said = b""
+            while chunk := client.recv(4096):  # closed at once: no timeout, no greeting
+                said += chunk
+        assert said == b"", said
+        assert judge.server.gate.open == 0
+    finally:
+        judge.server.gate.closing = False

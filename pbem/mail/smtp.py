@@ -143,6 +143,7 @@ class Gate:
     def __init__(self, cap: int) -> None:
         self.cap = cap
         self.sessions: set[SMTP] = set()
+        self.closing = False  # a stop is under way: a connection made now is dropped
 
     @property
     def open(self) -> int:
@@ -150,7 +151,11 @@ class Gate:
 
     async def close(self, timeout: float = 5.0) -> None:
         """Say 421 to every open session and close it; wait (at most
-        ``timeout`` seconds) until each is gone, its socket closed."""
+        ``timeout`` seconds) until each is gone, its socket closed. A
+        connection the listening socket took just before it closed, whose
+        session starts only now, is dropped as it starts (``closing``):
+        the short wait at the end lets it start and go."""
+        self.closing = True
         for session in list(self.sessions):
             transport = session.transport
             if transport is not None and not transport.is_closing():
@@ -159,6 +164,10 @@ class Gate:
         until = asyncio.get_running_loop().time() + timeout
         while self.sessions and asyncio.get_running_loop().time() < until:
             await asyncio.sleep(0.01)
+        for session in list(self.sessions):  # still there: their sockets closed at once
+            if session.transport is not None:
+                session.transport.abort()
+        await asyncio.sleep(0.05)
 
 
 class Handler:
@@ -268,6 +277,10 @@ def protocol_class(base: type[SMTP]) -> type[SMTP]:
             self._refused = False
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            if self._gate.closing:  # taken as the server stopped: dropped
+                self._refused = True
+                transport.abort()
+                return
             if not self._counted and self._gate.open >= self._gate.cap:
                 self._refused = True
                 transport.write(b"421 4.7.0 Too many connections, try again later\r\n")
