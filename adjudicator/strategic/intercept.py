@@ -44,12 +44,12 @@ square entered, while no watcher of another nation moves
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from functools import cache, lru_cache
+from functools import cache
 
 from adjudicator.base import Event, Rng
 from adjudicator.strategic import firing, paths, sight, supply, units
 from adjudicator.strategic.grid import Grid
-from adjudicator.strategic.places import Places
+from adjudicator.strategic.places import Places, kept
 from adjudicator.strategic.resolve import Happened
 from adjudicator.strategic.rules import UnitType, tables
 from adjudicator.strategic.state import State, Unit, relation
@@ -273,8 +273,8 @@ class Watchers:
     def _forget(self) -> None:
         """The plans and what they found by square dropped."""
         self.plans.clear()
-        for kept in self.kept.values():
-            kept.clear()
+        for found in self.kept.values():
+            found.clear()
 
     def near(self, what: str, square: int, mover: str) -> list[tuple[Unit, int]]:
         """The units watching ``what`` within their reach of ``square`` that
@@ -396,8 +396,8 @@ class _CityCells:
             self.squares = {}
             for sq in sorted(self.state.cities):
                 self.squares.setdefault(self.layer.cell(sq), []).append(sq)
-            grid = self.state.grid
-            self.near = _cities_near(grid.width, grid.height, frozenset(self.state.cities))
+            grid, squares = self.state.grid, frozenset(self.state.cities)
+            self.near = kept("cities in sight", grid.width, grid.height, squares)
         found = self.near.get(square)
         if found is None:
             layer, squares = self.layer, self.squares
@@ -410,14 +410,6 @@ class _CityCells:
                 for sq in squares.get(r * layer.across + c, ())
             )
         return found
-
-
-@lru_cache(maxsize=4)
-def _cities_near(width: int, height: int, cities: frozenset[int]) -> dict[int, tuple[int, ...]]:
-    """A dict kept for a board's size and its city squares: what
-    :meth:`_CityCells.around` works out once a square, which they alone
-    decide (kept from tick to tick: cities seldom come or go)."""
-    return {}
 
 
 @cache

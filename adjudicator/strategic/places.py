@@ -36,7 +36,7 @@ class Places:
         # the cells near each square, and the cities in them, worked out
         # once a board and set of cities (shared by the places of every
         # tick and view of a game: cities seldom change)
-        self._near = _shared(grid.width, grid.height)
+        self._near = kept("cells near", grid.width, grid.height)
         # unit ids by square (those no longer in the state skipped by
         # readers); tuples of strings, which the garbage collector soon
         # stops following: a big game has thousands
@@ -57,7 +57,7 @@ class Places:
                 for domain in domains:
                     _put(cells[domain], unit.id, cell)
         self.city_squares = frozenset(state.cities)
-        self._cities_near = _shared(grid.width, grid.height, self.city_squares)
+        self._cities_near = kept("cities near", grid.width, grid.height, self.city_squares)
         # the board's regions for ships (True) and land units (False), asked
         # of movement once a Places, not once a search
         self.regions: dict[bool, dict[int, int]] = {}
@@ -201,11 +201,15 @@ def cells_across(length: int) -> int:
     return -(-length // CELL)
 
 
-@lru_cache(maxsize=8)
-def _shared(width: int, height: int, cities: frozenset[int] | None = None) -> dict[int, Any]:
-    """A dict kept for a board's size (and a set of city squares): what
-    :meth:`Places.near` and :meth:`Places.cities_near` work out once a
-    square, which the board and the cities alone decide."""
+@lru_cache(maxsize=16)
+def kept(
+    purpose: str, width: int, height: int, cities: frozenset[int] | None = None
+) -> dict[int, Any]:
+    """A dict kept for one ``purpose`` and a board's size (and a set of
+    city squares), shared by the places of every tick and view of a game:
+    what is worked out once a square and which the board and the cities
+    alone decide (:meth:`Places.near`, :meth:`Places.cities_near`, the
+    cities that may see a square in intercept.py)."""
     return {}
 
 
