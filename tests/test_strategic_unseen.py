@@ -95,15 +95,7 @@ def test_sees_square_is_what_the_view_sees():
         board, cities = generate(4, seed, 48, 48)
         state = start(board, cities, ["ann", "bob", "cid", "dee"], seed, {})
         relate(state, "bob", "ann", "friendly")  # bob shares his sight with ann
-        seen = sight.all_visible(state)
-        places = Places(state)
-        rng = Rng(seed)
-        squares = [rng.below(state.grid.size) for _ in range(300)]
-        squares += [c.square for c in state.cities.values()]
-        for nation in sorted(state.nations):
-            for square in squares:
-                expected = square in seen[nation]
-                assert sight.sees_square(state, nation, square, places) == expected
+        _sees_as_the_view_does(state, Places(state), Rng(seed))
 
 
 def test_sees_square_through_the_interception_index_is_what_the_view_sees():
@@ -121,12 +113,18 @@ def test_sees_square_through_the_interception_index_is_what_the_view_sees():
         for owner in ("bob", "cid", "dee"):  # radar at sea; a zeppelin sees 3
             new_unit(state, owner, "carrier", rng.choice(sea))
             new_unit(state, owner, "zeppelin", rng.below(state.grid.size))
-        seen = sight.all_visible(state)
         places = Places(state)
         intercept.watchers(state, places)  # as the first move of a tick makes it
-        squares = [rng.below(state.grid.size) for _ in range(300)]
-        squares += [c.square for c in state.cities.values()]
-        for nation in sorted(state.nations):
-            for square in squares:
-                expected = square in seen[nation]
-                assert sight.sees_square(state, nation, square, places) == expected
+        _sees_as_the_view_does(state, places, rng)
+
+
+def _sees_as_the_view_does(state, places, rng) -> None:
+    """sight.sees_square for every nation, at 300 random squares and every
+    city's, is what the nation's whole sight (all_visible) says."""
+    seen = sight.all_visible(state)
+    squares = [rng.below(state.grid.size) for _ in range(300)]
+    squares += [c.square for c in state.cities.values()]
+    for nation in sorted(state.nations):
+        for square in squares:
+            expected = square in seen[nation]
+            assert sight.sees_square(state, nation, square, places) == expected
