@@ -47,7 +47,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 
 from adjudicator.base import Event, Rng
-from adjudicator.strategic import firing, paths, sight, supply, units
+from adjudicator.strategic import diplomacy, firing, paths, sight, supply, units
 from adjudicator.strategic.grid import Grid
 from adjudicator.strategic.places import Places, kept
 from adjudicator.strategic.resolve import Happened
@@ -189,9 +189,13 @@ class Watchers:
         # a fighter out and back: what its nation sees is as before, and it
         # watches from where it did (:meth:`_drop`)
         self.hold = False
-        # each nation with those sharing its sight (:func:`spotted`), kept
-        # for an order: relations change between orders only (next_order)
+        # each nation with those sharing its sight (:func:`spotted`), and
+        # whether a nation shares its sight with another (:meth:`_shares`),
+        # kept while no relation changes (``relations``: diplomacy.changes
+        # when they were last dropped)
         self.names: dict[str, frozenset[str]] = {}
+        self.sharing: dict[str | None, bool] = {}
+        self.relations = diplomacy.changes
         # the units that may see farther than CLOSE, by nation, and the
         # cities by cell (cells as wide as the farthest radar): spotted
         self.eyes: dict[str, set[str]] = {}
@@ -205,10 +209,9 @@ class Watchers:
                 eyes.setdefault(unit.owner, set()).add(unit.id)
 
     def next_order(self) -> None:
-        """An order begins: the relations may have changed, and with them
-        who shares whose sight (a walk that is no group's move, a refuel or
-        a carrier's, asks without :func:`sortie`)."""
-        self.names.clear()
+        """An order begins: what nations see is asked again, and whether
+        the nation moving shares its sight (a walk that is no group's move,
+        a refuel or a carrier's, asks without :func:`sortie`)."""
         self.sight.clear()
         self.shares = None
         self._forget()
@@ -224,13 +227,25 @@ class Watchers:
 
     def _shares(self) -> bool:
         """Whether the nation moving now shares its sight with another
-        (asked once an order, and only once something is kept)."""
+        (asked once an order, and only once something is kept; worked out
+        once a nation while no relation changes)."""
         if self.shares is None:
+            if self.relations != diplomacy.changes:
+                self.relations_changed()
             mover, state = self.mover, self.state
-            self.shares = mover is None or any(
-                relation(state, mover, n) in sight.SHARING for n in state.nations if n != mover
-            )
+            shares = self.sharing.get(mover)
+            if shares is None:
+                shares = self.sharing[mover] = mover is None or any(
+                    relation(state, mover, n) in sight.SHARING for n in state.nations if n != mover
+                )
+            self.shares = shares
         return self.shares
+
+    def relations_changed(self) -> None:
+        """A relation has changed: who shares whose sight is asked again."""
+        self.names.clear()
+        self.sharing.clear()
+        self.relations = diplomacy.changes
 
     def added(self, unit: Unit) -> None:
         self.changed(unit)
@@ -557,8 +572,10 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
 
 def _names(state: State, found: Watchers, nation: str) -> frozenset[str]:
     """``nation`` and the nations sharing their sight with it
-    (sight.sharers, read from the relations without sorting), kept for an
-    order."""
+    (sight.sharers, read from the relations without sorting), kept while
+    no relation changes."""
+    if found.relations != diplomacy.changes:
+        found.relations_changed()
     names = found.names.get(nation)
     if names is None:
         sharing = sight.SHARING
