@@ -7,7 +7,6 @@ intercepting both fire with these.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.base import Event, Rng
@@ -95,53 +94,23 @@ def draw(rng: Rng, attack: int) -> int:
     return low + rng.below(attack - low + 1)
 
 
-@dataclass(frozen=True)
-class Roll:
-    """One shot's damage and how it came about: the draw from ``low`` to
-    ``high``, the factors that multiplied it, whether a fort halved it,
-    and why the attack was minimal (None if it was not)."""
-
-    damage: int
-    draw: int
-    low: int
-    high: int
-    factors: tuple[str, ...] = ()
-    halved: bool = False
-    minimal: str | None = None
-
-    def facts(self) -> dict[str, Any]:
-        """The facts an attack event carries of it; ``roll`` says it in
-        words ("drew 3 of 2-4, x2 plane in a city")."""
-        return {
-            "draw": self.draw,
-            "low": self.low,
-            "high": self.high,
-            "factors": list(self.factors),
-            "halved": self.halved,
-            "minimal": self.minimal,
-            "roll": self.words(),
-        }
-
-    def words(self) -> str:
-        parts = [f"drew {self.draw} of {self.low}-{self.high}", *self.factors]
-        if self.minimal:
-            parts.insert(0, "minimal attack 2")
-        text = ", ".join(parts)
-        return f"{text}, halved in a fort: {self.damage}" if self.halved else text
-
-
 def roll(
     state: State,
     rng: Rng,
     attack: int,
     shooter: str | None,
     victim: Unit,
+    facts: dict[str, Any],
     minimal: str | None = None,
-) -> Roll:
+) -> int:
     """The damage of one attack of strength ``attack`` by a unit of type
-    ``shooter`` (None: a city's cannon or flak) on ``victim``, with how it
-    came about: drawn, multiplied (the table; planes in cities x2; ships in
-    port x3), halved for land units in a fort or base (at least 1)."""
+    ``shooter`` (None: a city's cannon or flak) on ``victim``: drawn,
+    multiplied (the table; planes in cities x2; ships in port x3), halved
+    for land units in a fort or base (at least 1). How it came about is
+    added to ``facts``, the event's: the draw from ``low`` to ``high``, the
+    factors that multiplied it, whether a fort halved it, why the attack
+    was minimal (None if it was not), and all that in words, ``roll``
+    ("drew 3 of 2-4, x2 plane in a city")."""
     t = tables()
     kind = t.unit(victim.kind)
     low = (attack + 1) // 2
@@ -152,22 +121,37 @@ def roll(
         hit *= multiplier
         factors.append(f"x{multiplier} attack multiplier")
     city = state.cities.get(victim.square)
-    if city is not None and kind.domain == "air":
-        hit *= 2
-        factors.append("x2 plane in a city")
-    if city is not None and kind.ship:
-        hit *= 3
-        factors.append("x3 ship in port")
-    halved = city is not None and kind.land and t.cities[city.designation].halves_land_damage
+    if city is not None:
+        if kind.domain == "air":
+            hit *= 2
+            factors.append("x2 plane in a city")
+        if kind.ship:
+            hit *= 3
+            factors.append("x3 ship in port")
+    halved = bool(city is not None and kind.land and t.cities[city.designation].halves_land_damage)
     if halved:
         hit = max(1, hit // 2)
-    return Roll(hit, drawn, low, attack, tuple(factors), bool(halved), minimal)
+    words = f"drew {drawn} of {low}-{attack}"
+    if factors:
+        words = ", ".join([words, *factors])
+    if minimal:
+        words = "minimal attack 2, " + words
+    if halved:
+        words = f"{words}, halved in a fort: {hit}"
+    facts["draw"] = drawn
+    facts["low"] = low
+    facts["high"] = attack
+    facts["factors"] = factors
+    facts["halved"] = halved
+    facts["minimal"] = minimal
+    facts["roll"] = words
+    return hit
 
 
 def damage(state: State, rng: Rng, attack: int, shooter: str | None, victim: Unit) -> int:
     """The damage of one attack of strength ``attack`` by a unit of type
     ``shooter`` (None: a city's cannon) on ``victim`` (:func:`roll`)."""
-    return roll(state, rng, attack, shooter, victim).damage
+    return roll(state, rng, attack, shooter, victim, {})
 
 
 def minimal_case(state: State, shooter: Unit, victim: Unit, counter: bool) -> Minimal | None:
@@ -242,8 +226,6 @@ def fire(
     why = None
     if attack is None:
         attack, why = strength(state, shooter, victim, counter)
-    shot = roll(state, rng, attack, shooter.kind, victim, why)
-    hit = shot.damage
     facts = {
         "unit": shooter.id,
         "unit_type": shooter.kind,
@@ -251,12 +233,14 @@ def fire(
         "target": victim.id,
         "target_type": victim.kind,
         "target_nation": victim.owner,
-        "damage": hit,
-        "hp": max(0, victim.hp - hit),
+        "damage": 0,  # below, once rolled (the facts keep this order)
+        "hp": 0,
         "from": state.grid.name(shooter.square),
         "square": state.grid.name(victim.square),
         "counter": counter,
-    } | shot.facts()
+    }
+    hit = facts["damage"] = roll(state, rng, attack, shooter.kind, victim, facts, why)
+    facts["hp"] = max(0, victim.hp - hit)
     events.append(Event(Happened.ATTACK, facts, frozenset({shooter.owner, victim.owner})))
     by = (shooter.id, shooter.owner, shooter.square)
     _hurt(state, places, victim, hit, by, events)
@@ -269,19 +253,19 @@ def cannon(
     strength = tables().cities[city.designation].cannon
     if strength <= 0 or city.owner is None or not at_war(state, ship.owner, city.owner):
         return
-    shot = roll(state, rng, strength, None, ship)
-    hit = shot.damage
     facts = {
         "city": city.name,
         "nation": city.owner,
         "target": ship.id,
         "target_type": ship.kind,
         "target_nation": ship.owner,
-        "damage": hit,
-        "hp": max(0, ship.hp - hit),
+        "damage": 0,  # below, once rolled
+        "hp": 0,
         "square": state.grid.name(city.square),
         "at": state.grid.name(ship.square),
-    } | shot.facts()
+    }
+    hit = facts["damage"] = roll(state, rng, strength, None, ship, facts)
+    facts["hp"] = max(0, ship.hp - hit)
     events.append(Event(Happened.CANNON, facts, frozenset({city.owner, ship.owner})))
     by = (city.name, city.owner, city.square)
     _hurt(state, places, ship, hit, by, events)
@@ -390,7 +374,6 @@ def _flak_shot(
     """One flak shot at ``plane``; ``by``: who fires (name or id, its
     designation or type, its nation, its square)."""
     name, by_type, nation, square = by
-    shot = roll(state, rng, value, None, plane)
     facts = {
         "by": name,
         "by_type": by_type,
@@ -398,13 +381,15 @@ def _flak_shot(
         "target": plane.id,
         "target_type": plane.kind,
         "target_nation": plane.owner,
-        "damage": shot.damage,
-        "hp": max(0, plane.hp - shot.damage),
+        "damage": 0,  # below, once rolled
+        "hp": 0,
         "square": state.grid.name(square),
         "at": state.grid.name(plane.square),
-    } | shot.facts()
+    }
+    hit = facts["damage"] = roll(state, rng, value, None, plane, facts)
+    facts["hp"] = max(0, plane.hp - hit)
     events.append(Event(Happened.FLAK, facts, frozenset({nation, plane.owner})))
-    _hurt(state, places, plane, shot.damage, (name, nation, square), events)
+    _hurt(state, places, plane, hit, (name, nation, square), events)
 
 
 def bomb(
