@@ -104,9 +104,16 @@ def refuels_here(state: State, places: Places, unit: Unit, square: int | None = 
     """:func:`refuelling_place` with the units read from the index (in no
     order: any one that refuels will do)."""
     where = unit.square if square is None else square
-    units = state.units
-    there = [units[i] for i in places.at.get(where, ()) if i in units]
-    return refuelling_place(state, unit, where, there)
+    kind = tables().unit(unit.kind)
+    if refuels_in_city(state, unit, kind, where):
+        return True
+    ships, units = _refuellers(unit.kind), state.units  # refuelling_place's look, inline
+    if ships:
+        for uid in places.at.get(where, ()):
+            u = units.get(uid)
+            if u is not None and u.kind in ships and refuels_on(state, unit, kind, u):
+                return True
+    return False
 
 
 def refuel(unit: Unit) -> None:
