@@ -114,7 +114,7 @@ class _Layer:
         return (row // self.size) * self.across + column // self.size
 
     def put(self, unit: Unit, square: int) -> None:
-        row, column = divmod(square, self.width)  # cell(), inline: a tick puts thousands
+        row, column = divmod(square, self.width)  # cell(), inline
         cell = (row // self.size) * self.across + column // self.size
         nations = self.cells.get(cell)
         if nations is None:
@@ -122,18 +122,42 @@ class _Layer:
         else:
             nations[unit.owner] = nations.get(unit.owner, ()) + (unit.id,)
 
+    def fill(self, units: list[Unit]) -> None:
+        """:meth:`put` each of ``units`` where it stands, in that order."""
+        width, size, across, cells = self.width, self.size, self.across, self.cells
+        for unit in units:  # put(), inline: a Watchers puts thousands
+            row, column = divmod(unit.square, width)
+            cell = (row // size) * across + column // size
+            nations = cells.get(cell)
+            if nations is None:
+                cells[cell] = {unit.owner: (unit.id,)}
+            else:
+                nations[unit.owner] = nations.get(unit.owner, ()) + (unit.id,)
+
     def take(self, unit: Unit, square: int) -> None:
         cell = self.cell(square)
-        nations = self.cells.get(cell, {})
-        ids = nations.get(unit.owner, ())
-        if unit.id in ids:
-            rest = tuple(i for i in ids if i != unit.id)
+        nations = self.cells.get(cell)
+        ids = nations.get(unit.owner) if nations is not None else None
+        if ids and unit.id in ids:  # an id is in a cell once
+            i = ids.index(unit.id)
+            rest = ids[:i] + ids[i + 1 :]
             if rest:
-                nations[unit.owner] = rest
+                nations[unit.owner] = rest  # type: ignore[index]
             else:
-                del nations[unit.owner]
+                del nations[unit.owner]  # type: ignore[attr-defined]
                 if not nations:
                     del self.cells[cell]
+
+    def move(self, unit: Unit, old: int) -> None:
+        """``unit`` has gone from ``old`` to ``unit.square``: moved to the
+        cell it is in now if that is another."""
+        width, size, new = self.width, self.size, unit.square
+        if (
+            old // width // size != new // width // size
+            or old % width // size != new % width // size
+        ):
+            self.take(unit, old)
+            self.put(unit, new)
 
     def around(self, square: int, mover: str, found: list[str], far: int = 0) -> None:
         """Add to ``found`` the ids in the cells around ``square`` but
@@ -200,13 +224,16 @@ class Watchers:
         # cities by cell (cells as wide as the farthest radar): spotted
         self.eyes: dict[str, set[str]] = {}
         self.cities = _CityCells(state)
-        far, layers, eyes = _far_kinds(), self.layers, self.eyes
+        far, eyes = _far_kinds(), self.eyes
+        watching: dict[str, list[Unit]] = {AIR: [], SEA: []}
         for unit in state.units.values():  # the order in a cell matters not: ids are sorted
             w = table[unit.kind]
             if w is not None:
-                layers[w[0]].put(unit, unit.square)
+                watching[w[0]].append(unit)
             if unit.kind in far:
                 eyes.setdefault(unit.owner, set()).add(unit.id)
+        for what, found in watching.items():
+            self.layers[what].fill(found)
 
     def next_order(self) -> None:
         """An order begins: what nations see is asked again, and whether
@@ -273,10 +300,7 @@ class Watchers:
         if w is not None:
             if self.plans:
                 self._drop(unit)
-            layer = self.layers[w[0]]
-            if layer.cell(old) != layer.cell(unit.square):
-                layer.take(unit, old)
-                layer.put(unit, unit.square)
+            self.layers[w[0]].move(unit, old)
 
     def _drop(self, watcher: Unit) -> None:
         """A watcher moved, appeared or went: the plans of another nation's
@@ -768,19 +792,24 @@ def air_way(grid: Grid, start: int, end: int, near: int) -> list[int]:
     """The squares a plane flies over from ``start`` to ``end`` (to a
     square ``near`` it): diagonally first, then straight, the shorter way
     round the wrapping board."""
-    column, row = grid.at(start)
-    to_column, to_row = grid.at(end)
-    dc = _toward(column, to_column, grid.width)
-    dr = _toward(row, to_row, grid.height)
+    width, height = grid.width, grid.height
+    row, column = divmod(start, width)
+    to_row, to_column = divmod(end, width)
+    dc = _toward(column, to_column, width)
+    dr = _toward(row, to_row, height)
+    step_c, step_r = (dc > 0) - (dc < 0), (dr > 0) - (dr < 0)
+    # the steps left along each axis: each is at most half the board, so
+    # the greater of them is the distance to ``end`` (grid.distance)
+    left_c, left_r = abs(dc), abs(dr)
     way: list[int] = []
-    here = start
-    while grid.distance(here, end) > near:
-        column += (dc > 0) - (dc < 0)
-        row += (dr > 0) - (dr < 0)
-        dc -= (dc > 0) - (dc < 0)
-        dr -= (dr > 0) - (dr < 0)
-        here = grid.square(column, row)
-        way.append(here)
+    while (left_c if left_c > left_r else left_r) > near:
+        if left_c:
+            column += step_c
+            left_c -= 1
+        if left_r:
+            row += step_r
+            left_r -= 1
+        way.append((row % height) * width + column % width)
     return way
 
 
