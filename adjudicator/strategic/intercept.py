@@ -43,7 +43,7 @@ square entered, while no watcher of another nation moves
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from functools import cache
 
 from adjudicator.base import Event, Rng
@@ -159,10 +159,10 @@ class _Layer:
             self.take(unit, old)
             self.put(unit, new)
 
-    def around(self, square: int, mover: str, found: list[str], far: int = 0) -> None:
+    def around(self, square: int, skip: Container[str], found: list[str], far: int = 0) -> None:
         """Add to ``found`` the ids in the cells around ``square`` but
-        those of ``mover``'s nation (``far``: of the cells the squares up
-        to that far fall in, farther than the layer's reach)."""
+        those of the nations in ``skip`` (``far``: of the cells the squares
+        up to that far fall in, farther than the layer's reach)."""
         row, column = divmod(square, self.width)
         across, cells = self.across, self.cells
         rows, columns = self.rows, self.columns
@@ -175,7 +175,7 @@ class _Layer:
                 nations = cells.get(r * across + c)
                 if nations:
                     for owner, ids in nations.items():
-                        if owner != mover:
+                        if owner not in skip:
                             found += ids
 
 
@@ -219,6 +219,7 @@ class Watchers:
         # when they were last dropped)
         self.names: dict[str, frozenset[str]] = {}
         self.sharing: dict[str | None, bool] = {}
+        self.friends: dict[str, frozenset[str]] = {}  # by mover (:meth:`_friends`)
         self.relations = diplomacy.changes
         # the units that may see farther than CLOSE, by nation, and the
         # cities by cell (cells as wide as the farthest radar): spotted
@@ -272,6 +273,7 @@ class Watchers:
         """A relation has changed: who shares whose sight is asked again."""
         self.names.clear()
         self.sharing.clear()
+        self.friends.clear()
         self.relations = diplomacy.changes
 
     def added(self, unit: Unit) -> None:
@@ -364,9 +366,9 @@ class Watchers:
         width, height = grid.width, grid.height
         row, column = (key[1] * block + margin) % height, (key[2] * block + margin) % width
         ids: list[str] = []
-        self.layers[what].around(row * width + column, mover, ids, self.reach[what] + margin)
-        units, nations, table = self.state.units, self.state.nations, self.table
-        hostile: dict[str, bool] = {}  # by the watcher's nation, asked once
+        friends = self._friends(mover)
+        self.layers[what].around(row * width + column, friends, ids, self.reach[what] + margin)
+        units, table = self.state.units, self.table
         near = []
         for uid in ids:
             u = units.get(uid)
@@ -381,20 +383,29 @@ class Watchers:
             if dr + dr > height:
                 dr = height - dr
             reach = table[u.kind][1]  # type: ignore[index]
-            if (dc if dc > dr else dr) > reach + margin:
-                continue
-            foe = hostile.get(u.owner)
-            if foe is None:
-                foe = hostile[u.owner] = nations[u.owner].relations.get(mover) not in FRIENDS
-            if foe:
+            if (dc if dc > dr else dr) <= reach + margin:
                 near.append((u, reach))
         return _Plan(near)
+
+    def _friends(self, mover: str) -> frozenset[str]:
+        """``mover``'s nation and the nations Friendly or Allied toward it:
+        those whose units let its movers pass (kept while no relation
+        changes)."""
+        if self.relations != diplomacy.changes:
+            self.relations_changed()
+        found = self.friends.get(mover)
+        if found is None:
+            nations = self.state.nations.items()
+            found = self.friends[mover] = frozenset(
+                [mover] + [o for o, n in nations if n.relations.get(mover) in FRIENDS]
+            )
+        return found
 
     def around(self, what: str, square: int, mover: str) -> list[str]:
         """The ids of the units watching ``what`` near ``square`` (every one
         within reach of it among them), but ``mover``'s nation's own."""
         found: list[str] = []
-        self.layers[what].around(square, mover, found, self.reach[what])
+        self.layers[what].around(square, (mover,), found, self.reach[what])
         return found
 
 
@@ -698,8 +709,11 @@ def intercept(
     for fighter, d in near:
         if fighter.carried_by is not None or fighter.id in taken:
             continue
+        # able() and _can_fly(), inline: asked of the fighters near each square entered
+        if fighter.hp < WATCH_HP or fighter.ammo < 1 or fighter.mobility < (d or 1):
+            continue
         fkind = kinds[fighter.kind]
-        if not (able(fighter) and _can_fly(fighter, fkind, d)):
+        if fighter.fuel < d and "no_fuel" not in fkind.flags:
             continue
         hit = hits.get(fkind.key)
         if hit is None:
