@@ -246,7 +246,7 @@ class Watchers:
 
     def sees(self, places: Places, nation: str, square: int) -> bool:
         """sight.sees_square's question, as :func:`spotted` answers it."""
-        return spotted(self.state, places, nation, square)
+        return spotted(self.state, places, nation, square, self)
 
     def changed(self, unit: Unit) -> None:
         """``unit`` moved, appeared or went: what nations see may change."""
@@ -559,25 +559,30 @@ def sees(state: State, places: Places, watcher: Unit, mover: Unit, distance: int
         return True
     found = watchers(state, places)
     if watcher.owner == found.mover:  # its units move now: no answer kept
-        return spotted(state, places, watcher.owner, mover.square)
+        return spotted(state, places, watcher.owner, mover.square, found)
     key = (watcher.owner, mover.square)
     known = found.sight.get(key)
     if known is None:
-        known = found.sight[key] = spotted(state, places, watcher.owner, mover.square)
+        known = found.sight[key] = spotted(state, places, watcher.owner, mover.square, found)
     return known
 
 
 CLOSE = 3  # sights this short are looked for square by square around a square
 
 
-def spotted(state: State, places: Places, nation: str, square: int) -> bool:
+def spotted(
+    state: State, places: Places, nation: str, square: int, found: Watchers | None = None
+) -> bool:
     """Whether a unit or city of ``nation`` or of a nation sharing its
     sight sees ``square``: sight.sees_square's question, read from the
     units by square without sorting them (a tick asks it of every square a
     plane flies near fighters). Units and cities seeing CLOSE or less are
     looked for in the squares within CLOSE; those seeing farther (radars,
-    satellites on the ground) one by one."""
-    names = _names(state, watchers(state, places), nation)
+    satellites on the ground) one by one. ``found``: the places' watchers,
+    if the caller has them at hand."""
+    if found is None:
+        found = watchers(state, places)
+    names = _names(state, found, nation)
     grid, at, units = state.grid, places.at, state.units
     width, height = grid.width, grid.height
     row, column = divmod(square, width)
@@ -591,7 +596,7 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
                         r = sight.unit_sight(state, unit)
                         if r is not None and d <= r:
                             return True
-        return _far_sight(state, places, names, square)
+        return _far_sight(state, found, names, square)
     for q in _square_disc(width, height, square, CLOSE):
         ids = at.get(q)
         if ids:
@@ -602,7 +607,7 @@ def spotted(state: State, places: Places, nation: str, square: int) -> bool:
                     r = sight.unit_sight(state, unit)
                     if r is not None and d <= r:
                         return True
-    return _far_sight(state, places, names, square)
+    return _far_sight(state, found, names, square)
 
 
 def _names(state: State, found: Watchers, nation: str) -> frozenset[str]:
@@ -628,12 +633,12 @@ def _rings(width: int) -> tuple[tuple[int, int], ...]:
     return tuple((r * width + c, max(abs(r), abs(c))) for r in steps for c in steps)
 
 
-def _far_sight(state: State, places: Places, names: frozenset[str], square: int) -> bool:
+def _far_sight(state: State, found: Watchers, names: frozenset[str], square: int) -> bool:
     """Whether a city of ``names``, a satellite of theirs in orbit or a
     unit of a type that may see farther than CLOSE (:func:`_far_kinds`)
-    sees ``square``."""
+    sees ``square`` (``found``: the watchers, which keep the cities and
+    those units)."""
     grid, units, cities = state.grid, state.units, state.cities
-    found = watchers(state, places)
     for city_square in found.cities.around(square):
         city = cities.get(city_square)
         if city is not None and city.owner in names:
