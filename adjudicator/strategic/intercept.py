@@ -199,8 +199,8 @@ class Watchers:
         # the watchers near the movers of one nation (``planned``), by what
         # they watch and block of the board (:meth:`near`): kept while no
         # watcher of another nation moves, appears or goes, within an order
-        self.plans: dict[tuple[str, int, int], _Plan] = {}
-        self.kept: dict[str, dict[int, list[tuple[Unit, int]]]] = {AIR: {}, SEA: {}}
+        self.plans: dict[tuple[str, int, int], tuple[list[Unit], list[int]]] = {}
+        self.kept: dict[str, dict[int, Sequence[tuple[Unit, int]]]] = {AIR: {}, SEA: {}}
         self.planned = ""
         # what a nation's units and cities see (:func:`spotted`), kept for the
         # order moving now while nothing that could change it happens: a
@@ -317,12 +317,12 @@ class Watchers:
         for found in self.kept.values():
             found.clear()
 
-    def near(self, what: str, square: int, mover: str) -> list[tuple[Unit, int]]:
+    def near(self, what: str, square: int, mover: str) -> Sequence[tuple[Unit, int]]:
         """The units watching ``what`` within their reach of ``square`` that
         may act on a unit of ``mover``'s nation there, each with how far
         it is (the caller reads what changes as they act: HP, ammo,
         mobility, fuel, being carried or taken). Kept by square, from
-        plans of blocks of the board (:class:`_Plan`), for the movers of
+        plans of blocks of the board (:meth:`_gather`), for the movers of
         one nation; gathered again when a unit of another nation watching
         moves, appears or goes (:meth:`_drop`) and for each order: while a
         unit walks, nothing else moves until a watcher acts, and an
@@ -341,8 +341,9 @@ class Watchers:
             plan = self.plans.get(key)
             if plan is None:
                 plan = self.plans[key] = self._gather(what, key, mover)
-            found = kept[square] = []
-            for u, reach in plan.near:  # grid.distance, inline
+            units, reaches = plan
+            near: list[tuple[Unit, int]] = []
+            for u, reach in zip(units, reaches, strict=True):  # grid.distance, inline
                 ur, uc = divmod(u.square, width)
                 dc = uc - column if uc > column else column - uc
                 dr = ur - row if ur > row else row - ur
@@ -352,14 +353,19 @@ class Watchers:
                     dr = height - dr
                 d = dc if dc > dr else dr
                 if d <= reach:
-                    found.append((u, d))
+                    near.append((u, d))
+            # a square with none shares one empty tuple: fewer objects kept
+            found = kept[square] = near or ()
         return found
 
-    def _gather(self, what: str, key: tuple[str, int, int], mover: str) -> _Plan:
+    def _gather(
+        self, what: str, key: tuple[str, int, int], mover: str
+    ) -> tuple[list[Unit], list[int]]:
         """The watchers of ``what`` within their reach of a square of the
         block ``key`` whose nation is not Friendly or Allied toward
         ``mover`` (relations change between orders only), with their reach
-        (those within their reach and MARGIN of the block's middle)."""
+        (those within their reach and MARGIN of the block's middle): the
+        units and their reaches, in two lists."""
         margin = MARGIN[what]
         block = 2 * margin + 1
         grid = self.grid
@@ -369,7 +375,8 @@ class Watchers:
         friends = self._friends(mover)
         self.layers[what].around(row * width + column, friends, ids, self.reach[what] + margin)
         units, table = self.state.units, self.table
-        near = []
+        near: list[Unit] = []
+        reaches: list[int] = []
         for uid in ids:
             u = units.get(uid)
             if u is None:
@@ -384,8 +391,9 @@ class Watchers:
                 dr = height - dr
             reach = table[u.kind][1]  # type: ignore[index]
             if (dc if dc > dr else dr) <= reach + margin:
-                near.append((u, reach))
-        return _Plan(near)
+                near.append(u)
+                reaches.append(reach)
+        return near, reaches
 
     def _friends(self, mover: str) -> frozenset[str]:
         """``mover``'s nation and the nations Friendly or Allied toward it:
@@ -413,17 +421,6 @@ class Watchers:
 # (blocks 2 x MARGIN + 1 wide): the planes of an order fly the same way,
 # a ship sails alone
 MARGIN = {AIR: 3, SEA: 2}
-
-
-class _Plan:
-    """The watchers that may act on the movers of one nation in a block
-    of the board (:meth:`Watchers.near`), with their
-    reach."""
-
-    __slots__ = ("near",)
-
-    def __init__(self, near: list[tuple[Unit, int]]) -> None:
-        self.near = near
 
 
 class _CityCells:
