@@ -7,6 +7,7 @@ intercepting both fire with these.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from adjudicator.base import Event, Rng
@@ -26,6 +27,8 @@ from adjudicator.strategic.units import remove
 _AIR = frozenset({"air"})
 _AIR_AT_SEA = frozenset({"air", "air_at_sea"})
 _AIR_IN_A_COASTAL_CITY = frozenset({"air", "coast"})
+_LAND, _SEA = frozenset({"land"}), frozenset({"sea"})
+_COASTAL_CITY = frozenset({"land", "coast"})
 
 
 def exposure(state: State, unit: Unit) -> frozenset[str]:
@@ -43,9 +46,8 @@ def exposure(state: State, unit: Unit) -> frozenset[str]:
             return _AIR_IN_A_COASTAL_CITY  # "Any ship can attack units in a coastal city"
         return _AIR if _on_land(state, unit.square) else _AIR_AT_SEA
     if unit.square in state.cities:
-        coast = state.board.coastal(unit.square)
-        return frozenset({"land", "coast"} if coast else {"land"})
-    return frozenset({"land"} if state.board.is_land(unit.square) else {"sea"})
+        return _COASTAL_CITY if state.board.coastal(unit.square) else _LAND
+    return _LAND if state.board.is_land(unit.square) else _SEA
 
 
 def _on_land(state: State, square: int) -> bool:
@@ -157,14 +159,21 @@ def damage(state: State, rng: Rng, attack: int, shooter: str | None, victim: Uni
 def minimal_case(state: State, shooter: Unit, victim: Unit, counter: bool) -> Minimal | None:
     """The first case of the minimal attack that applies to ``shooter``
     firing on ``victim`` (data/units.yaml's minimal_attacks), or None."""
+    return _minimal(shooter.kind, victim.kind, counter, _on_land(state, victim.square))
+
+
+@cache
+def _minimal(shooter: str, victim: str, counter: bool, on_land: bool) -> Minimal | None:
+    """:func:`minimal_case` by the types, whether it is a counter-attack
+    and whether the victim is on land (a few hundred shots a tick ask)."""
     t = tables()
-    mine = t.unit(shooter.kind)
+    mine = t.unit(shooter)
     for case in t.minimal:
-        if shooter.kind not in case.attackers or (case.counter and not counter):
+        if shooter not in case.attackers or (case.counter and not counter):
             continue
-        if case.defenders is not None and victim.kind not in case.defenders:
+        if case.defenders is not None and victim not in case.defenders:
             continue
-        if case.at_sea and _on_land(state, victim.square):
+        if case.at_sea and on_land:
             continue
         if case.blind and mine.sees_subs is not None:
             continue
