@@ -296,12 +296,17 @@ class Watchers:
                 self._drop(unit)
 
     def moved(self, unit: Unit, old: int) -> None:
-        if self.sight:
-            self.changed(unit)
+        """Told of every step of every unit: changed() and _drop() inline."""
+        hold = self.hold
+        if self.sight and not hold:
+            if unit.owner != self.mover or (
+                self.shares if self.shares is not None else self._shares()
+            ):
+                self.sight.clear()
         w = self.table[unit.kind]
         if w is not None:
-            if self.plans:
-                self._drop(unit)
+            if self.plans and not hold and unit.owner != self.planned:
+                self._forget()
             self.layers[w[0]].move(unit, old)
 
     def _drop(self, watcher: Unit) -> None:
