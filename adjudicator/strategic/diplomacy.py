@@ -275,15 +275,16 @@ def _hold(state: State, a: str, b: str, level: str) -> None:
         declared[b] = level
 
 
-# how many times a level in effect has changed (in any state) since the
-# program began: what others work out from the relations and keep (the
-# nations sharing sight, intercept.py) is good while this stays the same
-changes = 0
+def changes(state: State) -> int:
+    """How many times a level in effect has changed in ``state`` (this
+    state object, not its copies): what others work out from the relations
+    and keep (the nations sharing sight, intercept.py) is good while this
+    stays the same."""
+    return state.cache.get("relations", 0)
 
 
 def _set_relation(state: State, a: str, b: str, level: str) -> None:
-    global changes
-    changes += 1
+    state.cache["relations"] = state.cache.get("relations", 0) + 1
     relations = state.nations[a].relations
     if level == NEUTRAL:
         relations.pop(b, None)

@@ -215,12 +215,12 @@ class Watchers:
         self.hold = False
         # each nation with those sharing its sight (:func:`spotted`), and
         # whether a nation shares its sight with another (:meth:`_shares`),
-        # kept while no relation changes (``relations``: diplomacy.changes
+        # kept while no relation changes (``relations``: diplomacy.changes()
         # when they were last dropped)
         self.names: dict[str, frozenset[str]] = {}
         self.sharing: dict[str | None, bool] = {}
         self.friends: dict[str, frozenset[str]] = {}  # by mover (:meth:`_friends`)
-        self.relations = diplomacy.changes
+        self.relations = diplomacy.changes(state)
         # the units that may see farther than CLOSE, by nation, and the
         # cities by cell (cells as wide as the farthest radar): spotted
         self.eyes: dict[str, set[str]] = {}
@@ -258,7 +258,7 @@ class Watchers:
         (asked once an order, and only once something is kept; worked out
         once a nation while no relation changes)."""
         if self.shares is None:
-            if self.relations != diplomacy.changes:
+            if self.relations != diplomacy.changes(self.state):
                 self.relations_changed()
             mover, state = self.mover, self.state
             shares = self.sharing.get(mover)
@@ -274,7 +274,7 @@ class Watchers:
         self.names.clear()
         self.sharing.clear()
         self.friends.clear()
-        self.relations = diplomacy.changes
+        self.relations = diplomacy.changes(self.state)
 
     def added(self, unit: Unit) -> None:
         self.changed(unit)
@@ -404,7 +404,7 @@ class Watchers:
         """``mover``'s nation and the nations Friendly or Allied toward it:
         those whose units let its movers pass (kept while no relation
         changes)."""
-        if self.relations != diplomacy.changes:
+        if self.relations != diplomacy.changes(self.state):
             self.relations_changed()
         found = self.friends.get(mover)
         if found is None:
@@ -616,7 +616,7 @@ def _names(state: State, found: Watchers, nation: str) -> frozenset[str]:
     """``nation`` and the nations sharing their sight with it
     (sight.sharers, read from the relations without sorting), kept while
     no relation changes."""
-    if found.relations != diplomacy.changes:
+    if found.relations != diplomacy.changes(state):
         found.relations_changed()
     names = found.names.get(nation)
     if names is None:
