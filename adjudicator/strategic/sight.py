@@ -446,6 +446,7 @@ class Survey:
         self._sightings: dict[str, Sighting] = {}
         self._seen: dict[str, tuple[frozenset[int], list[Unit]]] = {}
         self._entries: dict[bool, dict[str, dict[str, Any]]] = {True: {}, False: {}}
+        self._own: dict[str, list[dict[str, Any]]] = {}  # own_entries, by nation
         # another nation's (or a neutral) city as a view shows it, by
         # square: seen now (True) or not (False)
         self._city_entries: dict[bool, dict[int, dict[str, Any]]] = {True: {}, False: {}}
@@ -552,24 +553,26 @@ class Survey:
     def own_entries(self, nation: str) -> list[dict[str, Any]]:
         """Every unit of ``nation`` as its own view shows it (what
         :meth:`unit_entry` gives with ``full``), made in one pass, in the
-        state's order (a view sorts them with the rest)."""
-        made, name = self._entries[True], self.name
-        supplied, standing = self.supplied(), self.standing_of()
+        state's order (a view sorts them with the rest). The entries are
+        made for the nation's first view and kept by nation (not by unit:
+        a big tick makes thousands); each call gives a new list of them."""
+        made = self._own.get(nation)
+        if made is not None:
+            return list(made)
+        name, supplied, standing = self.name, self.supplied(), self.standing_of()
         out = []
         for unit in self.by_owner.get(nation, ()):
-            entry = made.get(unit.id)
-            if entry is None:
-                kind, fuel_full, full_hp = _shown_type(unit.kind)
-                entry = made[unit.id] = {
-                    "id": unit.id, "kind": unit.kind, "name": kind, "owner": unit.owner,
-                    "square": unit.square, "at": name(unit.square), "hp": unit.hp,
-                    "status": "own", "ammo": unit.ammo, "mobility": unit.mobility,
-                    "fuel": unit.fuel, "fuel_full": fuel_full, "full_hp": full_hp,
-                    "carried_by": unit.carried_by, "supplied": unit.id in supplied,
-                    "standing": standing.get(unit.id),
-                }  # fmt: skip
-            out.append(entry)
-        return out
+            kind, fuel_full, full_hp = _shown_type(unit.kind)
+            out.append({
+                "id": unit.id, "kind": unit.kind, "name": kind, "owner": unit.owner,
+                "square": unit.square, "at": name(unit.square), "hp": unit.hp,
+                "status": "own", "ammo": unit.ammo, "mobility": unit.mobility,
+                "fuel": unit.fuel, "fuel_full": fuel_full, "full_hp": full_hp,
+                "carried_by": unit.carried_by, "supplied": unit.id in supplied,
+                "standing": standing.get(unit.id),
+            })  # fmt: skip
+        self._own[nation] = out
+        return list(out)
 
     def standing_of(self) -> dict[str, dict[str, str]]:
         """Each unit's standing order ({action, target}: the target square's
