@@ -2,7 +2,7 @@
 the position it is given (rules, sections 1, 7 and 15; RULINGS.md).
 
 Pure functions over a :class:`State`. A tick calls, once, after its last
-step: ``seen = all_visible(state)``; ``look = Survey(state)``;
+step: ``look = Survey(state)``; ``seen = all_visible(state, look)``;
 ``remember(state, seen, destroyed, look)``; then ``views(state, seen,
 look)`` for the reports (or ``view(state, nation, seen)`` for one), and
 ``witnesses(seen, square)`` gives the ``visible_to`` of an event at a square.
@@ -117,12 +117,33 @@ def disc(grid: Grid, square: int, radius: int) -> set[int]:
     return spread(grid, [square], radius)
 
 
-def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict[int, int]]:
+def lookouts(
+    state: State,
+    names: Iterable[str] | None = None,
+    by_owner: Mapping[str, list[Unit]] | None = None,
+) -> dict[str, dict[int, int]]:
     """For each nation (of ``names``; all by default), the squares it sees
     from and the farthest sight from each (several units on one square
-    count once)."""
+    count once). ``by_owner``: the units grouped by owner in the state's
+    order (:attr:`Survey.by_owner`), if at hand: each nation's are read
+    without asking whose each unit is."""
     out: dict[str, dict[int, int]] = {name: {} for name in (names or state.nations)}
     units = tables().units
+    if by_owner is not None:
+        for name, spots in out.items():
+            nation = state.nations.get(name)
+            if nation is None:
+                continue
+            kinds: dict[str, int] = {}  # the sight of each unit type of the nation
+            for unit in by_owner.get(name, ()):
+                if unit.carried_by is not None:  # as unit_sight, inline
+                    continue
+                r = kinds.get(unit.kind)
+                if r is None:
+                    r = kinds[unit.kind] = _radius(units[unit.kind].sight, nation.tech)
+                if spots.get(unit.square, -1) < r:
+                    spots[unit.square] = r
+        return _note_cities(state, out)
     radii: dict[str, dict[str, int]] = {}  # by nation, by unit type: 5,000 units a tick
     for unit in state.units.values():
         spots = out.get(unit.owner)
@@ -139,8 +160,19 @@ def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict
             r = kinds[unit.kind] = _radius(units[unit.kind].sight, nation.tech)
         if spots.get(unit.square, -1) < r:
             spots[unit.square] = r
+    return _note_cities(state, out)
+
+
+def _note_cities(state: State, out: dict[str, dict[int, int]]) -> dict[str, dict[int, int]]:
+    """The cities and the satellites added to :func:`lookouts` (each
+    nation's sight from each designation worked out once)."""
+    radii: dict[tuple[str | None, str], int | None] = {}
     for city in state.cities.values():
-        _note(out, city.owner, city.square, city_sight(state, city))
+        key = (city.owner, city.designation)
+        r = radii.get(key, -1)
+        if r == -1:
+            r = radii[key] = city_sight(state, city)
+        _note(out, city.owner, city.square, r)
     for sat in state.satellites.values():
         _note(out, sat.owner, sat.square, satellite_sight(sat))
     return out
@@ -157,12 +189,16 @@ def _note(out: dict[str, dict[int, int]], owner: str | None, square: int, r: int
         spots[square] = r
 
 
-def own_sight(state: State, names: Iterable[str] | None = None) -> dict[str, set[int]]:
+def own_sight(
+    state: State,
+    names: Iterable[str] | None = None,
+    by_owner: Mapping[str, list[Unit]] | None = None,
+) -> dict[str, set[int]]:
     """What each nation (of ``names``; all by default) sees with its own
-    units and cities."""
+    units and cities (``by_owner``: as :func:`lookouts`)."""
     grid = state.grid
     out = {}
-    for name, spots in lookouts(state, names).items():
+    for name, spots in lookouts(state, names, by_owner).items():
         by_radius: dict[int, list[int]] = {}
         for square, r in spots.items():
             by_radius.setdefault(r, []).append(square)
@@ -183,10 +219,11 @@ def sharers(state: State, nation: str) -> list[str]:
     ]
 
 
-def all_visible(state: State) -> dict[str, frozenset[int]]:
+def all_visible(state: State, survey: Survey | None = None) -> dict[str, frozenset[int]]:
     """The squares every nation sees now, by nation: its own sight and its
-    sharers'. Compute it once a tick and pass it on."""
-    own = own_sight(state)
+    sharers'. Compute it once a tick and pass it on (``survey``: one of
+    this state, if at hand, whose units by owner it reads)."""
+    own = own_sight(state, None, survey.by_owner if survey is not None else None)
     return {
         name: frozenset().union(own[name], *(own[s] for s in sharers(state, name)))
         for name in sorted(state.nations)
