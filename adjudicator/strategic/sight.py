@@ -571,9 +571,10 @@ class Survey:
 
     def sighting(self, unit: Unit) -> Sighting:
         """The unit as seen this tick (one value for every nation seeing it)."""
-        if unit.id not in self._sightings:
-            self._sightings[unit.id] = sighting(unit, self.state.tick)
-        return self._sightings[unit.id]
+        found = self._sightings.get(unit.id)
+        if found is None:
+            found = self._sightings[unit.id] = sighting(unit, self.state.tick)
+        return found
 
     def unit_entry(self, unit: Unit, full: bool) -> dict[str, Any]:
         """A unit as a view shows it: ``full`` to its owner (and the game
@@ -730,9 +731,15 @@ def remember(
     ``visible_to`` of that event; None: everyone): they forget it at once."""
     look = survey or Survey(state)
     gone = destroyed or {}
+    made, tick = look._sightings, state.tick  # look.sighting(), inline: thousands a tick
     for nation in look.nations:
         squares = seen.get(nation.name, frozenset())
-        now = {u.id: look.sighting(u) for u in look.seen_unsorted(nation.name, squares)}
+        now = {}
+        for u in look.seen_unsorted(nation.name, squares):
+            found = made.get(u.id)
+            if found is None:
+                found = made[u.id] = sighting(u, tick)
+            now[u.id] = found
         kept = {
             s.unit: s
             for s in nation.memory.values()
@@ -741,7 +748,7 @@ def remember(
             and look.remembers(s, nation.name, squares)
         }
         kept.update(now)
-        nation.memory = dict(sorted(kept.items()))
+        nation.memory = {uid: kept[uid] for uid in sorted(kept)}
 
 
 def _saw_it_destroyed(
