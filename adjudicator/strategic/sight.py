@@ -490,6 +490,7 @@ class Survey:
         self.name: Callable[[int], str] = state.grid.name
         """A square's name (K12), worked out once a tick (the grid keeps them)."""
         self._held: dict[str | None, int] | None = None
+        self._rows: list[tuple[str, Standing, Standing]] | None = None  # standing_rows
         self._supplied: frozenset[str] | None = None
         self._standing: dict[str, dict[str, str]] | None = None
         self._stealthy = stealthy()
@@ -622,6 +623,25 @@ class Survey:
                 for uid in s.units
             }
         return self._standing
+
+    def standing_rows(self) -> list[tuple[str, Standing, Standing]]:
+        """Each nation's row of the standings, counted (as its own viewer
+        sees it) and not (as the others do), made once for every view."""
+        if self._rows is None:
+            state = self.state
+            cities = self.cities_held()
+            winners = set(state.outcome.winners) if state.outcome else set()
+            self._rows = []
+            for n in self.nations:
+                measures = (
+                    ("cities", cities.get(n.name, 0)),
+                    ("units", len(self.by_owner.get(n.name, []))),
+                )
+                status = "winner" if n.name in winners else n.status
+                self._rows.append(
+                    (n.name, Standing(n.name, measures, status), Standing(n.name, (), status))
+                )
+        return self._rows
 
     def supplied(self) -> frozenset[str]:
         """The ids of the units in supply, worked out once (only when a
@@ -1034,19 +1054,10 @@ def standings(look: Survey, nation: str | None) -> tuple[Standing, ...]:
     """Every nation with its status; its cities and units counted for the
     viewer only (others' strength is hidden: a ruling), for everyone once
     the game has ended, and for the game master."""
-    state = look.state
-    cities = look.cities_held()
-    winners = set(state.outcome.winners) if state.outcome else set()
-    out = []
-    for n in look.nations:
-        shown = nation is None or n.name == nation or state.outcome is not None
-        measures = (
-            ("cities", cities.get(n.name, 0)),
-            ("units", len(look.by_owner.get(n.name, []))),
-        )
-        status = "winner" if n.name in winners else n.status
-        out.append(Standing(n.name, measures if shown else (), status))
-    return tuple(out)
+    every = nation is None or look.state.outcome is not None
+    return tuple(
+        shown if every or name == nation else hidden for name, shown, hidden in look.standing_rows()
+    )
 
 
 # --------------------------------------------------------------------------
