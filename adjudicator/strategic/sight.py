@@ -1033,8 +1033,9 @@ def nation_entry(state: State, n: Nation) -> dict[str, Any]:
         "tech": n.tech,
         "radar": radar_radius(n.tech),
         "declared": dict(sorted(n.declared.items())),
-        "relations": {o: relation(state, n.name, o) for o in others},
-        "toward_you": {o: relation(state, o, n.name) for o in others},
+        # relation() of each other nation, read inline (never n itself)
+        "relations": {o: n.relations.get(o, "neutral") for o in others},
+        "toward_you": {o: state.nations[o].relations.get(n.name, "neutral") for o in others},
         "pending": [{"due": p.due, "toward": p.toward, "level": p.level} for p in n.pending],
     }
 
@@ -1046,7 +1047,9 @@ def other_entry(state: State, other: Nation, nation: str) -> dict[str, Any]:
         "name": other.name,
         "colour": other.colour,
         "status": other.status,
-        "toward_you": relation(state, other.name, nation),
+        "toward_you": (  # relation(), inline: every view asks it of every nation
+            other.relations.get(nation, "neutral") if other.name != nation else "allied"
+        ),
     }
 
 
