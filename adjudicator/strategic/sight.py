@@ -613,6 +613,22 @@ class Survey:
         self._own[nation] = out
         return list(out)
 
+    def seen_entries(self, units: list[Unit]) -> list[dict[str, Any]]:
+        """Other nations' ``units`` as a view shows them (what
+        :meth:`unit_entry` gives without ``full``), each made once for
+        every view that sees it, in one pass."""
+        made, name, out = self._entries[False], self.name, []
+        for unit in units:
+            entry = made.get(unit.id)
+            if entry is None:
+                entry = made[unit.id] = {
+                    "id": unit.id, "kind": unit.kind, "name": _shown_type(unit.kind)[0],
+                    "owner": unit.owner, "square": unit.square, "at": name(unit.square),
+                    "hp": unit.hp, "status": "seen",
+                }  # fmt: skip
+            out.append(entry)
+        return out
+
     def standing_of(self) -> dict[str, dict[str, str]]:
         """Each unit's standing order ({action, target}: the target square's
         name), worked out once."""
@@ -843,7 +859,7 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
     state = look.state
     others = look.seen_unsorted(nation, squares)
     units = look.own_entries(nation)
-    units += [look.unit_entry(u, full=False) for u in others]
+    units += look.seen_entries(others)
     present = {u.id for u in others}
     units += [
         memory_entry(s, look.name(s.square))
