@@ -95,7 +95,16 @@ def unit_sight(state: State, unit: Unit) -> int | None:
     nation = state.nations.get(unit.owner)
     if unit.carried_by is not None or nation is None:
         return None
-    return _radius(tables().unit(unit.kind).sight, nation.tech)
+    r = _fixed_sights().get(unit.kind)  # most types: a number, whatever the technology
+    return r if r is not None else _radius(tables().unit(unit.kind).sight, nation.tech)
+
+
+@cache
+def _fixed_sights() -> dict[str, int]:
+    """The sight of each unit type that sees a number of squares (not a
+    radar's, which grows with technology), by type: interception asks a
+    unit's sight thousands of times a tick."""
+    return {k: int(t.sight) for k, t in tables().units.items() if not isinstance(t.sight, str)}
 
 
 def city_sight(state: State, city: City) -> int | None:
