@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from adjudicator.base import Outcome
@@ -157,8 +157,11 @@ class State:
     # dropped by copy(); a state is not changed once a tick has returned it
     cache: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
+    @cached_property
     def grid(self) -> Grid:
+        """The board's grid, read once and kept on the state (a tick asks
+        it thousands of times): a state's grid never changes (a board
+        replaced by a change of terrain keeps its grid)."""
         return self.board.grid
 
     def copy(self) -> State:
