@@ -1030,7 +1030,9 @@ def city_entry(state: State, city: City, known: bool, mine: bool) -> dict[str, A
         "designation": city.designation if known else None,
     }
     if mine:
-        entry.update(build=city.build, next_build=city.next_build, progress=city.progress)
+        entry["build"] = city.build
+        entry["next_build"] = city.next_build
+        entry["progress"] = city.progress
         if city.build is None and city.owner is not None:  # taken from a neutral, say
             entry["starts"] = _first_build(state, city)
     return entry
