@@ -282,8 +282,12 @@ def _read_next(state: State, player: str, n: int, line: str, seq: int,
 
 
 def _place(state: State, word: str) -> int | None:
-    """A square by its name (K12) or a city's name."""
-    square = state.grid.parse(word)
+    """A square by its name (K12) or a city's name. The words of a line are
+    read in lower case: a name is looked for as the grid spells it, which
+    it finds among those it gave without reading it (the same square: the
+    letters of a name are read in either case; ASCII only, as upper() may
+    turn other letters into ASCII ones)."""
+    square = state.grid.parse(word.upper() if word.isascii() else word)
     if square is not None:
         return square
     city = state.city_named(word)

@@ -2,7 +2,7 @@
 the position it is given (rules, sections 1, 7 and 15; RULINGS.md).
 
 Pure functions over a :class:`State`. A tick calls, once, after its last
-step: ``seen = all_visible(state)``; ``look = Survey(state)``;
+step: ``look = Survey(state)``; ``seen = all_visible(state, look)``;
 ``remember(state, seen, destroyed, look)``; then ``views(state, seen,
 look)`` for the reports (or ``view(state, nation, seen)`` for one), and
 ``witnesses(seen, square)`` gives the ``visible_to`` of an event at a square.
@@ -95,7 +95,16 @@ def unit_sight(state: State, unit: Unit) -> int | None:
     nation = state.nations.get(unit.owner)
     if unit.carried_by is not None or nation is None:
         return None
-    return _radius(tables().unit(unit.kind).sight, nation.tech)
+    r = _fixed_sights().get(unit.kind)  # most types: a number, whatever the technology
+    return r if r is not None else _radius(tables().unit(unit.kind).sight, nation.tech)
+
+
+@cache
+def _fixed_sights() -> dict[str, int]:
+    """The sight of each unit type that sees a number of squares (not a
+    radar's, which grows with technology), by type: interception asks a
+    unit's sight thousands of times a tick."""
+    return {k: int(t.sight) for k, t in tables().units.items() if not isinstance(t.sight, str)}
 
 
 def city_sight(state: State, city: City) -> int | None:
@@ -117,12 +126,33 @@ def disc(grid: Grid, square: int, radius: int) -> set[int]:
     return spread(grid, [square], radius)
 
 
-def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict[int, int]]:
+def lookouts(
+    state: State,
+    names: Iterable[str] | None = None,
+    by_owner: Mapping[str, list[Unit]] | None = None,
+) -> dict[str, dict[int, int]]:
     """For each nation (of ``names``; all by default), the squares it sees
     from and the farthest sight from each (several units on one square
-    count once)."""
+    count once). ``by_owner``: the units grouped by owner in the state's
+    order (:attr:`Survey.by_owner`), if at hand: each nation's are read
+    without asking whose each unit is."""
     out: dict[str, dict[int, int]] = {name: {} for name in (names or state.nations)}
     units = tables().units
+    if by_owner is not None:
+        for name, spots in out.items():
+            nation = state.nations.get(name)
+            if nation is None:
+                continue
+            kinds: dict[str, int] = {}  # the sight of each unit type of the nation
+            for unit in by_owner.get(name, ()):
+                if unit.carried_by is not None:  # as unit_sight, inline
+                    continue
+                r = kinds.get(unit.kind)
+                if r is None:
+                    r = kinds[unit.kind] = _radius(units[unit.kind].sight, nation.tech)
+                if spots.get(unit.square, -1) < r:
+                    spots[unit.square] = r
+        return _note_cities(state, out)
     radii: dict[str, dict[str, int]] = {}  # by nation, by unit type: 5,000 units a tick
     for unit in state.units.values():
         spots = out.get(unit.owner)
@@ -139,8 +169,19 @@ def lookouts(state: State, names: Iterable[str] | None = None) -> dict[str, dict
             r = kinds[unit.kind] = _radius(units[unit.kind].sight, nation.tech)
         if spots.get(unit.square, -1) < r:
             spots[unit.square] = r
+    return _note_cities(state, out)
+
+
+def _note_cities(state: State, out: dict[str, dict[int, int]]) -> dict[str, dict[int, int]]:
+    """The cities and the satellites added to :func:`lookouts` (each
+    nation's sight from each designation worked out once)."""
+    radii: dict[tuple[str | None, str], int | None] = {}
     for city in state.cities.values():
-        _note(out, city.owner, city.square, city_sight(state, city))
+        key = (city.owner, city.designation)
+        r = radii.get(key, -1)
+        if r == -1:
+            r = radii[key] = city_sight(state, city)
+        _note(out, city.owner, city.square, r)
     for sat in state.satellites.values():
         _note(out, sat.owner, sat.square, satellite_sight(sat))
     return out
@@ -157,12 +198,16 @@ def _note(out: dict[str, dict[int, int]], owner: str | None, square: int, r: int
         spots[square] = r
 
 
-def own_sight(state: State, names: Iterable[str] | None = None) -> dict[str, set[int]]:
+def own_sight(
+    state: State,
+    names: Iterable[str] | None = None,
+    by_owner: Mapping[str, list[Unit]] | None = None,
+) -> dict[str, set[int]]:
     """What each nation (of ``names``; all by default) sees with its own
-    units and cities."""
+    units and cities (``by_owner``: as :func:`lookouts`)."""
     grid = state.grid
     out = {}
-    for name, spots in lookouts(state, names).items():
+    for name, spots in lookouts(state, names, by_owner).items():
         by_radius: dict[int, list[int]] = {}
         for square, r in spots.items():
             by_radius.setdefault(r, []).append(square)
@@ -183,10 +228,11 @@ def sharers(state: State, nation: str) -> list[str]:
     ]
 
 
-def all_visible(state: State) -> dict[str, frozenset[int]]:
+def all_visible(state: State, survey: Survey | None = None) -> dict[str, frozenset[int]]:
     """The squares every nation sees now, by nation: its own sight and its
-    sharers'. Compute it once a tick and pass it on."""
-    own = own_sight(state)
+    sharers'. Compute it once a tick and pass it on (``survey``: one of
+    this state, if at hand, whose units by owner it reads)."""
+    own = own_sight(state, None, survey.by_owner if survey is not None else None)
     return {
         name: frozenset().union(own[name], *(own[s] for s in sharers(state, name)))
         for name in sorted(state.nations)
@@ -446,12 +492,14 @@ class Survey:
         self._sightings: dict[str, Sighting] = {}
         self._seen: dict[str, tuple[frozenset[int], list[Unit]]] = {}
         self._entries: dict[bool, dict[str, dict[str, Any]]] = {True: {}, False: {}}
+        self._own: dict[str, list[dict[str, Any]]] = {}  # own_entries, by nation
         # another nation's (or a neutral) city as a view shows it, by
         # square: seen now (True) or not (False)
         self._city_entries: dict[bool, dict[int, dict[str, Any]]] = {True: {}, False: {}}
         self.name: Callable[[int], str] = state.grid.name
         """A square's name (K12), worked out once a tick (the grid keeps them)."""
         self._held: dict[str | None, int] | None = None
+        self._rows: list[tuple[str, Standing, Standing]] | None = None  # standing_rows
         self._supplied: frozenset[str] | None = None
         self._standing: dict[str, dict[str, str]] | None = None
         self._stealthy = stealthy()
@@ -533,9 +581,10 @@ class Survey:
 
     def sighting(self, unit: Unit) -> Sighting:
         """The unit as seen this tick (one value for every nation seeing it)."""
-        if unit.id not in self._sightings:
-            self._sightings[unit.id] = sighting(unit, self.state.tick)
-        return self._sightings[unit.id]
+        found = self._sightings.get(unit.id)
+        if found is None:
+            found = self._sightings[unit.id] = sighting(unit, self.state.tick)
+        return found
 
     def unit_entry(self, unit: Unit, full: bool) -> dict[str, Any]:
         """A unit as a view shows it: ``full`` to its owner (and the game
@@ -552,21 +601,39 @@ class Survey:
     def own_entries(self, nation: str) -> list[dict[str, Any]]:
         """Every unit of ``nation`` as its own view shows it (what
         :meth:`unit_entry` gives with ``full``), made in one pass, in the
-        state's order (a view sorts them with the rest)."""
-        made, name = self._entries[True], self.name
-        supplied, standing = self.supplied(), self.standing_of()
+        state's order (a view sorts them with the rest). The entries are
+        made for the nation's first view and kept by nation (not by unit:
+        a big tick makes thousands); each call gives a new list of them."""
+        made = self._own.get(nation)
+        if made is not None:
+            return list(made)
+        name, supplied, standing = self.name, self.supplied(), self.standing_of()
         out = []
         for unit in self.by_owner.get(nation, ()):
+            kind, fuel_full, full_hp = _shown_type(unit.kind)
+            out.append({
+                "id": unit.id, "kind": unit.kind, "name": kind, "owner": unit.owner,
+                "square": unit.square, "at": name(unit.square), "hp": unit.hp,
+                "status": "own", "ammo": unit.ammo, "mobility": unit.mobility,
+                "fuel": unit.fuel, "fuel_full": fuel_full, "full_hp": full_hp,
+                "carried_by": unit.carried_by, "supplied": unit.id in supplied,
+                "standing": standing.get(unit.id),
+            })  # fmt: skip
+        self._own[nation] = out
+        return list(out)
+
+    def seen_entries(self, units: list[Unit]) -> list[dict[str, Any]]:
+        """Other nations' ``units`` as a view shows them (what
+        :meth:`unit_entry` gives without ``full``), each made once for
+        every view that sees it, in one pass."""
+        made, name, out = self._entries[False], self.name, []
+        for unit in units:
             entry = made.get(unit.id)
             if entry is None:
-                kind, fuel_full, full_hp = _shown_type(unit.kind)
                 entry = made[unit.id] = {
-                    "id": unit.id, "kind": unit.kind, "name": kind, "owner": unit.owner,
-                    "square": unit.square, "at": name(unit.square), "hp": unit.hp,
-                    "status": "own", "ammo": unit.ammo, "mobility": unit.mobility,
-                    "fuel": unit.fuel, "fuel_full": fuel_full, "full_hp": full_hp,
-                    "carried_by": unit.carried_by, "supplied": unit.id in supplied,
-                    "standing": standing.get(unit.id),
+                    "id": unit.id, "kind": unit.kind, "name": _shown_type(unit.kind)[0],
+                    "owner": unit.owner, "square": unit.square, "at": name(unit.square),
+                    "hp": unit.hp, "status": "seen",
                 }  # fmt: skip
             out.append(entry)
         return out
@@ -581,6 +648,25 @@ class Survey:
                 for uid in s.units
             }
         return self._standing
+
+    def standing_rows(self) -> list[tuple[str, Standing, Standing]]:
+        """Each nation's row of the standings, counted (as its own viewer
+        sees it) and not (as the others do), made once for every view."""
+        if self._rows is None:
+            state = self.state
+            cities = self.cities_held()
+            winners = set(state.outcome.winners) if state.outcome else set()
+            self._rows = []
+            for n in self.nations:
+                measures = (
+                    ("cities", cities.get(n.name, 0)),
+                    ("units", len(self.by_owner.get(n.name, []))),
+                )
+                status = "winner" if n.name in winners else n.status
+                self._rows.append(
+                    (n.name, Standing(n.name, measures, status), Standing(n.name, (), status))
+                )
+        return self._rows
 
     def supplied(self) -> frozenset[str]:
         """The ids of the units in supply, worked out once (only when a
@@ -690,9 +776,15 @@ def remember(
     ``visible_to`` of that event; None: everyone): they forget it at once."""
     look = survey or Survey(state)
     gone = destroyed or {}
+    made, tick = look._sightings, state.tick  # look.sighting(), inline: thousands a tick
     for nation in look.nations:
         squares = seen.get(nation.name, frozenset())
-        now = {u.id: look.sighting(u) for u in look.seen_unsorted(nation.name, squares)}
+        now = {}
+        for u in look.seen_unsorted(nation.name, squares):
+            found = made.get(u.id)
+            if found is None:
+                found = made[u.id] = sighting(u, tick)
+            now[u.id] = found
         kept = {
             s.unit: s
             for s in nation.memory.values()
@@ -701,7 +793,7 @@ def remember(
             and look.remembers(s, nation.name, squares)
         }
         kept.update(now)
-        nation.memory = dict(sorted(kept.items()))
+        nation.memory = {uid: kept[uid] for uid in sorted(kept)}
 
 
 def _saw_it_destroyed(
@@ -776,7 +868,7 @@ def board_for(look: Survey, nation: str, squares: frozenset[int]) -> dict[str, A
     state = look.state
     others = look.seen_unsorted(nation, squares)
     units = look.own_entries(nation)
-    units += [look.unit_entry(u, full=False) for u in others]
+    units += look.seen_entries(others)
     present = {u.id for u in others}
     units += [
         memory_entry(s, look.name(s.square))
@@ -938,7 +1030,9 @@ def city_entry(state: State, city: City, known: bool, mine: bool) -> dict[str, A
         "designation": city.designation if known else None,
     }
     if mine:
-        entry.update(build=city.build, next_build=city.next_build, progress=city.progress)
+        entry["build"] = city.build
+        entry["next_build"] = city.next_build
+        entry["progress"] = city.progress
         if city.build is None and city.owner is not None:  # taken from a neutral, say
             entry["starts"] = _first_build(state, city)
     return entry
@@ -966,8 +1060,9 @@ def nation_entry(state: State, n: Nation) -> dict[str, Any]:
         "tech": n.tech,
         "radar": radar_radius(n.tech),
         "declared": dict(sorted(n.declared.items())),
-        "relations": {o: relation(state, n.name, o) for o in others},
-        "toward_you": {o: relation(state, o, n.name) for o in others},
+        # relation() of each other nation, read inline (never n itself)
+        "relations": {o: n.relations.get(o, "neutral") for o in others},
+        "toward_you": {o: state.nations[o].relations.get(n.name, "neutral") for o in others},
         "pending": [{"due": p.due, "toward": p.toward, "level": p.level} for p in n.pending],
     }
 
@@ -979,7 +1074,9 @@ def other_entry(state: State, other: Nation, nation: str) -> dict[str, Any]:
         "name": other.name,
         "colour": other.colour,
         "status": other.status,
-        "toward_you": relation(state, other.name, nation),
+        "toward_you": (  # relation(), inline: every view asks it of every nation
+            other.relations.get(nation, "neutral") if other.name != nation else "allied"
+        ),
     }
 
 
@@ -987,19 +1084,10 @@ def standings(look: Survey, nation: str | None) -> tuple[Standing, ...]:
     """Every nation with its status; its cities and units counted for the
     viewer only (others' strength is hidden: a ruling), for everyone once
     the game has ended, and for the game master."""
-    state = look.state
-    cities = look.cities_held()
-    winners = set(state.outcome.winners) if state.outcome else set()
-    out = []
-    for n in look.nations:
-        shown = nation is None or n.name == nation or state.outcome is not None
-        measures = (
-            ("cities", cities.get(n.name, 0)),
-            ("units", len(look.by_owner.get(n.name, []))),
-        )
-        status = "winner" if n.name in winners else n.status
-        out.append(Standing(n.name, measures if shown else (), status))
-    return tuple(out)
+    every = nation is None or look.state.outcome is not None
+    return tuple(
+        shown if every or name == nation else hidden for name, shown, hidden in look.standing_rows()
+    )
 
 
 # --------------------------------------------------------------------------

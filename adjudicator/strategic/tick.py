@@ -241,8 +241,8 @@ def fog(state: State, events: list[Event]) -> list[Event]:
     a unit came from and the way it took stay hidden; a submarine only to
     those who see submarines there). Updates memory: a submarine that
     attacked a nation is remembered by it."""
-    seen = sight.all_visible(state)
     look = sight.Survey(state)
+    seen = sight.all_visible(state, look)
     out: list[Event] = []
     destroyed: dict[str, frozenset[str] | None] = {}
     watchers = _watchers(state, seen, events)  # by square name: a tick's events share squares
