@@ -467,22 +467,30 @@ class Survey:
         # tick (5,000 units kept until the collector's next full pass)
         self._state = weakref.ref(state)
         # in the state's order (whoever needs another sorts: a view, by id),
-        # by square and by owner in one pass
-        self.by_square: dict[int, list[Unit]] = {}
+        # by square and by owner in one pass; a square's first unit is kept
+        # by itself and a list made only where a second joins it (most
+        # squares hold one unit: thousands of lists fewer for the collector)
+        self.first_at: dict[int, Unit] = {}
+        self.more_at: dict[int, list[Unit]] = {}  # every unit, where two or more
         self.by_owner: dict[str, list[Unit]] = {}
-        by_square, by_owner = self.by_square, self.by_owner
+        first_at, more_at, by_owner = self.first_at, self.more_at, self.by_owner
         for unit in state.units.values():
-            here = by_square.get(unit.square)
-            if here is None:
-                by_square[unit.square] = [unit]
+            square = unit.square
+            first = first_at.get(square)
+            if first is None:
+                first_at[square] = unit
             else:
-                here.append(unit)
+                here = more_at.get(square)
+                if here is None:
+                    more_at[square] = [first, unit]
+                else:
+                    here.append(unit)
             mine = by_owner.get(unit.owner)
             if mine is None:
                 by_owner[unit.owner] = [unit]
             else:
                 mine.append(unit)
-        self.occupied = frozenset(self.by_square)
+        self.occupied = frozenset(first_at)
         self.cities = [state.cities[sq] for sq in sorted(state.cities)]
         self._city_squares = frozenset(state.cities)
         self._unseen: list[dict[str, Any]] | None = None  # every city unseen, in order
@@ -525,15 +533,28 @@ class Survey:
         if found is not None and found[0] is squares:
             return found[1]
         hidden, sees = self._stealthy, self.sees
-        units = [
-            unit
-            for square in squares & self.occupied
-            for unit in self.by_square[square]
-            if unit.owner != nation
-            and (  # most units: seen where their square is (sees(), inline)
-                (unit.kind not in hidden and unit.carried_by is None) or sees(nation, unit, squares)
-            )
-        ]
+        first_at, more_get = self.first_at, self.more_at.get
+        units: list[Unit] = []
+        add = units.append
+        for square in squares & self.occupied:
+            here = more_get(square)
+            if here is None:  # one unit there (most squares)
+                unit = first_at[square]
+                if (
+                    unit.owner != nation
+                    and (  # most units: seen where their square is (sees(), inline)
+                        (unit.kind not in hidden and unit.carried_by is None)
+                        or sees(nation, unit, squares)
+                    )
+                ):
+                    add(unit)
+                continue
+            for unit in here:
+                if unit.owner != nation and (
+                    (unit.kind not in hidden and unit.carried_by is None)
+                    or sees(nation, unit, squares)
+                ):
+                    add(unit)
         self._seen[nation] = (squares, units)
         return units
 
