@@ -772,8 +772,20 @@ def memory_ticks(kind: str) -> int:
 
 
 def sighting(unit: Unit, tick: int) -> Sighting:
-    """A unit as it is seen now."""
-    return Sighting(unit.id, unit.owner, unit.kind, unit.square, unit.hp, tick)
+    """A unit as it is seen now: made bare and each field set, as the
+    dataclass's own __init__ does (it does nothing else: a big tick makes
+    well over a thousand, and this makes them a fifth faster)."""
+    new = _bare(Sighting)
+    new.unit = unit.id
+    new.owner = unit.owner
+    new.kind = unit.kind
+    new.square = unit.square
+    new.hp = unit.hp
+    new.tick = tick
+    return new
+
+
+_bare = object.__new__
 
 
 def still_remembered(s: Sighting, tick: int, squares: frozenset[int]) -> bool:
