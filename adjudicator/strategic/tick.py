@@ -247,11 +247,22 @@ def fog(state: State, events: list[Event]) -> list[Event]:
     destroyed: dict[str, frozenset[str] | None] = {}
     watchers = _watchers(state, seen, events)  # by square name: a tick's events share squares
     kinds: dict[str, str] = {}  # the type of each unit named as an attacker so far
+    none: frozenset[str] = frozenset()
     for event in events:
         out.append(event)
         if event.kind == Happened.ATTACK:
             _note_attacker(state, event, kinds)
-        extra = _witnesses(state, seen, event, watchers)
+        # _witnesses(), inline (two thousand events a tick): the watchers
+        # of each square named were all found above
+        where, concerned = event.facts.get("square"), event.visible_to
+        if concerned is None or not isinstance(where, str):
+            extra = none
+        else:
+            see = watchers.get(where)
+            if see is None:
+                extra = _witnesses(state, seen, event, watchers)
+            else:
+                extra = see - concerned if see else none
         if extra:
             extra = _undersea(state, look, event, extra)
         if extra:
